@@ -1,0 +1,33 @@
+# The two commands a newcomer needs are `make run` and `make test`; both install what is
+# missing first. `make bench` measures us beside our references (release build).
+
+SWIFT       ?= swift
+DEMO_IMAGES := $(sort $(wildcard Demo/images/*))
+BENCH_OUT   ?= bench-results
+
+.PHONY: all deps build run test bench clean
+
+all: build
+
+deps:
+	@bash scripts/deps.sh
+
+build: deps
+	$(SWIFT) build
+
+# The main job at this stage: inspect the demo images the repository ships.
+run: deps
+	$(SWIFT) build --product webimage
+	$(SWIFT) run --skip-build webimage info $(DEMO_IMAGES)
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: deps
+	@mkdir -p $(BENCH_OUT)
+	$(SWIFT) build -c release --product WebImageBenchmarks
+	BENCH_JSON=$(BENCH_OUT)/latest.json $(SWIFT) run -c release --skip-build WebImageBenchmarks $(GROUPS) | tee $(BENCH_OUT)/latest.md
+
+clean:
+	$(SWIFT) package clean

@@ -1,0 +1,92 @@
+import DequeModule
+import Foundation
+
+/// A fixed set of threads for work that blocks (file I/O) or runs long (decoding), so that
+/// neither ever occupies the cooperative thread pool, which has only as many threads as cores.
+///
+/// ```swift
+/// let io = BlockingExecutor(name: "disk", width: 2)
+/// let bytes = try await io.run { try Data(contentsOf: url) }
+/// ```
+public final class BlockingExecutor: Sendable {
+    /// A pool for file-system work, shared by every ``DiskCache`` that is not given its own.
+    /// Two threads: enough to overlap one slow `open` with reads on a 2-core machine without
+    /// letting I/O crowd out decoding.
+    public static let io = BlockingExecutor(name: "webimage.io", width: 2)
+
+    /// The number of threads.
+    public let width: Int
+    private let queue: JobQueue
+
+    /// Starts `width` threads named `name.0`, `name.1`, ….
+    public init(name: String, width: Int) {
+        precondition(width > 0, "a BlockingExecutor needs at least one thread")
+        self.width = width
+        self.queue = JobQueue()
+        for index in 0..<width {
+            let queue = self.queue
+            let thread = Thread { queue.serve() }
+            thread.name = "\(name).\(index)"
+            thread.start()
+        }
+    }
+
+    /// Runs `body` on one of the executor's threads and returns its result to the caller.
+    ///
+    /// If the calling task is already cancelled, `body` does not run and the call throws
+    /// ``ImageError/cancelled``.
+    public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        if Task.isCancelled { throw ImageError.cancelled }
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.push { continuation.resume(with: Result(catching: body)) }
+        }
+    }
+
+    /// Lets every thread finish its current job and exit once the queue is empty.
+    /// Jobs submitted afterwards never run; use only for executors that are no longer needed.
+    public func shutdown() {
+        queue.close()
+    }
+}
+
+/// The executor's queue: a deque guarded by a condition variable.
+///
+/// `@unchecked Sendable` is sound because every stored property is read and written only
+/// between `condition.lock()` and `condition.unlock()`; `NSCondition` is itself thread-safe.
+private final class JobQueue: @unchecked Sendable {
+    typealias Job = @Sendable () -> Void
+
+    private let condition = NSCondition()
+    private var jobs = Deque<Job>()
+    private var isClosed = false
+
+    func push(_ job: @escaping Job) {
+        condition.lock()
+        jobs.append(job)
+        condition.unlock()
+        condition.signal()
+    }
+
+    func close() {
+        condition.lock()
+        isClosed = true
+        condition.unlock()
+        condition.broadcast()
+    }
+
+    /// The body of each worker thread.
+    func serve() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && !isClosed {
+                condition.wait()
+            }
+            guard let job = jobs.popFirst() else {
+                condition.unlock()
+                return
+            }
+            condition.unlock()
+            job()
+        }
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+import WebImage
+
+@main
+struct WebImageCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "webimage",
+        abstract: "Download, cache, inspect and convert images.",
+        subcommands: []
+    )
+}

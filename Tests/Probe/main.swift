@@ -1,0 +1,2 @@
+// A second process for the tests: filled in by the disk-cache tests.
+import WebImageCore

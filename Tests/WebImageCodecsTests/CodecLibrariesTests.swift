@@ -1,0 +1,10 @@
+import Testing
+@testable import WebImageCodecs
+
+@Test func everyCodecLibraryIsLinkedAndReportsAVersion() {
+    let versions = CodecLibraries.versions
+    #expect(versions.count == 6)
+    for (library, version) in versions {
+        #expect(version.first?.isNumber == true || library == "TurboJPEG", "\(library): \(version)")
+    }
+}

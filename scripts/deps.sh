@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian -dev packages the codecs link against, only when one is missing.
+# Idempotent and silent when everything is present; refreshes apt's lists first when they
+# are missing, and once more if an install fails (stale lists are the usual cause).
+set -euo pipefail
+
+packages=(
+  libturbojpeg0-dev      # TurboJPEG API: fast full and DCT-scaled decodes
+  libjpeg62-turbo-dev    # classic libjpeg API: progressive previews, ICC, markers
+  libpng-dev             # PNG and APNG
+  libwebp-dev            # WebP, including demux/mux for animation
+  libgif-dev             # GIF
+  liblcms2-dev           # ICC profile to sRGB conversion
+  pkg-config             # systemLibrary targets find their flags with it
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+echo "deps: installing ${missing[*]}" >&2
+lists_present() { compgen -G "/var/lib/apt/lists/*_Packages*" >/dev/null; }
+install() { $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$log" 2>&1; }
+lists_present || $sudo apt-get update -qq >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
+if ! install; then
+  $sudo apt-get update -qq >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
+  install || { cat "$log" >&2; exit 1; }
+fi
