@@ -58,10 +58,11 @@ let package = Package(
         // Spawned by the tests as a second, killable process sharing a disk cache.
         .executableTarget(
             name: "webimage-test-probe",
-            dependencies: ["WebImageCore"],
+            dependencies: ["WebImageCore", "WebImageTestSupport"],
             path: "Tests/Probe"
         ),
-        .testTarget(name: "WebImageCoreTests", dependencies: ["WebImageCore"]),
+        .target(name: "WebImageTestSupport", path: "Tests/Support"),
+        .testTarget(name: "WebImageCoreTests", dependencies: ["WebImageCore", "WebImageTestSupport"]),
         .testTarget(name: "WebImageCodecsTests", dependencies: ["WebImageCodecs"]),
         .executableTarget(
             name: "WebImageBenchmarks",

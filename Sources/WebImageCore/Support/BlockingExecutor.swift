@@ -42,6 +42,12 @@ public final class BlockingExecutor: Sendable {
         }
     }
 
+    /// Runs `body` on one of the executor's threads without waiting for it: for background
+    /// upkeep whose result nobody awaits.
+    public func submit(_ body: @escaping @Sendable () -> Void) {
+        queue.push(body)
+    }
+
     /// Lets every thread finish its current job and exit once the queue is empty.
     /// Jobs submitted afterwards never run; use only for executors that are no longer needed.
     public func shutdown() {

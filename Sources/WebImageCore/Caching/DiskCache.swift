@@ -1,0 +1,682 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+import Synchronization
+
+/// Encoded image bytes on disk, by key, with the metadata needed to revalidate them.
+///
+/// ```swift
+/// let cache = try DiskCache(directory: URL(fileURLWithPath: "/var/cache/myapp/images"))
+/// try await cache.store(bytes, forKey: url.absoluteString,
+///                       metadata: .init(contentType: "image/jpeg", etag: etag))
+/// if let cached = await cache.entry(forKey: url.absoluteString) {
+///     print(cached.data.count, cached.metadata.etag ?? "no etag")
+/// }
+/// ```
+///
+/// ## How it is laid out
+///
+/// Each entry is one file, `data/ab/abcdef…` (the SHA-256 of its key in hex, in one of 256
+/// folders), holding the bytes followed by the metadata and a checksummed footer. Files are
+/// written to a temporary name and renamed into place, so a reader never sees half a file, and a
+/// writer killed midway leaves only a temporary file that ``sweep()`` removes. A file whose
+/// footer does not match its size is dropped, never returned.
+///
+/// An in-memory index answers "is it there?" and every miss without touching the file system.
+/// It is rebuilt on open from `journal`, an append-only log of puts, removals and accesses that
+/// every process using the directory appends to; a shared-memory counter tells a process, with
+/// one atomic load, whether another process has appended since it last looked. So the
+/// command-line tool and a server can share one directory: writes are atomic renames, eviction
+/// and journal compaction take an exclusive `flock`, and each process catches up on the others'
+/// changes before answering a miss.
+///
+/// Limits are enforced as entries are written: a write that takes the total size over
+/// ``Configuration/sizeLimit`` evicts the least recently used entries down to the low-water
+/// mark, and expired entries are never returned and are removed as writes happen.
+///
+/// The cache survives a restart, its directory being deleted (it is recreated on the next
+/// write), files vanishing (the entry is forgotten), and a full disk (the write throws
+/// ``ImageError/storage(_:)`` and the cache keeps serving what it has).
+///
+/// The `async` methods run their file I/O on ``Configuration/executor`` and never block the
+/// caller's executor. Code already on a thread it owns can call the same operations
+/// synchronously through ``blocking``.
+public final class DiskCache: Sendable {
+    /// The cache's root directory.
+    public let directory: URL
+    public let configuration: Configuration
+
+    private let root: String
+    private let dataRoot: String
+    private let state: Mutex<State>
+    private let temporaryCounter = Atomic<Int>(0)
+    private let logger = Logger(label: "webimage.disk-cache")
+
+    /// Opens (creating when needed) the cache in `directory`.
+    ///
+    /// Reading the journal is proportional to the number of entries (about 8 MB for 100,000);
+    /// when the journal is missing, the index is rebuilt from the files.
+    ///
+    /// - Throws: ``ImageError/storage(_:)`` when the directory cannot be created or opened.
+    public init(directory: URL, configuration: Configuration = .init()) throws {
+        self.directory = directory
+        self.configuration = configuration
+        self.root = directory.standardizedFileURL.path + "/v1"
+        self.dataRoot = root + "/data"
+        try POSIXFile.makeDirectories(dataRoot)
+        let journal = try DiskCacheJournal(root: root)
+        var initial = State(journal: journal)
+        initial.catchUp(logger: logger)
+        let rebuild = journal.created
+        state = Mutex(initial)
+        if rebuild {
+            // No journal: a new directory, or one whose journal was lost. The files are the truth.
+            _ = sweepBlocking()
+        } else if configuration.sweepsOnOpen {
+            configuration.executor.submit { [self] in _ = sweepBlocking() }
+        }
+    }
+
+    /// A cache in the user's cache directory (`$XDG_CACHE_HOME` or `~/.cache`), in a folder
+    /// named `name`.
+    public convenience init(name: String, configuration: Configuration = .init()) throws {
+        try self.init(directory: Self.userCacheDirectory.appendingPathComponent(name), configuration: configuration)
+    }
+
+    /// `$XDG_CACHE_HOME`, or `~/.cache` when it is unset or not absolute.
+    public static var userCacheDirectory: URL {
+        if let xdg = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+    }
+
+    // MARK: - The index
+
+    struct IndexEntry {
+        var size: Int
+        var storedAt: Int64
+        var accessedAt: Int64
+        /// The last access time written to the journal.
+        var recordedAccess: Int64
+        /// 0 when the origin set no expiry.
+        var expiresAt: Int64
+    }
+
+    struct State {
+        var entries: [DiskCacheDigest: IndexEntry] = [:]
+        var totalSize = 0
+        var journal: DiskCacheJournal
+        var statistics = Statistics()
+        var lastExpirySweep: Int64 = 0
+
+        init(journal: DiskCacheJournal) {
+            self.journal = journal
+        }
+
+        mutating func insert(_ digest: DiskCacheDigest, _ entry: IndexEntry) {
+            if let old = entries.updateValue(entry, forKey: digest) { totalSize -= old.size }
+            totalSize += entry.size
+        }
+
+        @discardableResult
+        mutating func remove(_ digest: DiskCacheDigest) -> IndexEntry? {
+            guard let old = entries.removeValue(forKey: digest) else { return nil }
+            totalSize -= old.size
+            return old
+        }
+
+        mutating func apply(_ record: DiskCacheJournalRecord) {
+            switch record.operation {
+            case .put:
+                let accessed = max(record.accessedAt, entries[record.digest]?.accessedAt ?? 0)
+                insert(record.digest, IndexEntry(size: Int(record.size), storedAt: record.storedAt, accessedAt: accessed,
+                                                 recordedAccess: record.accessedAt, expiresAt: record.expiresAt))
+            case .remove:
+                remove(record.digest)
+            case .touch:
+                if var entry = entries[record.digest], record.accessedAt > entry.accessedAt {
+                    entry.accessedAt = record.accessedAt
+                    entry.recordedAccess = record.accessedAt
+                    entries[record.digest] = entry
+                }
+            }
+        }
+
+        /// Applies what other processes (and this one) appended since the last look. Costs one
+        /// atomic load when nothing changed.
+        mutating func catchUp(logger: Logger) {
+            guard journal.hasNews else { return }
+            do {
+                switch try journal.readNews() {
+                case .records(let records):
+                    records.forEach { apply($0) }
+                case .snapshot(let records):
+                    // A compaction replaced the journal: rebuild, keeping our fresher access times.
+                    let previous = entries
+                    entries.removeAll(keepingCapacity: true)
+                    totalSize = 0
+                    records.forEach { apply($0) }
+                    for (digest, old) in previous where old.accessedAt > entries[digest]?.accessedAt ?? .max {
+                        entries[digest]?.accessedAt = old.accessedAt
+                    }
+                }
+            } catch {
+                logger.warning("could not read the disk cache journal: \(error)")
+            }
+        }
+
+        /// Appends to the journal; a failure (a full disk) only costs other processes and the
+        /// next start this change, which the next sweep repairs.
+        mutating func record(_ records: [DiskCacheJournalRecord], logger: Logger) {
+            do {
+                try journal.append(records)
+            } catch {
+                logger.warning("could not append to the disk cache journal: \(error)")
+            }
+        }
+    }
+
+    // MARK: - Paths
+
+    private func path(for digest: DiskCacheDigest) -> String {
+        let name = digest.fileName
+        return "\(dataRoot)/\(name.prefix(2))/\(name)"
+    }
+
+    private func isExpired(storedAt: Int64, expiresAt: Int64, now: Int64) -> Bool {
+        if expiresAt != 0 && now >= expiresAt { return true }
+        if let limit = configuration.ageLimit, now - storedAt >= limit.milliseconds { return true }
+        return false
+    }
+
+    // MARK: - Reading
+
+    /// The outcome of reading one entry's file.
+    private struct FileRead {
+        var buffer: UnsafeMutableRawPointer
+        var count: Int
+        var footer: DiskCacheEntryFile.Footer
+    }
+
+    /// Looks `key` up and reads its file; the caller owns (and must free or wrap) the buffer.
+    private func read(_ digest: DiskCacheDigest) -> FileRead? {
+        let now = configuration.now()
+        let expectedSize: Int? = state.withLock { state in
+            if state.entries[digest] == nil { state.catchUp(logger: logger) }
+            guard let entry = state.entries[digest] else {
+                state.statistics.misses += 1
+                return nil
+            }
+            state.statistics.fileSystemReads += 1
+            return entry.size
+        }
+        guard let expectedSize else { return nil }
+
+        let path = path(for: digest)
+        do {
+            guard let (buffer, count) = try readWholeFile(path, expectedSize: expectedSize) else {
+                drop(digest, path: path, reason: .vanished)
+                return nil
+            }
+            let whole = UnsafeRawBufferPointer(start: buffer, count: count)
+            guard let footer = DiskCacheEntryFile.footer(inTail: whole, fileSize: count, digest: digest) else {
+                free(buffer)
+                drop(digest, path: path, reason: .damaged)
+                return nil
+            }
+            if isExpired(storedAt: footer.storedAt, expiresAt: footer.expiresAt, now: now) {
+                free(buffer)
+                drop(digest, path: path, reason: .expired)
+                return nil
+            }
+            noteHit(digest, now: now)
+            return FileRead(buffer: buffer, count: count, footer: footer)
+        } catch {
+            logger.debug("disk cache read failed: \(error)")
+            drop(digest, path: path, reason: .damaged)
+            return nil
+        }
+    }
+
+    /// Reads a whole file in one `read` when its size is what the index says (one byte more is
+    /// asked for, to notice a file another process made larger). `nil` when it does not exist.
+    private func readWholeFile(_ path: String, expectedSize: Int) throws -> (UnsafeMutableRawPointer, Int)? {
+        let fd: Int32
+        do {
+            fd = try POSIXFile.open(path, O_RDONLY)
+        } catch ImageError.storage(let failure) where failure.code == ENOENT {
+            return nil
+        }
+        defer { close(fd) }
+        var capacity = expectedSize + 1
+        var buffer = malloc(capacity)!
+        var count = try POSIXFile.readFully(fd, into: buffer, count: capacity, at: 0, path: path)
+        if count == capacity {
+            capacity = try POSIXFile.fileSize(fd, path: path)
+            guard capacity <= configuration.sizeLimit, let grown = realloc(buffer, capacity) else {
+                free(buffer)
+                throw ImageError.tooLarge("\(path) is larger than the cache")
+            }
+            buffer = grown
+            count = try POSIXFile.readFully(fd, into: buffer, count: capacity, at: 0, path: path)
+        }
+        return (buffer, count)
+    }
+
+    private func noteHit(_ digest: DiskCacheDigest, now: Int64) {
+        let interval = configuration.accessRecordingInterval.milliseconds
+        state.withLock { state in
+            state.statistics.hits += 1
+            guard var entry = state.entries[digest] else { return }
+            entry.accessedAt = max(entry.accessedAt, now)
+            if now - entry.recordedAccess >= interval {
+                entry.recordedAccess = now
+                state.record([.init(operation: .touch, digest: digest, accessedAt: now)], logger: logger)
+            }
+            state.entries[digest] = entry
+        }
+    }
+
+    private enum DropReason { case vanished, damaged, expired }
+
+    /// Forgets an entry whose file could not serve a hit, and removes what is left of the file.
+    private func drop(_ digest: DiskCacheDigest, path: String, reason: DropReason) {
+        if reason != .vanished { POSIXFile.unlinkIfPresent(path) }
+        state.withLock { state in
+            state.statistics.misses += 1
+            if reason == .expired { state.statistics.evictions += 1 } else { state.statistics.dropped += 1 }
+            if state.remove(digest) != nil {
+                state.record([.init(operation: .remove, digest: digest)], logger: logger)
+            }
+            if reason == .vanished && state.journal.isOrphaned { reopenAfterDeletion(&state) }
+        }
+    }
+
+    func readData(forKey key: String) -> Data? {
+        let digest = DiskCacheDigest(key: key)
+        guard let read = read(digest) else { return nil }
+        return Data(bytesNoCopy: read.buffer, count: read.footer.payloadLength, deallocator: .free)
+    }
+
+    func readEntry(forKey key: String) -> Entry? {
+        let digest = DiskCacheDigest(key: key)
+        guard let read = read(digest) else { return nil }
+        let footer = read.footer
+        let metadataBytes = UnsafeRawBufferPointer(start: read.buffer + footer.payloadLength, count: footer.metadataLength)
+        let (storedKey, metadata) = DiskCacheEntryFile.decodeMetadata(metadataBytes, expiresAt: footer.expiresAt)
+        let accessed = state.withLock { $0.entries[digest]?.accessedAt } ?? configuration.now()
+        return Entry(
+            key: storedKey ?? key,
+            data: Data(bytesNoCopy: read.buffer, count: footer.payloadLength, deallocator: .free),
+            metadata: metadata,
+            storedAt: date(milliseconds: footer.storedAt),
+            lastAccessedAt: date(milliseconds: accessed),
+            size: read.count
+        )
+    }
+
+    // MARK: - Writing
+
+    func write(_ data: Data, forKey key: String, metadata: Metadata) throws {
+        let digest = DiskCacheDigest(key: key)
+        let now = configuration.now()
+        let trailer = DiskCacheEntryFile.trailer(metadata: metadata, key: key, payloadLength: data.count, storedAt: now, digest: digest)
+        let size = data.count + trailer.count
+        guard size <= configuration.sizeLimit else {
+            throw ImageError.tooLarge("an entry of \(size) bytes does not fit a disk cache of \(configuration.sizeLimit) bytes")
+        }
+        let path = path(for: digest)
+        do {
+            try writeFile(path, data: data, trailer: trailer)
+        } catch {
+            state.withLock { $0.statistics.failedWrites += 1 }
+            throw error
+        }
+        let expiresAt = metadata.expiresAt.map(milliseconds) ?? 0
+        let (overLimit, dueForExpirySweep) = state.withLock { state in
+            if state.journal.isOrphaned { reopenAfterDeletion(&state) }
+            state.catchUp(logger: logger)
+            state.insert(digest, IndexEntry(size: size, storedAt: now, accessedAt: now, recordedAccess: now, expiresAt: expiresAt))
+            state.record([.init(operation: .put, digest: digest, size: Int64(size), storedAt: now, accessedAt: now, expiresAt: expiresAt)], logger: logger)
+            state.statistics.writes += 1
+            let dueForExpirySweep = configuration.ageLimit.map { now - state.lastExpirySweep >= min($0.milliseconds / 8, 60_000) } ?? false
+            return (state.totalSize > configuration.sizeLimit, dueForExpirySweep)
+        }
+        if overLimit || dueForExpirySweep {
+            evict(toSize: overLimit ? lowWaterMark : nil, now: now)
+        }
+    }
+
+    private var lowWaterMark: Int {
+        Int(Double(configuration.sizeLimit) * configuration.lowWaterFraction)
+    }
+
+    /// Writes the file under a temporary name in its final folder, then renames it into place.
+    private func writeFile(_ path: String, data: Data, trailer: [UInt8]) throws {
+        let folder = String(path[..<path.lastIndex(of: "/")!])
+        let temporary = "\(folder)/.tmp.\(getpid()).\(temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue)"
+        let fd: Int32
+        do {
+            fd = try POSIXFile.open(temporary, O_WRONLY | O_CREAT | O_EXCL)
+        } catch ImageError.storage(let failure) where failure.code == ENOENT {
+            // The folder (or the whole directory) was deleted under us: recreate it once.
+            try POSIXFile.makeDirectories(folder)
+            fd = try POSIXFile.open(temporary, O_WRONLY | O_CREAT | O_EXCL)
+        }
+        do {
+            try data.withUnsafeBytes { bytes in
+                if let interrupt = configuration.afterPartialWrite {
+                    let half = bytes.count / 2
+                    try POSIXFile.writeAll(fd, UnsafeRawBufferPointer(rebasing: bytes[..<half]), path: temporary)
+                    interrupt()
+                    try POSIXFile.writeAll(fd, UnsafeRawBufferPointer(rebasing: bytes[half...]), path: temporary)
+                } else {
+                    try POSIXFile.writeAll(fd, bytes, path: temporary)
+                }
+            }
+            try trailer.withUnsafeBytes { try POSIXFile.writeAll(fd, $0, path: temporary) }
+            guard close(fd) == 0 else { throw POSIXFile.failure("close", temporary) }
+            try POSIXFile.rename(temporary, path)
+        } catch {
+            close(fd)
+            POSIXFile.unlinkIfPresent(temporary)
+            throw error
+        }
+    }
+
+    /// The directory was deleted while we had it open: start over on a fresh one.
+    private func reopenAfterDeletion(_ state: inout State) {
+        do {
+            try POSIXFile.makeDirectories(dataRoot)
+            try state.journal.reopen()
+            state.entries.removeAll()
+            state.totalSize = 0
+            state.catchUp(logger: logger)
+            logger.info("disk cache directory \(root) was deleted; recreated it")
+        } catch {
+            logger.warning("could not recreate the disk cache directory \(root): \(error)")
+        }
+    }
+
+    // MARK: - Removing
+
+    func removeEntry(forKey key: String) {
+        let digest = DiskCacheDigest(key: key)
+        let path = path(for: digest)
+        POSIXFile.unlinkIfPresent(path)
+        state.withLock { state in
+            state.catchUp(logger: logger)
+            state.remove(digest)
+            state.record([.init(operation: .remove, digest: digest)], logger: logger)
+        }
+    }
+
+    /// Removes expired entries and, when `size` is given, least recently used ones until the
+    /// total is at most `size`. Holds the cross-process lock while choosing, so two processes
+    /// never both evict for the same overflow.
+    func evict(toSize size: Int?, now: Int64) {
+        let victims: [DiskCacheDigest] = state.withLock { state in
+            do {
+                return try state.journal.withExclusiveLock {
+                    state.catchUp(logger: logger)
+                    var victims: [DiskCacheDigest] = []
+                    for (digest, entry) in state.entries where isExpired(storedAt: entry.storedAt, expiresAt: entry.expiresAt, now: now) {
+                        victims.append(digest)
+                    }
+                    victims.forEach { state.remove($0) }
+                    let expired = victims.count
+                    if let size, state.totalSize > size {
+                        let byAge = state.entries.sorted { $0.value.accessedAt < $1.value.accessedAt }
+                        for (digest, _) in byAge where state.totalSize > size {
+                            state.remove(digest)
+                            victims.append(digest)
+                        }
+                    }
+                    state.statistics.evictions += victims.count
+                    state.lastExpirySweep = now
+                    if !victims.isEmpty {
+                        state.record(victims.map { .init(operation: .remove, digest: $0) }, logger: logger)
+                    }
+                    compactIfWorthIt(&state)
+                    logger.debug("disk cache evicted \(victims.count) entries (\(expired) expired)")
+                    return victims
+                }
+            } catch {
+                logger.warning("disk cache eviction could not lock the journal: \(error)")
+                return []
+            }
+        }
+        // Unlinking outside the locks keeps readers of this process going during a large
+        // eviction. Another process re-storing a victim in this window loses its file; its
+        // index entry is then dropped on the next read.
+        for digest in victims { POSIXFile.unlinkIfPresent(path(for: digest)) }
+    }
+
+    /// Rewrites the journal as a snapshot of the index once it has grown well past one.
+    /// Call holding the exclusive lock.
+    private func compactIfWorthIt(_ state: inout State) {
+        guard state.journal.isWorthCompacting(liveEntries: state.entries.count) else { return }
+        let snapshot = state.entries.map { digest, entry in
+            DiskCacheJournalRecord(operation: .put, digest: digest, size: Int64(entry.size), storedAt: entry.storedAt,
+                                   accessedAt: entry.accessedAt, expiresAt: entry.expiresAt)
+        }
+        do {
+            try state.journal.compact(to: snapshot)
+        } catch {
+            logger.warning("could not compact the disk cache journal: \(error)")
+        }
+    }
+
+    func removeAllEntries() throws {
+        // Move the entry folder aside under the lock (one rename), delete it afterwards.
+        let trash = "\(root)/trash.\(getpid()).\(temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue)"
+        try state.withLock { state in
+            try state.journal.withExclusiveLock {
+                state.catchUp(logger: logger)
+                if rename(dataRoot, trash) != 0 && errno != ENOENT { throw POSIXFile.failure("rename", dataRoot) }
+                try POSIXFile.makeDirectories(dataRoot)
+                state.entries.removeAll()
+                state.totalSize = 0
+                try state.journal.compact(to: [])
+            }
+        }
+        try? FileManager.default.removeItem(atPath: trash)
+    }
+
+    // MARK: - Sweeping
+
+    func sweepBlocking() -> SweepReport {
+        var report = SweepReport()
+        let now = configuration.now()
+        let known = state.withLock { state in
+            state.catchUp(logger: logger)
+            return Set(state.entries.keys)
+        }
+        var adopted: [DiskCacheJournalRecord] = []
+        var seen = Set<DiskCacheDigest>()
+        for shard in POSIXFile.directoryEntries(dataRoot) {
+            let folder = "\(dataRoot)/\(shard)"
+            for name in POSIXFile.directoryEntries(folder) {
+                let path = "\(folder)/\(name)"
+                if name.hasPrefix(".tmp.") {
+                    if isAbandonedTemporaryFile(name, path: path, now: now) {
+                        POSIXFile.unlinkIfPresent(path)
+                        report.removedTemporaryFiles += 1
+                    }
+                    continue
+                }
+                guard let digest = DiskCacheDigest(fileName: name), name.hasPrefix(shard) else {
+                    POSIXFile.unlinkIfPresent(path)
+                    report.removedDamagedFiles += 1
+                    continue
+                }
+                seen.insert(digest)
+                guard !known.contains(digest) else { continue }
+                if let record = adoptionRecord(for: digest, path: path, now: now) {
+                    adopted.append(record)
+                } else {
+                    POSIXFile.unlinkIfPresent(path)
+                    report.removedDamagedFiles += 1
+                }
+            }
+        }
+        state.withLock { state in
+            _ = try? state.journal.withExclusiveLock {
+                state.catchUp(logger: logger)
+                var changes: [DiskCacheJournalRecord] = []
+                for record in adopted where state.entries[record.digest] == nil {
+                    state.apply(record)
+                    changes.append(record)
+                    report.adoptedFiles += 1
+                }
+                // Entries known before the scan whose file was not found, and still not there.
+                for digest in known.subtracting(seen) where state.entries[digest] != nil && access(path(for: digest), F_OK) != 0 {
+                    state.remove(digest)
+                    changes.append(.init(operation: .remove, digest: digest))
+                    report.forgottenEntries += 1
+                }
+                state.record(changes, logger: logger)
+            }
+        }
+        let before = state.withLock { $0.statistics.evictions }
+        evict(toSize: state.withLock { $0.totalSize > configuration.sizeLimit } ? lowWaterMark : nil, now: now)
+        report.expiredEntries = state.withLock { $0.statistics.evictions } - before
+        return report
+    }
+
+    /// A temporary file is abandoned when the process that named it is gone, or, for a live
+    /// process (PIDs are reused), when it is over an hour old.
+    private func isAbandonedTemporaryFile(_ name: String, path: String, now: Int64) -> Bool {
+        let parts = name.split(separator: ".")
+        guard parts.count == 3, let pid = pid_t(parts[1]) else { return true }
+        if kill(pid, 0) != 0 && errno == ESRCH { return true }
+        guard let info = POSIXFile.regularFileInfo(path) else { return false }
+        return now - info.modified > 3_600_000
+    }
+
+    /// A put record for a valid entry file the index does not know, read from its footer.
+    private func adoptionRecord(for digest: DiskCacheDigest, path: String, now: Int64) -> DiskCacheJournalRecord? {
+        guard let fd = try? POSIXFile.open(path, O_RDONLY) else { return nil }
+        defer { close(fd) }
+        guard let size = try? POSIXFile.fileSize(fd, path: path), size >= DiskCacheEntryFile.footerSize else { return nil }
+        // The footer first, then as much of the tail as its metadata needs.
+        var tail = [UInt8](repeating: 0, count: min(size, 4096))
+        let count = tail.withUnsafeMutableBytes { (try? POSIXFile.readFully(fd, into: $0.baseAddress!, count: $0.count, at: size - $0.count, path: path)) ?? 0 }
+        guard count == tail.count else { return nil }
+        let footer = tail.withUnsafeBytes { DiskCacheEntryFile.footer(inTail: $0, fileSize: size, digest: digest) }
+        guard let footer, !isExpired(storedAt: footer.storedAt, expiresAt: footer.expiresAt, now: now) else { return nil }
+        let accessed = POSIXFile.regularFileInfo(path)?.modified ?? footer.storedAt
+        return .init(operation: .put, digest: digest, size: Int64(size), storedAt: footer.storedAt, accessedAt: accessed, expiresAt: footer.expiresAt)
+    }
+
+    // MARK: - Public API
+
+    /// The entry stored under `key` with its metadata, or `nil`. A hit makes the entry the most
+    /// recently used; an expired, vanished or damaged entry is removed and reported as a miss.
+    public func entry(forKey key: String) async -> Entry? {
+        try? await configuration.executor.run { self.readEntry(forKey: key) }
+    }
+
+    /// The bytes stored under `key`, or `nil`. Cheaper than ``entry(forKey:)``: the metadata
+    /// is not decoded.
+    public func data(forKey key: String) async -> Data? {
+        try? await configuration.executor.run { self.readData(forKey: key) }
+    }
+
+    /// Stores `data` under `key`, replacing what was there, then evicts if the cache is over its
+    /// size limit.
+    ///
+    /// - Throws: ``ImageError/storage(_:)`` when the file cannot be written (a full disk, say:
+    ///   the entry is skipped and the cache keeps working); ``ImageError/tooLarge(_:)`` for an
+    ///   entry larger than the whole cache.
+    public func store(_ data: Data, forKey key: String, metadata: Metadata = .init()) async throws {
+        try await configuration.executor.run { try self.write(data, forKey: key, metadata: metadata) }
+    }
+
+    /// Removes the entry for `key`, if any.
+    public func removeEntry(forKey key: String) async {
+        _ = try? await configuration.executor.run { self.removeEntry(forKey: key) }
+    }
+
+    /// Removes every entry, in every process sharing the directory.
+    public func removeAll() async throws {
+        try await configuration.executor.run { try self.removeAllEntries() }
+    }
+
+    /// Evicts least recently used entries until the total size is at most `size` bytes; with
+    /// `0`, empties the cache.
+    public func trim(toSize size: Int) async {
+        _ = try? await configuration.executor.run { self.evict(toSize: max(0, size), now: self.configuration.now()) }
+    }
+
+    /// Reconciles the index with the files: removes temporary files that crashed writers left,
+    /// adopts valid files the journal missed, forgets entries whose files vanished, removes
+    /// damaged files and expired entries. Proportional to the number of files; runs in the
+    /// background when the cache opens (see ``Configuration/sweepsOnOpen``).
+    @discardableResult
+    public func sweep() async -> SweepReport {
+        (try? await configuration.executor.run { self.sweepBlocking() }) ?? SweepReport()
+    }
+
+    /// Whether an entry for `key` is in the index. Answered from memory, without touching the
+    /// file system; an entry another process stored is seen once this process next reads or
+    /// writes.
+    public func contains(_ key: String) -> Bool {
+        let digest = DiskCacheDigest(key: key)
+        return state.withLock { $0.entries[digest] != nil }
+    }
+
+    /// The bytes all entry files occupy, as the index knows them.
+    public var totalSize: Int { state.withLock { $0.totalSize } }
+
+    /// The number of entries, as the index knows them.
+    public var count: Int { state.withLock { $0.entries.count } }
+
+    public var statistics: Statistics {
+        state.withLock { state in
+            var statistics = state.statistics
+            statistics.count = state.entries.count
+            statistics.totalSize = state.totalSize
+            return statistics
+        }
+    }
+
+    public func resetStatistics() {
+        state.withLock { $0.statistics = Statistics() }
+    }
+
+    /// The same operations, performed on the calling thread. For code that already runs on a
+    /// thread it owns (an I/O executor, a command-line tool's main thread), where a hop to
+    /// another thread would only add latency.
+    ///
+    /// ```swift
+    /// let bytes = cache.blocking.data(forKey: key)
+    /// ```
+    public var blocking: Blocking { Blocking(cache: self) }
+
+    /// Synchronous access to a ``DiskCache``; see ``DiskCache/blocking``.
+    public struct Blocking: Sendable {
+        let cache: DiskCache
+
+        public func entry(forKey key: String) -> Entry? { cache.readEntry(forKey: key) }
+        public func data(forKey key: String) -> Data? { cache.readData(forKey: key) }
+        public func store(_ data: Data, forKey key: String, metadata: Metadata = .init()) throws {
+            try cache.write(data, forKey: key, metadata: metadata)
+        }
+        public func removeEntry(forKey key: String) { cache.removeEntry(forKey: key) }
+        public func removeAll() throws { try cache.removeAllEntries() }
+        public func trim(toSize size: Int) { cache.evict(toSize: max(0, size), now: cache.configuration.now()) }
+        @discardableResult public func sweep() -> SweepReport { cache.sweepBlocking() }
+    }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

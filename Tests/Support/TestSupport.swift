@@ -1,0 +1,111 @@
+import Foundation
+
+/// The bytes the disk-cache tests store under `key`: derived from the key alone, so any process
+/// can verify what it reads.
+public func testPayload(forKey key: String, size: Int) -> Data {
+    var state = key.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
+    var bytes = [UInt8](repeating: 0, count: size)
+    for index in bytes.indices {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        bytes[index] = UInt8(truncatingIfNeeded: state >> 56)
+    }
+    return Data(bytes)
+}
+
+/// A fresh directory under the system's temporary folder, removed by `remove()`.
+public struct TemporaryDirectory: Sendable {
+    public let url: URL
+    public var path: String { url.path }
+
+    public init(_ label: String = "test") {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("webimage-\(label)-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    public func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// The repository's root, found from this file's path.
+public let repositoryRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// `../shared/corpus` beside the repository, when present (CI always has it; a user's clone does
+/// not).
+public let sharedCorpus: URL? = {
+    let url = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+    return FileManager.default.fileExists(atPath: url.appendingPathComponent("reference.json").path) ? url : nil
+}()
+
+/// A running `webimage-test-probe`, the second process of the multi-process tests.
+public final class Probe: @unchecked Sendable {
+    // @unchecked: `process` and `output` are only used by the test that owns the probe, from one
+    // task at a time; Foundation's Process itself is thread-safe for these calls.
+    public let process = Process()
+    private let output = Pipe()
+    private let input = Pipe()
+    private var buffered = Data()
+
+    /// The probe binary, built beside the test bundle by `swift build --build-tests`.
+    public static var executable: URL {
+        let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [
+            bundleDirectory.appendingPathComponent("webimage-test-probe"),
+            Bundle.main.bundleURL.appendingPathComponent("webimage-test-probe"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("webimage-test-probe"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }
+
+    public init(_ arguments: [String]) throws {
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardInput = input
+        try process.run()
+    }
+
+    /// The next line the probe prints, or `nil` once it has exited and printed everything.
+    public func readLine() -> String? {
+        while true {
+            if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffered[buffered.startIndex..<newline], as: UTF8.self)
+                buffered = Data(buffered[(newline + 1)...])
+                return line
+            }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            buffered.append(chunk)
+        }
+    }
+
+    /// Reads lines until one satisfies `predicate`; `nil` if the probe ends first.
+    public func waitForLine(where predicate: (String) -> Bool) -> String? {
+        while let line = readLine() {
+            if predicate(line) { return line }
+        }
+        return nil
+    }
+
+    /// Kills the probe with SIGKILL: no clean-up code of its own runs.
+    public func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Waits for the probe to exit and returns its status.
+    public func wait() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Runs the probe to completion and returns its status.
+    @discardableResult
+    public static func run(_ arguments: [String]) throws -> Int32 {
+        let probe = try Probe(arguments)
+        while probe.readLine() != nil {}
+        return probe.wait()
+    }
+}
