@@ -7,6 +7,9 @@ struct BenchmarkRow: Codable {
         case ratioAtMost(Double)
         /// `ours - reference` must be at least this (percentages, where higher is better).
         case differenceAtLeast(Double)
+        /// `ours` must not exceed this absolute value (in the row's unit); the reference is shown
+        /// for context.
+        case valueAtMost(Double)
         /// Reported for information; no target.
         case none
     }
@@ -31,6 +34,7 @@ struct BenchmarkRow: Codable {
     var target: String {
         switch goal {
         case .ratioAtMost(let limit): String(format: "≤ %.2f×", limit)
+        case .valueAtMost(let limit): "ours ≤ \(Report.format(limit, unit))"
         case .differenceAtLeast(let limit): String(format: "≥ %+.1f pt", limit)
         case .none: "—"
         }
@@ -39,6 +43,7 @@ struct BenchmarkRow: Codable {
     var met: Bool? {
         switch goal {
         case .ratioAtMost(let limit): ratio <= limit
+        case .valueAtMost(let limit): ours <= limit
         case .differenceAtLeast(let limit): ours - reference >= limit
         case .none: nil
         }
@@ -66,6 +71,10 @@ final class Report {
     }
 
     func format(_ value: Double, _ unit: String) -> String {
+        Report.format(value, unit)
+    }
+
+    static func format(_ value: Double, _ unit: String) -> String {
         switch unit {
         case "ns": value >= 10_000 ? String(format: "%.1f µs", value / 1000) : String(format: "%.1f ns", value)
         case "%": String(format: "%.2f %%", value)

@@ -4,9 +4,9 @@ import Testing
 import WebImageTestSupport
 @_spi(Testing) @testable import WebImageCore
 
-/// A clock the tests move by hand, so age and expiry are checked without waiting. (Waiting for
+/// Wall-clock milliseconds the tests move by hand, so age and expiry are checked without waiting. (Waiting for
 /// real time would work too, but would make the tests slow; nothing else about time is faked.)
-final class ManualClock: Sendable {
+private final class WallClock: Sendable {
     private let milliseconds = Atomic<Int64>(1_700_000_000_000)
     func now() -> Int64 { milliseconds.load(ordering: .relaxed) }
     func advance(by duration: Duration) { milliseconds.add(duration.milliseconds, ordering: .relaxed) }
@@ -14,7 +14,7 @@ final class ManualClock: Sendable {
 
 @Suite struct DiskCacheTests {
     let directory = TemporaryDirectory("disk")
-    let clock = ManualClock()
+    private let clock = WallClock()
 
     func makeCache(limit: Int = 1 << 30, ageLimit: Duration? = nil, lowWater: Double = 0.8) throws -> DiskCache {
         var configuration = DiskCache.Configuration()
