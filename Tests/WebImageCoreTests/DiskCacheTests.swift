@@ -367,6 +367,25 @@ private final class WallClock: Sendable {
         #expect(reopened.count == 1)
     }
 
+    @Test func sweepRemovesWhatAnInterruptedClearOrCompactionLeftBehind() throws {
+        defer { directory.remove() }
+        let cache = try makeCache()
+        try cache.blocking.store(Data([1]), forKey: "kept")
+        // A process that has exited: its PID names the leftovers, as a crashed one's would.
+        let finished = try Probe(["remove", directory.path, "nothing"])
+        #expect(finished.wait() == 0)
+        let pid = finished.process.processIdentifier
+        let root = directory.url.appendingPathComponent("v1")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("trash.\(pid).1/ab"), withIntermediateDirectories: true)
+        try Data([0]).write(to: root.appendingPathComponent("trash.\(pid).1/ab/file"))
+        try Data([0]).write(to: root.appendingPathComponent("journal.compact.\(pid)"))
+        let report = cache.blocking.sweep()
+        #expect(report.removedTemporaryFiles == 2)
+        let left = try FileManager.default.contentsOfDirectory(atPath: root.path)
+        #expect(!left.contains { $0.hasPrefix("trash.") || $0.hasPrefix("journal.compact.") })
+        #expect(cache.blocking.data(forKey: "kept") == Data([1]))
+    }
+
     @Test func aWriterKilledWhileWritingManyEntriesCorruptsNothing() throws {
         defer { directory.remove() }
         let probe = try Probe(["write", directory.path, "burst", "100000", "20000", "400000"])

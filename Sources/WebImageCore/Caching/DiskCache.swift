@@ -409,8 +409,9 @@ public final class DiskCache: Sendable {
         POSIXFile.unlinkIfPresent(path)
         state.withLock { state in
             state.catchUp(logger: logger)
-            state.remove(digest)
-            state.record([.init(operation: .remove, digest: digest)], logger: logger)
+            if state.remove(digest) != nil {
+                state.record([.init(operation: .remove, digest: digest)], logger: logger)
+            }
         }
     }
 
@@ -495,6 +496,14 @@ public final class DiskCache: Sendable {
             state.catchUp(logger: logger)
             return Set(state.entries.keys)
         }
+        // What an interrupted removeAll (a trash folder) or compaction left in the root.
+        for name in POSIXFile.directoryEntries(root) where name.hasPrefix("trash.") || name.hasPrefix("journal.compact.") {
+            let path = "\(root)/\(name)"
+            if isAbandonedTemporaryFile(name, path: path, now: now, allowDirectories: true) {
+                try? FileManager.default.removeItem(atPath: path)
+                report.removedTemporaryFiles += 1
+            }
+        }
         var adopted: [DiskCacheJournalRecord] = []
         var seen = Set<DiskCacheDigest>()
         for shard in POSIXFile.directoryEntries(dataRoot) {
@@ -547,14 +556,14 @@ public final class DiskCache: Sendable {
         return report
     }
 
-    /// A temporary file is abandoned when the process that named it is gone, or, for a live
-    /// process (PIDs are reused), when it is over an hour old.
-    private func isAbandonedTemporaryFile(_ name: String, path: String, now: Int64) -> Bool {
+    /// A temporary file (`prefix.PID.N`) is abandoned when the process that named it is gone,
+    /// or, for a live process (PIDs are reused), when it is over an hour old.
+    private func isAbandonedTemporaryFile(_ name: String, path: String, now: Int64, allowDirectories: Bool = false) -> Bool {
         let parts = name.split(separator: ".")
-        guard parts.count == 3, let pid = pid_t(parts[1]) else { return true }
+        guard parts.count >= 3, let pid = pid_t(parts[parts.count - 2]) ?? pid_t(parts[parts.count - 1]) else { return true }
         if kill(pid, 0) != 0 && errno == ESRCH { return true }
-        guard let info = POSIXFile.regularFileInfo(path) else { return false }
-        return now - info.modified > 3_600_000
+        guard let modified = POSIXFile.modificationTime(path, allowDirectories: allowDirectories) else { return false }
+        return now - modified > 3_600_000
     }
 
     /// A put record for a valid entry file the index does not know, read from its footer.
@@ -568,7 +577,7 @@ public final class DiskCache: Sendable {
         guard count == tail.count else { return nil }
         let footer = tail.withUnsafeBytes { DiskCacheEntryFile.footer(inTail: $0, fileSize: size, digest: digest) }
         guard let footer, !isExpired(storedAt: footer.storedAt, expiresAt: footer.expiresAt, now: now) else { return nil }
-        let accessed = POSIXFile.regularFileInfo(path)?.modified ?? footer.storedAt
+        let accessed = POSIXFile.modificationTime(path, allowDirectories: false) ?? footer.storedAt
         return .init(operation: .put, digest: digest, size: Int64(size), storedAt: footer.storedAt, accessedAt: accessed, expiresAt: footer.expiresAt)
     }
 

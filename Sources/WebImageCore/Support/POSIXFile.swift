@@ -92,12 +92,13 @@ enum POSIXFile {
         return names
     }
 
-    /// Size and modification time (milliseconds since 1970) of a path, or `nil` if it is not a
-    /// regular file.
-    static func regularFileInfo(_ path: String) -> (size: Int, modified: Int64)? {
+    /// Modification time (milliseconds since 1970) of a regular file, or of a directory too
+    /// when `allowDirectories`.
+    static func modificationTime(_ path: String, allowDirectories: Bool) -> Int64? {
         var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        let modified = Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
-        return (Int(info.st_size), modified)
+        guard stat(path, &info) == 0 else { return nil }
+        let type = info.st_mode & S_IFMT
+        guard type == S_IFREG || (allowDirectories && type == S_IFDIR) else { return nil }
+        return Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
     }
 }
