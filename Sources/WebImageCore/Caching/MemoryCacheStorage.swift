@@ -342,22 +342,23 @@ struct MemoryCacheStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     // MARK: Operations
 
+    /// The value for `key` if present and fresh; an expired entry found on the way is dropped
+    /// and handed back as `expired`, to be released after the lock.
     @inlinable
-    mutating func value(forKey key: Key, hash: UInt32, now: UInt64) -> Value? {
+    mutating func value(forKey key: Key, hash: UInt32, now: UInt64) -> (value: Value?, expired: Value?) {
         let probe = probe(key, hash: hash)
         guard probe.isFound else {
             misses += 1
-            return nil
+            return (nil, nil)
         }
         if ageLimit != nil, isExpired(probe.slot, now: now) {
             misses += 1
             evictions += 1
-            _ = removeEntry(slot: probe.slot, bucket: probe.bucket)
-            return nil
+            return (nil, removeEntry(slot: probe.slot, bucket: probe.bucket))
         }
         hits += 1
         moveToHead(probe.slot)
-        return nodes[Int(probe.slot)].value
+        return (nodes[Int(probe.slot)].value, nil)
     }
 
     /// Stores `value`; returns whether it was stored, and what must be released after the lock.
