@@ -1,4 +1,5 @@
 /// Every benchmark group, in the order `make bench` runs them. Each group's file adds its rows.
 let benchmarkGroups: [(String, @Sendable (Report) -> Void)] = [
+    ("memory", runMemoryCacheBenchmarks),
     ("disk", runDiskCacheBenchmarks),
 ]

@@ -31,11 +31,18 @@ import Synchronization
 /// signal an operator sends:
 ///
 /// ```swift
-/// // Halve the cache whenever less than 10 % of memory is available.
+/// // MemAvailable from /proc/meminfo, in bytes.
+/// func availableMemory() -> UInt64? {
+///     let meminfo = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)
+///     let line = meminfo?.split(separator: "\n").first { $0.hasPrefix("MemAvailable:") }
+///     return line?.split(separator: " ").dropFirst().first.flatMap { UInt64($0) }.map { $0 * 1024 }
+/// }
+///
+/// // Halve the cache whenever less than a tenth of memory is available.
 /// Task.detached {
 ///     while !Task.isCancelled {
 ///         try await Task.sleep(for: .seconds(5))
-///         if let available = availableMemory(), available < physicalMemory / 10 {
+///         if let available = availableMemory(), available < ProcessInfo.processInfo.physicalMemory / 10 {
 ///             cache.trim(toCost: cache.totalCost / 2)
 ///         }
 ///     }
@@ -99,7 +106,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public func value(forKey key: Key) -> Value? {
         let hash = Self.hash(key)
         let now = self.now
-        return storage.withLock { $0.value(forKey: key, hash: hash, now: now) }
+        let (value, _) = storage.withLock { $0.value(forKey: key, hash: hash, now: now) }
+        return value
     }
 
     /// Stores `value` for `key` as the most recently used entry, replacing any previous value,

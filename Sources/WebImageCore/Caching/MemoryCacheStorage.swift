@@ -1,10 +1,11 @@
 /// The state a ``MemoryCache`` keeps behind its mutex: an open-addressing hash index over a
-/// contiguous array of entries that form an intrusive, doubly linked LRU list.
+/// contiguous array of entries, which a parallel array of `Int32` links threads into a doubly
+/// linked LRU list.
 ///
 /// Why not `[Key: Entry]` plus a linked list of class nodes: a hit would then pay for
 /// a hash inside the lock, a retain and release per link it touches, and a pointer chase into a
 /// separately allocated node. Here, entries live side by side in `nodes`, links are `Int32`
-/// slot numbers (no reference counting), freed slots are recycled through a free list (memory
+/// slot numbers in `links` (no reference counting), freed slots are recycled through a free list (memory
 /// stays bounded by the peak entry count), and the index stores 32 bits of each key's hash next
 /// to its slot number, so
 /// - the caller hashes the key *before* taking the lock (the expensive part for URL keys),
@@ -29,18 +30,29 @@ struct MemoryCacheStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         @usableFromInline var insertedAt: UInt64
         /// The low 32 bits of the key's hash: enough to find the entry's bucket again.
         @usableFromInline var hash: UInt32
-        /// Towards the most recently used end; in a free slot, unused.
-        @usableFromInline var prev: Int32
-        /// Towards the least recently used end; in a free slot, the next free slot.
-        @usableFromInline var next: Int32
 
         @inlinable
-        init(key: Key?, value: Value?, cost: Int, insertedAt: UInt64, hash: UInt32, prev: Int32, next: Int32) {
+        init(key: Key?, value: Value?, cost: Int, insertedAt: UInt64, hash: UInt32) {
             self.key = key
             self.value = value
             self.cost = cost
             self.insertedAt = insertedAt
             self.hash = hash
+        }
+    }
+
+    /// A slot's place in the LRU list, kept apart from its ``Node``: a hit rewrites the links
+    /// of up to four entries, and keeping those writes off the lines that hold keys and values
+    /// means another core's next lookup still finds those lines in its own cache. Eight links
+    /// share a cache line, so relinking also touches fewer lines.
+    @usableFromInline
+    struct Link: Sendable {
+        /// Towards the most recently used end; in a free slot, unused.
+        @usableFromInline var prev: Int32
+        /// Towards the least recently used end; in a free slot, the next free slot.
+        @usableFromInline var next: Int32
+
+        @inlinable init(prev: Int32, next: Int32) {
             self.prev = prev
             self.next = next
         }
@@ -77,6 +89,8 @@ struct MemoryCacheStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Entries and free slots. Slot numbers are stable while an entry lives.
     @usableFromInline var nodes: [Node] = []
+    /// The LRU list (and the free list), indexed like `nodes`.
+    @usableFromInline var links: [Link] = []
     /// The hash index: 0 for an empty bucket, else `(slot + 1) << 32 | hash32`.
     /// At most half full, so an unsuccessful probe inspects about 2.5 buckets on average.
     @usableFromInline var buckets: [UInt64]
@@ -85,7 +99,7 @@ struct MemoryCacheStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @usableFromInline var head: Int32 = Self.none
     /// Least recently used entry: the next to be evicted.
     @usableFromInline var tail: Int32 = Self.none
-    /// First free slot in `nodes`, linked through `next`.
+    /// First free slot, linked through `links[slot].next`.
     @usableFromInline var freeHead: Int32 = Self.none
 
     @usableFromInline var count = 0
@@ -233,32 +247,36 @@ struct MemoryCacheStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     @inlinable
     mutating func unlink(_ slot: Int32) {
-        let prev = nodes[Int(slot)].prev
-        let next = nodes[Int(slot)].next
-        if prev == Self.none { head = next } else { nodes[Int(prev)].next = next }
-        if next == Self.none { tail = prev } else { nodes[Int(next)].prev = prev }
+        let link = links[Int(slot)]
+        if link.prev == Self.none { head = link.next } else { links[Int(link.prev)].next = link.next }
+        if link.next == Self.none { tail = link.prev } else { links[Int(link.next)].prev = link.prev }
     }
 
     @inlinable
     mutating func linkAtHead(_ slot: Int32) {
-        nodes[Int(slot)].prev = Self.none
-        nodes[Int(slot)].next = head
-        if head == Self.none { tail = slot } else { nodes[Int(head)].prev = slot }
+        links[Int(slot)] = Link(prev: Self.none, next: head)
+        if head == Self.none { tail = slot } else { links[Int(head)].prev = slot }
         head = slot
     }
 
+    /// The work of every hit, so written against the raw buffer: one uniqueness and no
+    /// bounds check instead of one of each per link.
     @inlinable
     mutating func moveToHead(_ slot: Int32) {
         guard slot != head else { return }
-        // `slot` is not the head, so it has a predecessor.
-        let prev = nodes[Int(slot)].prev
-        let next = nodes[Int(slot)].next
-        nodes[Int(prev)].next = next
-        if next == Self.none { tail = prev } else { nodes[Int(next)].prev = prev }
-        nodes[Int(slot)].prev = Self.none
-        nodes[Int(slot)].next = head
-        nodes[Int(head)].prev = slot
-        head = slot
+        let head = self.head
+        let newTail = links.withUnsafeMutableBufferPointer { links -> Int32? in
+            // `slot` is not the head, so it has a predecessor.
+            let link = links[Int(slot)]
+            links[Int(link.prev)].next = link.next
+            links[Int(slot)] = Link(prev: Self.none, next: head)
+            links[Int(head)].prev = slot
+            if link.next == Self.none { return link.prev }
+            links[Int(link.next)].prev = link.prev
+            return nil
+        }
+        if let newTail { tail = newTail }
+        self.head = slot
     }
 
     // MARK: Entries
@@ -282,7 +300,7 @@ struct MemoryCacheStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         totalCost -= nodes[Int(slot)].cost
         nodes[Int(slot)].key = nil
         let value = nodes[Int(slot)].value.take()
-        nodes[Int(slot)].next = freeHead
+        links[Int(slot)].next = freeHead
         freeHead = slot
         return value
     }
@@ -298,12 +316,13 @@ struct MemoryCacheStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     mutating func allocateSlot(_ node: consuming Node) -> Int32 {
         if freeHead != Self.none {
             let slot = freeHead
-            freeHead = nodes[Int(slot)].next
+            freeHead = links[Int(slot)].next
             nodes[Int(slot)] = node
             return slot
         }
         precondition(nodes.count < Int(Int32.max), "MemoryCache holds at most Int32.max entries")
         nodes.append(node)
+        links.append(Link(prev: Self.none, next: Self.none))
         return Int32(truncatingIfNeeded: nodes.count &- 1)
     }
 
@@ -323,22 +342,23 @@ struct MemoryCacheStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     // MARK: Operations
 
+    /// The value for `key` if present and fresh; an expired entry found on the way is dropped
+    /// and handed back as `expired`, to be released after the lock.
     @inlinable
-    mutating func value(forKey key: Key, hash: UInt32, now: UInt64) -> Value? {
+    mutating func value(forKey key: Key, hash: UInt32, now: UInt64) -> (value: Value?, expired: Value?) {
         let probe = probe(key, hash: hash)
         guard probe.isFound else {
             misses += 1
-            return nil
+            return (nil, nil)
         }
         if ageLimit != nil, isExpired(probe.slot, now: now) {
             misses += 1
             evictions += 1
-            _ = removeEntry(slot: probe.slot, bucket: probe.bucket)
-            return nil
+            return (nil, removeEntry(slot: probe.slot, bucket: probe.bucket))
         }
         hits += 1
         moveToHead(probe.slot)
-        return nodes[Int(probe.slot)].value
+        return (nodes[Int(probe.slot)].value, nil)
     }
 
     /// Stores `value`; returns whether it was stored, and what must be released after the lock.
@@ -384,7 +404,7 @@ struct MemoryCacheStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         // A removal shifts buckets back and may open an earlier gap on this key's probe path;
         // the new entry must go in the first one or lookups would stop short of it.
         if moved { bucket = emptyBucket(for: hash) }
-        let slot = allocateSlot(Node(key: key, value: value, cost: cost, insertedAt: now, hash: hash, prev: Self.none, next: Self.none))
+        let slot = allocateSlot(Node(key: key, value: value, cost: cost, insertedAt: now, hash: hash))
         buckets[bucket] = Self.bucketEntry(slot: slot, hash: hash)
         linkAtHead(slot)
         count += 1
@@ -434,7 +454,7 @@ struct MemoryCacheStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         guard ageLimit != nil else { return discarded }
         var slot = tail
         while slot != Self.none {
-            let towardsHead = nodes[Int(slot)].prev
+            let towardsHead = links[Int(slot)].prev
             if isExpired(slot, now: now) {
                 discarded.append(evict(slot))
             }
@@ -450,6 +470,7 @@ struct MemoryCacheStorage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     mutating func releaseStorage() -> [Node] {
         let old = nodes
         nodes = []
+        links = []
         buckets = Array(repeating: 0, count: Self.minimumBucketCount)
         bucketMask = Self.minimumBucketCount - 1
         head = Self.none
