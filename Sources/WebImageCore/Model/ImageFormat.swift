@@ -1,7 +1,117 @@
+import Foundation
+
 /// An image file format, sniffed from the file's first bytes (never from a URL or file name).
 ///
-/// The sniffing itself is filled in by the format-sniffing work; these are the formats the
-/// library names.
+/// Servers mislabel images and file names lie (a `.png` that is really an APNG, a `.jpg` that
+/// is a WebP), so the library decides how to decode from the bytes alone.
+///
+/// ```swift
+/// let format = ImageFormat(sniffing: data)   // .webp
+/// format?.mimeType                           // "image/webp"
+/// format?.fileExtension                      // "webp"
+/// ```
+///
+/// For what the header tells beyond the format (pixel size, animation, alpha), use
+/// ``ImageHeader``.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case jpeg, png, apng, gif, webp, tiff, bmp, ico, heic, heif, avif, jxl, svg
+
+    /// Sniffs the format from the start of `data`; `nil` when the bytes are no format the
+    /// library knows, or too few to tell.
+    ///
+    /// A prefix is enough: most formats are known from their first 16 bytes. Two need a
+    /// little more, and with too few bytes report the family they belong to:
+    /// an APNG cut before its first `IDAT` sniffs as ``ImageFormat/png``, and a HEIF whose `ftyp` box is
+    /// cut before its compatible brands sniffs as ``ImageFormat/heif`` even if the brands would have
+    /// said ``ImageFormat/avif`` or ``ImageFormat/heic``.
+    ///
+    /// ```swift
+    /// ImageFormat(sniffing: [0xFF, 0xD8, 0xFF, 0xE0])   // .jpeg
+    /// ImageFormat(sniffing: Data("hello".utf8))         // nil
+    /// ```
+    @inlinable
+    public init?(sniffing data: some DataProtocol) {
+        // Inlinable so that it is specialised in the caller's module: contiguous storage
+        // ([UInt8], Data, slices) is read in place, anything else (a DispatchData in several
+        // regions) is copied once.
+        let format = data.withContiguousStorageIfAvailable { ImageFormat(sniffing: UnsafeRawBufferPointer($0)) }
+            ?? Array(data).withUnsafeBytes { ImageFormat(sniffing: $0) }
+        guard let format else { return nil }
+        self = format
+    }
+
+    /// Sniffs the format from the start of `data`.
+    ///
+    /// ```swift
+    /// let format = ImageFormat(sniffing: try Data(contentsOf: url))
+    /// ```
+    @inlinable
+    public init?(sniffing data: Data) {
+        guard let format = data.withUnsafeBytes({ ImageFormat(sniffing: $0) }) else { return nil }
+        self = format
+    }
+
+    /// Sniffs the format from borrowed bytes; the fastest entry point when the bytes are
+    /// already contiguous.
+    ///
+    /// ```swift
+    /// let format = buffer.withUnsafeBytes { ImageFormat(sniffing: $0) }
+    /// ```
+    public init?(sniffing bytes: UnsafeRawBufferPointer) {
+        guard let format = Self.sniff(bytes) else { return nil }
+        self = format
+    }
+
+    private static func sniff(_ bytes: UnsafeRawBufferPointer) -> ImageFormat? {
+        HeaderSniffer(bytes, wantsDetails: false).sniff()?.format
+    }
+
+    /// The media type servers send and browsers expect for the format.
+    ///
+    /// ```swift
+    /// ImageFormat.apng.mimeType   // "image/apng"
+    /// ```
+    ///
+    /// ICO uses `image/x-icon`, the type browsers sniff and servers send, rather than the
+    /// registered but rarely seen `image/vnd.microsoft.icon`.
+    public var mimeType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .apng: "image/apng"
+        case .gif: "image/gif"
+        case .webp: "image/webp"
+        case .tiff: "image/tiff"
+        case .bmp: "image/bmp"
+        case .ico: "image/x-icon"
+        case .heic: "image/heic"
+        case .heif: "image/heif"
+        case .avif: "image/avif"
+        case .jxl: "image/jxl"
+        case .svg: "image/svg+xml"
+        }
+    }
+
+    /// The usual file name extension, without the dot: what a file saved in this format
+    /// should be called.
+    ///
+    /// ```swift
+    /// ImageFormat.apng.fileExtension   // "png": APNG files keep the PNG extension
+    /// ```
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .png, .apng: "png"
+        case .gif: "gif"
+        case .webp: "webp"
+        case .tiff: "tif"
+        case .bmp: "bmp"
+        case .ico: "ico"
+        case .heic: "heic"
+        case .heif: "heif"
+        case .avif: "avif"
+        case .jxl: "jxl"
+        case .svg: "svg"
+        }
+    }
 }

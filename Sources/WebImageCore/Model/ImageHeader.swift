@@ -1,0 +1,121 @@
+import Foundation
+
+/// What an image's header says beyond its format, read without decoding a single pixel.
+///
+/// Sniffing reads only fixed-size headers and, where the format puts a fact behind a short
+/// list, walks that list with a small cap: PNG chunks up to the first `IDAT`, JPEG markers up
+/// to the frame header, GIF blocks up to the second frame. It is cheap enough to run on every
+/// load, and it lets a decoder refuse a 60 000 × 60 000 image before allocating for it.
+///
+/// Every fact is optional: `nil` means the header does not say, or the bytes stop before it
+/// does. Values are as stored, so a corrupt file can report a width of 0; the decoder is
+/// what rejects it.
+///
+/// ```swift
+/// guard let header = ImageHeader(sniffing: data) else { throw ImageError.unsupportedFormat("unknown") }
+/// if let pixels = header.pixelCount, pixels > 100_000_000 {
+///     throw ImageError.tooLarge("\(header.pixelWidth!)×\(header.pixelHeight!) pixels")
+/// }
+/// ```
+public struct ImageHeader: Sendable, Hashable {
+    /// How a WebP file stores its image: the first chunk after the RIFF header.
+    public enum WebPEncoding: String, Sendable, Hashable, CaseIterable {
+        /// A single `VP8 ` chunk: lossy, no alpha, not animated.
+        case lossy
+        /// A single `VP8L` chunk: lossless, possibly with alpha.
+        case lossless
+        /// A `VP8X` header followed by other chunks: alpha, ICC profile, metadata, animation.
+        case extended
+    }
+
+    /// The file format.
+    public var format: ImageFormat
+    /// For WebP, which of the three layouts the file uses; `nil` for other formats.
+    public var webPEncoding: WebPEncoding?
+    /// Whether the file holds an animation. Known for APNG (`acTL` frame count), WebP (the
+    /// `VP8X` animation flag), GIF (a second image in the file) and still-only formats
+    /// (JPEG, BMP, ICO); `nil` when the header does not say (TIFF pages, HEIF, JPEG XL, SVG) or the
+    /// bytes stop first.
+    public var isAnimated: Bool?
+    /// Whether the file declares transparency: an alpha channel (PNG, WebP, BMP bit masks,
+    /// TIFF extra samples) or a transparent colour (PNG `tRNS`, GIF). Declared is not used:
+    /// the pixels may all be opaque.
+    public var hasAlpha: Bool?
+    /// The stored width in pixels, before any EXIF orientation is applied. For GIF, the
+    /// logical screen; for ICO, the largest icon in the directory.
+    public var pixelWidth: Int?
+    /// The stored height in pixels, before any EXIF orientation is applied.
+    public var pixelHeight: Int?
+
+    public init(
+        format: ImageFormat,
+        webPEncoding: WebPEncoding? = nil,
+        isAnimated: Bool? = nil,
+        hasAlpha: Bool? = nil,
+        pixelWidth: Int? = nil,
+        pixelHeight: Int? = nil
+    ) {
+        self.format = format
+        self.webPEncoding = webPEncoding
+        self.isAnimated = isAnimated
+        self.hasAlpha = hasAlpha
+        self.pixelWidth = pixelWidth
+        self.pixelHeight = pixelHeight
+    }
+
+    /// Sniffs the format and header facts from the start of `data`; `nil` when the bytes are
+    /// no format the library knows.
+    ///
+    /// A prefix is enough for the format (see ``ImageFormat``);
+    /// facts behind the end of the prefix come back `nil`.
+    ///
+    /// ```swift
+    /// let header = ImageHeader(sniffing: [UInt8](buffer))
+    /// header?.format        // .png
+    /// header?.pixelWidth    // 1600
+    /// header?.hasAlpha      // true
+    /// ```
+    @inlinable
+    public init?(sniffing data: some DataProtocol) {
+        // Specialised in the caller's module, like ``ImageFormat``'s: contiguous storage is
+        // read in place, anything else copied once.
+        let header = data.withContiguousStorageIfAvailable { ImageHeader(sniffing: UnsafeRawBufferPointer($0)) }
+            ?? Array(data).withUnsafeBytes { ImageHeader(sniffing: $0) }
+        guard let header else { return nil }
+        self = header
+    }
+
+    /// Sniffs the format and header facts from the start of `data`.
+    ///
+    /// ```swift
+    /// let header = ImageHeader(sniffing: try Data(contentsOf: url))
+    /// ```
+    @inlinable
+    public init?(sniffing data: Data) {
+        guard let header = data.withUnsafeBytes({ ImageHeader(sniffing: $0) }) else { return nil }
+        self = header
+    }
+
+    /// Sniffs from borrowed bytes; the fastest entry point when the bytes are already
+    /// contiguous.
+    ///
+    /// ```swift
+    /// let header = buffer.withUnsafeBytes { ImageHeader(sniffing: $0) }
+    /// ```
+    public init?(sniffing bytes: UnsafeRawBufferPointer) {
+        guard let header = HeaderSniffer(bytes, wantsDetails: true).sniff() else { return nil }
+        self = header
+    }
+
+    /// Width times height, when both are known; saturates at `Int.max` instead of overflowing,
+    /// so a limit check on a lying header still refuses it.
+    ///
+    /// ```swift
+    /// header.pixelCount.map { $0 > limit } ?? false   // too large to decode?
+    /// ```
+    public var pixelCount: Int? {
+        guard let pixelWidth, let pixelHeight else { return nil }
+        let (product, overflow) = pixelWidth.multipliedReportingOverflow(by: pixelHeight)
+        return overflow ? .max : product
+    }
+}

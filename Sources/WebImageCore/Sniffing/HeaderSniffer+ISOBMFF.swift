@@ -1,0 +1,77 @@
+extension HeaderSniffer {
+    /// Compatible brands read from an `ftyp` box; real files list two to six.
+    static let isoBMFFMaxBrands = 64
+
+    /// HEIC, HEIF and AVIF: an ISO-BMFF file whose first box is `ftyp`, classified by its
+    /// major brand and then its compatible brands.
+    ///
+    /// - `avif`, `avis` → ``ImageFormat/avif``
+    /// - `heic`, `heix`, `heim`, `heis`, `hevc`, `hevx`, `hevm`, `hevs` → ``ImageFormat/heic``
+    /// - `mif1`, `mif2`, `msf1` with neither of the above → ``ImageFormat/heif``
+    ///
+    /// Compatible brands decide when the major brand is a generic one: libavif and others
+    /// write `mif1` as the major brand with `avif` among the compatible ones. Any other `ftyp`
+    /// (an MP4 or QuickTime movie, a JPEG XL container's inner box) is not an image we know.
+    func sniffISOBMFF() -> ImageHeader? {
+        guard reader.u32be(4) == FourCC.ftyp, let size32 = reader.u32be(0) else { return nil }
+        // Size 1: a 64-bit size follows the type. Size 0: the box runs to the end of the file.
+        let headerLength = size32 == 1 ? 16 : 8
+        let boxSize: Int
+        switch size32 {
+        case 0:
+            boxSize = reader.count
+        case 1:
+            guard let high = reader.u32be(8), let low = reader.u32be(12), high < 1 << 30 else { return nil }
+            boxSize = Int(high) << 32 | Int(low)
+        default:
+            boxSize = Int(size32)
+        }
+        guard let major = reader.u32be(headerLength), boxSize >= headerLength + 8 else { return nil }
+
+        var family = Self.bmffFamily(major)
+        if family == nil || family == .heif {
+            // Compatible brands follow the major brand and the minor version.
+            var offset = headerLength + 8
+            for _ in 0..<Self.isoBMFFMaxBrands where offset <= boxSize - 4 {
+                guard let brand = reader.u32be(offset) else { break }
+                switch Self.bmffFamily(brand) {
+                case .avif?: family = .avif
+                case .heic?: if family != .avif { family = .heic }
+                case .heif?: if family == nil { family = .heif }
+                default: break
+                }
+                if family == .avif { break }
+                offset += 4
+            }
+        }
+        guard let family else { return nil }
+        var header = ImageHeader(format: family)
+        // A sequence brand as the major brand says the file's main content is an animation;
+        // anything else leaves it open (a still image may carry a sequence beside it).
+        if Self.isBMFFSequenceBrand(major) { header.isAnimated = true }
+        return header
+    }
+
+    private static func bmffFamily(_ brand: UInt32) -> ImageFormat? {
+        switch brand {
+        case 0x6176_6966, 0x6176_6973: // avif avis
+            .avif
+        case 0x6865_6963, 0x6865_6978, 0x6865_696D, 0x6865_6973, // heic heix heim heis
+             0x6865_7663, 0x6865_7678, 0x6865_766D, 0x6865_7673: // hevc hevx hevm hevs
+            .heic
+        case 0x6D69_6631, 0x6D69_6632, 0x6D73_6631: // mif1 mif2 msf1
+            .heif
+        default:
+            nil
+        }
+    }
+
+    private static func isBMFFSequenceBrand(_ brand: UInt32) -> Bool {
+        switch brand {
+        case 0x6176_6973, 0x6D73_6631, 0x6865_7663, 0x6865_7678, 0x6865_766D, 0x6865_7673: // avis msf1 hevc hevx hevm hevs
+            true
+        default:
+            false
+        }
+    }
+}

@@ -1,0 +1,82 @@
+extension HeaderSniffer {
+    /// Segments walked before giving up on finding the frame header. Real files have a
+    /// handful to a few dozen (APPn metadata, an ICC profile split over APP2 segments,
+    /// tables); 1024 leaves room for a 60 MB profile while bounding a file of empty segments.
+    static let jpegMaxSegments = 1024
+    /// Bytes skipped between segments, looking for the next marker, before giving up. Some
+    /// writers leave a few stray bytes after a segment (a comment longer than its length says);
+    /// libjpeg skips them with a warning, and so do we, up to this many.
+    static let jpegMaxStrayBytes = 64 * 1024
+
+    /// JPEG: `FF D8 FF`. The size comes from the frame header (SOFn), found by walking the
+    /// marker segments from the start of the file.
+    func sniffJPEG() -> ImageHeader? {
+        guard reader.u8(1) == 0xD8, reader.u8(2) == 0xFF else { return nil }
+        // JPEG has no alpha channel and no animation (an MPO's extra pictures are stereo
+        // views or previews, not frames).
+        var header = ImageHeader(format: .jpeg, isAnimated: false, hasAlpha: false)
+        if wantsDetails, let (width, height) = jpegFrameSize() {
+            header.pixelWidth = width
+            header.pixelHeight = height
+        }
+        return header
+    }
+
+    /// The width and height from the first SOFn segment before the scan data, or `nil` when
+    /// the bytes end first, a length is impossible, or a cap is reached.
+    private func jpegFrameSize() -> (Int, Int)? {
+        var offset = 2
+        var segments = 0
+        // Every pass either reads a marker (counted against the segment cap) or skips bytes
+        // (counted against the stray budget), so the loop ends after at most
+        // jpegMaxSegments + jpegMaxStrayBytes passes, whatever the file says.
+        var stray = 0
+        while segments < Self.jpegMaxSegments, stray <= Self.jpegMaxStrayBytes {
+            // A marker is 0xFF, any number of 0xFF fill bytes, then a code other than 0x00.
+            // Anything else here is stray data, skipped byte by byte.
+            guard let byte = reader.u8(offset) else { return nil }
+            offset += 1
+            guard byte == 0xFF else {
+                stray += 1
+                continue
+            }
+            guard var code = reader.u8(offset) else { return nil }
+            offset += 1
+            while code == 0xFF {
+                stray += 1
+                guard stray <= Self.jpegMaxStrayBytes, let next = reader.u8(offset) else { return nil }
+                offset += 1
+                code = next
+            }
+            switch code {
+            case 0x00:
+                stray += 2 // a stuffed 0xFF inside stray data, not a marker
+                continue
+            case 0x01, 0xD0...0xD8:
+                segments += 1 // TEM, RSTn, SOI: markers without a length
+                continue
+            case 0xD9, 0xDA:
+                return nil // end of image, or scan data, before any frame header
+            default:
+                segments += 1
+            }
+            guard let length = reader.u16be(offset), length >= 2 else { return nil }
+            if Self.isStartOfFrame(code) {
+                // precision (1), height (2), width (2), component count (1)
+                guard length >= 8,
+                      let height = reader.u16be(offset + 3),
+                      let width = reader.u16be(offset + 5)
+                else { return nil }
+                return (Int(width), Int(height))
+            }
+            offset += Int(length)
+        }
+        return nil
+    }
+
+    /// SOF0–SOF15, less the three codes in that range that are not frame headers: DHT (C4),
+    /// JPG (C8) and DAC (CC).
+    private static func isStartOfFrame(_ code: UInt8) -> Bool {
+        (0xC0...0xCF).contains(code) && code != 0xC4 && code != 0xC8 && code != 0xCC
+    }
+}

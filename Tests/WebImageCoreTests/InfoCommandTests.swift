@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import WebImageCore
+
+/// `webimage info`, run as the built executable: the test target cannot link an executable
+/// module without changing the package manifest, and the process boundary (arguments, exit
+/// status, stdout versus stderr) is what users see anyway. Skipped with a notice when the
+/// executable was not built beside the tests (`swift build --build-tests` builds it).
+@Suite(.enabled(if: WebImageExecutable.url != nil, "the webimage executable was not built beside the tests"))
+struct InfoCommandTests {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String]) throws -> Run {
+        let executable: URL = try #require(WebImageExecutable.url)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = TestFiles.repositoryRoot
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus,
+                   stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    @Test func jsonLinesMatchTheSniffedHeaders() throws {
+        let names = try TestFiles.fixtureImageNames()
+        let run = try Self.run(["info", "--json"] + names.map { "Tests/Fixtures/\($0)" })
+        #expect(run.status == 0)
+        #expect(run.stderr.isEmpty)
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.count == names.count)
+        for (name, line) in zip(names, lines) {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let data = try TestFiles.fixture(name)
+            let header = try #require(ImageHeader(sniffing: data))
+            #expect(object["file"] as? String == "Tests/Fixtures/\(name)")
+            #expect(object["format"] as? String == header.format.rawValue)
+            #expect(object["mime"] as? String == header.format.mimeType)
+            #expect(object["bytes"] as? Int == data.count)
+            #expect(object["width"] as? Int == header.pixelWidth, "\(name)")
+            #expect(object["height"] as? Int == header.pixelHeight, "\(name)")
+            // Unknown values are left out, not null.
+            let expectedKeys: Set = header.pixelWidth == nil
+                ? ["file", "format", "mime", "bytes"] : ["file", "format", "mime", "bytes", "width", "height"]
+            #expect(Set(object.keys) == expectedKeys, "\(name)")
+        }
+        // Keys in a fixed order, so that the output is stable from run to run.
+        #expect(lines.first?.hasPrefix(#"{"file":"#) == true)
+    }
+
+    @Test func tableIsAlignedWithAHeaderLine() throws {
+        let run = try Self.run(["info", "Tests/Fixtures/hopper.jpg", "Tests/Fixtures/apng-delay.png", "Tests/Fixtures/shapes.svg"])
+        #expect(run.status == 0)
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        #expect(lines.first?.hasPrefix("FILE") == true)
+        #expect(lines[1].contains("jpeg") && lines[1].contains("image/jpeg") && lines[1].contains("6412") && lines[1].contains("128×128"))
+        #expect(lines[2].contains("apng") && lines[2].contains("128×64"))
+        #expect(lines[3].contains("svg") && lines[3].hasSuffix("-"), "no dimensions for SVG")
+        // Every row's FORMAT cell starts in the header's FORMAT column.
+        let column = try #require(lines[0].range(of: "FORMAT")).lowerBound.utf16Offset(in: lines[0])
+        for line in lines.dropFirst() {
+            #expect(line.dropFirst(column).hasPrefix("jpeg") || line.dropFirst(column).hasPrefix("apng") || line.dropFirst(column).hasPrefix("svg"), "\(line)")
+        }
+    }
+
+    @Test func failuresGoToStandardErrorAndTheOthersAreStillListed() throws {
+        let run = try Self.run(["info", "Tests/Fixtures/no-such-file.png", "Tests/Fixtures/hopper.gif", "Package.swift", "Tests"])
+        #expect(run.status != 0)
+        #expect(run.stdout.contains("Tests/Fixtures/hopper.gif"))
+        let errors = run.stderr.split(separator: "\n")
+        #expect(errors.count == 3)
+        #expect(errors.first?.contains("no-such-file.png") == true)
+        #expect(run.stderr.contains("Package.swift: not an image format"))
+        #expect(!run.stdout.contains("Package.swift"))
+    }
+}
+
+/// The built `webimage` executable beside the test runner, if there is one.
+enum WebImageExecutable {
+    static let url: URL? = {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        // On Linux the test runner is an executable in the build directory; on macOS it sits
+        // inside an .xctest bundle three levels further down.
+        for candidate in [directory, directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("webimage")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        print("note: no webimage executable next to \(directory.path); the webimage info tests are skipped")
+        return nil
+    }()
+}

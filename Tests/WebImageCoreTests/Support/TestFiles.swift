@@ -1,0 +1,59 @@
+import Foundation
+
+/// Where the tests find image files: the fixtures committed in the repository, and the
+/// shared corpus beside it when present (CI always has it; a user's clone does not).
+enum TestFiles {
+    /// The repository root, found from this source file's path so that tests work from any
+    /// working directory.
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent() // Support
+        .deletingLastPathComponent() // WebImageCoreTests
+        .deletingLastPathComponent() // Tests
+        .deletingLastPathComponent()
+
+    static let fixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures")
+
+    static let corpus = repositoryRoot.appendingPathComponent("../shared/corpus").standardizedFileURL
+
+    /// Whether `../shared/corpus` is there. When it is not, the corpus tests are skipped by
+    /// their `.enabled(if:)` trait, and this prints one line saying so, so that a green run
+    /// in a clone does not pass for a run over the corpus.
+    static let corpusIsPresent: Bool = {
+        let present = FileManager.default.fileExists(atPath: corpus.appendingPathComponent("reference.json").path)
+        if !present {
+            print("note: \(corpus.path) is absent; the tests over the shared image corpus are skipped")
+        }
+        return present
+    }()
+
+    /// A fixture's bytes; fails the calling test when it is missing.
+    static func fixture(_ name: String) throws -> Data {
+        try Data(contentsOf: fixtures.appendingPathComponent(name))
+    }
+
+    /// The names of every file in `Tests/Fixtures` that is an image (not the licence notes or
+    /// the generator script), sorted.
+    static func fixtureImageNames() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: fixtures.path)
+            .filter { !$0.hasSuffix(".md") && !$0.hasSuffix(".py") && $0 != "licenses" }
+            .sorted()
+    }
+}
+
+/// A small, fast, seedable generator (SplitMix64), so that "random" inputs are the same on
+/// every run and a failure can be reproduced.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
