@@ -28,17 +28,6 @@ public struct TemporaryDirectory: Sendable {
     }
 }
 
-/// The repository's root, found from this file's path.
-public let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-/// `../shared/corpus` beside the repository, when present (CI always has it; a user's clone does
-/// not).
-public let sharedCorpus: URL? = {
-    let url = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
-    return FileManager.default.fileExists(atPath: url.appendingPathComponent("reference.json").path) ? url : nil
-}()
-
 /// A running `webimage-test-probe`, the second process of the multi-process tests.
 public final class Probe: @unchecked Sendable {
     // @unchecked: `process` and `output` are only used by the test that owns the probe, from one

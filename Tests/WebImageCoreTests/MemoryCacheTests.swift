@@ -24,18 +24,6 @@ private struct CollidingKey: Hashable, Sendable {
     func hash(into hasher: inout Hasher) { hasher.combine(id % 7) }
 }
 
-/// SplitMix64: a small seeded generator, so every randomized test replays identically.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The obviously correct model the cache must agree with: entries in an array ordered from
 /// least to most recently used, searched linearly.
 private struct ReferenceLRU<Key: Hashable> {
@@ -327,7 +315,7 @@ private struct ReferenceLRU<Key: Hashable> {
     }
 
     private func checkAgainstReference<Key: Hashable & Sendable>(keys: [Key]) {
-        var random = SeededGenerator(state: 42)
+        var random = SeededGenerator(seed: 42)
         let cache = MemoryCache<Key, Int>(configuration: .init(costLimit: 2_000, countLimit: 120, entryCostLimitFraction: 0.1))
         var model = ReferenceLRU<Key>(costLimit: 2_000, countLimit: 120, entryCostLimit: 200)
         for step in 0..<30_000 {
@@ -373,7 +361,7 @@ private struct ReferenceLRU<Key: Hashable> {
         let lookups = await withTaskGroup(of: Int.self) { group in
             for task in 0..<8 {
                 group.addTask {
-                    var random = SeededGenerator(state: UInt64(task + 1))
+                    var random = SeededGenerator(seed: UInt64(task + 1))
                     var lookups = 0
                     for _ in 0..<20_000 {
                         let key = keys[Int.random(in: 0..<keys.count, using: &random)]
