@@ -28,6 +28,8 @@ bench: deps
 	@mkdir -p $(BENCH_OUT)
 	$(SWIFT) build -c release --product WebImageBenchmarks
 	BENCH_JSON=$(BENCH_OUT)/latest.json $(SWIFT) run -c release --skip-build WebImageBenchmarks $(GROUPS) | tee $(BENCH_OUT)/latest.md
+	@echo; echo "The disk cache's index design, the SQLite alternative (see docs/benchmarks.md):"
+	@python3 Benchmarks/scripts/sqlite_index.py | tee -a $(BENCH_OUT)/latest.md
 
 clean:
 	$(SWIFT) package clean
