@@ -13,7 +13,7 @@ import Foundation
 ///
 /// For what the header tells beyond the format (pixel size, animation, alpha), use
 /// ``ImageHeader``.
-public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
+public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Sniffable {
     case jpeg, png, apng, gif, webp, tiff, bmp, ico, heic, heif, avif, jxl, svg
 
     /// Sniffs the format from the start of `data`; `nil` when the bytes are no format the
@@ -28,34 +28,6 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     /// ```swift
     /// ImageFormat(sniffing: [0xFF, 0xD8, 0xFF, 0xE0])   // .jpeg
     /// ImageFormat(sniffing: Data("hello".utf8))         // nil
-    /// ```
-    @inlinable
-    public init?(sniffing data: some DataProtocol) {
-        // Inlinable so that it is specialised in the caller's module: contiguous storage
-        // ([UInt8], Data, slices) is read in place, anything else (a DispatchData in several
-        // regions) is copied once.
-        let format = data.withContiguousStorageIfAvailable { ImageFormat(sniffing: UnsafeRawBufferPointer($0)) }
-            ?? Array(data).withUnsafeBytes { ImageFormat(sniffing: $0) }
-        guard let format else { return nil }
-        self = format
-    }
-
-    /// Sniffs the format from the start of `data`.
-    ///
-    /// ```swift
-    /// let format = ImageFormat(sniffing: try Data(contentsOf: url))
-    /// ```
-    @inlinable
-    public init?(sniffing data: Data) {
-        guard let format = data.withUnsafeBytes({ ImageFormat(sniffing: $0) }) else { return nil }
-        self = format
-    }
-
-    /// Sniffs the format from borrowed bytes; the fastest entry point when the bytes are
-    /// already contiguous.
-    ///
-    /// ```swift
-    /// let format = buffer.withUnsafeBytes { ImageFormat(sniffing: $0) }
     /// ```
     public init?(sniffing bytes: UnsafeRawBufferPointer) {
         guard let format = Self.sniff(bytes) else { return nil }

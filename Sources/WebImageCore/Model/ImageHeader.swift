@@ -17,7 +17,7 @@ import Foundation
 ///     throw ImageError.tooLarge("\(header.pixelWidth!)×\(header.pixelHeight!) pixels")
 /// }
 /// ```
-public struct ImageHeader: Sendable, Hashable {
+public struct ImageHeader: Sendable, Hashable, Sniffable {
     /// How a WebP file stores its image: the first chunk after the RIFF header.
     public enum WebPEncoding: String, Sendable, Hashable, CaseIterable {
         /// A single `VP8 ` chunk: lossy, no alpha, not animated.
@@ -74,33 +74,6 @@ public struct ImageHeader: Sendable, Hashable {
     /// header?.format        // .png
     /// header?.pixelWidth    // 1600
     /// header?.hasAlpha      // true
-    /// ```
-    @inlinable
-    public init?(sniffing data: some DataProtocol) {
-        // Specialised in the caller's module, like ``ImageFormat``'s: contiguous storage is
-        // read in place, anything else copied once.
-        let header = data.withContiguousStorageIfAvailable { ImageHeader(sniffing: UnsafeRawBufferPointer($0)) }
-            ?? Array(data).withUnsafeBytes { ImageHeader(sniffing: $0) }
-        guard let header else { return nil }
-        self = header
-    }
-
-    /// Sniffs the format and header facts from the start of `data`.
-    ///
-    /// ```swift
-    /// let header = ImageHeader(sniffing: try Data(contentsOf: url))
-    /// ```
-    @inlinable
-    public init?(sniffing data: Data) {
-        guard let header = data.withUnsafeBytes({ ImageHeader(sniffing: $0) }) else { return nil }
-        self = header
-    }
-
-    /// Sniffs from borrowed bytes; the fastest entry point when the bytes are already
-    /// contiguous.
-    ///
-    /// ```swift
-    /// let header = buffer.withUnsafeBytes { ImageHeader(sniffing: $0) }
     /// ```
     public init?(sniffing bytes: UnsafeRawBufferPointer) {
         guard let header = HeaderSniffer(bytes, wantsDetails: true).sniff() else { return nil }
