@@ -29,9 +29,7 @@ public struct TemporaryDirectory: Sendable {
 }
 
 /// A running `webimage-test-probe`, the second process of the multi-process tests.
-public final class Probe: @unchecked Sendable {
-    // @unchecked: `process` and `output` are only used by the test that owns the probe, from one
-    // task at a time; Foundation's Process itself is thread-safe for these calls.
+public final class Probe {
     public let process = Process()
     private let output = Pipe()
     private let input = Pipe()
