@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+import Testing
+import WebImageTestSupport
+@_spi(Testing) @testable import WebImageCore
+
+/// The calling thread's name as the kernel knows it (what `top` and `gdb` show).
+private func threadName() -> String {
+    (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? ""
+}
+
+private final class Counters: Sendable {
+    let running = Atomic<Int>(0)
+    let peak = Atomic<Int>(0)
+}
+
+@Suite struct BlockingExecutorTests {
+    @Test func runsWorkOnItsOwnNamedThreads() async throws {
+        let executor = BlockingExecutor(name: "test.io", width: 2)
+        defer { executor.shutdown() }
+        let name = try await executor.run { threadName() }
+        #expect(name.hasPrefix("test.io."))
+    }
+
+    @Test func neverRunsMoreJobsAtOnceThanItsWidth() async throws {
+        let executor = BlockingExecutor(name: "test.width", width: 3)
+        defer { executor.shutdown() }
+        let counters = Counters()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<24 {
+                group.addTask {
+                    try await executor.run {
+                        let now = counters.running.add(1, ordering: .sequentiallyConsistent).newValue
+                        counters.peak.max(now, ordering: .sequentiallyConsistent)
+                        // Busy for a moment so that jobs overlap if the pool lets them.
+                        let end = DispatchTime.now().uptimeNanoseconds + 2_000_000
+                        while DispatchTime.now().uptimeNanoseconds < end {}
+                        counters.running.subtract(1, ordering: .sequentiallyConsistent)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let mostAtOnce = counters.peak.load(ordering: .sequentiallyConsistent)
+        #expect(mostAtOnce <= 3)
+        #expect(mostAtOnce >= 2)
+    }
+
+    @Test func workForAnAlreadyCancelledTaskDoesNotRun() async {
+        let executor = BlockingExecutor(name: "test.cancel", width: 1)
+        defer { executor.shutdown() }
+        let counters = Counters()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await executor.run { counters.running.add(1, ordering: .relaxed) }
+        }
+        await #expect(throws: ImageError.cancelled) { try await task.value }
+        let runs = counters.running.load(ordering: .relaxed)
+        #expect(runs == 0)
+    }
+
+    @Test func theDiskCachesAsyncAPIDoesItsFileIOOnItsExecutor() async throws {
+        let directory = TemporaryDirectory("executor")
+        defer { directory.remove() }
+        let executor = BlockingExecutor(name: "test.disk", width: 1)
+        defer { executor.shutdown() }
+        let threads = Mutex<Set<String>>([])
+        var configuration = DiskCache.Configuration()
+        configuration.executor = executor
+        configuration.sweepsOnOpen = false
+        // The partial-write hook runs in the middle of the file write: where it runs, the I/O runs.
+        configuration.afterPartialWrite = { threads.withLock { _ = $0.insert(threadName()) } }
+        let cache = try DiskCache(directory: directory.url, configuration: configuration)
+        try await cache.store(Data(count: 100), forKey: "k")
+        #expect(threads.withLock { $0 } == ["test.disk.0"])
+    }
+}
