@@ -12,11 +12,20 @@ public struct AnimatedImage: Sendable, Hashable {
     /// One composed frame and how long it stays on screen.
     public struct Frame: Sendable, Hashable {
         public var bitmap: Bitmap
+        /// The delay the file stores, unchanged (GIF's hundredths of a second, APNG's fraction,
+        /// WebP's milliseconds).
         public var duration: Duration
 
         public init(bitmap: Bitmap, duration: Duration) {
             self.bitmap = bitmap
             self.duration = duration
+        }
+
+        /// How long to show the frame: ``duration``, except that delays of 10 ms or less become
+        /// 100 ms, as every major browser does, because many GIFs store 0 or 1 hundredth
+        /// meaning "as fast as sensible".
+        public var displayDuration: Duration {
+            duration <= .milliseconds(10) ? .milliseconds(100) : duration
         }
     }
 

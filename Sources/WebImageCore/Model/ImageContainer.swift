@@ -22,19 +22,28 @@ public struct ImageContainer: Sendable {
     public var data: Data?
     /// `true` for a progressive preview delivered before the final image.
     public var isPreview: Bool
+    /// The orientation the source stored (EXIF). When the decoder applied it (the default),
+    /// the pixels are already upright; see ``ImageDecodingOptions/appliesOrientation``.
+    public var orientation: ImageOrientation
+    /// The embedded ICC colour profile, when the source had one.
+    public var iccProfile: Data?
 
     public init(
         image: Bitmap,
         animation: AnimatedImage? = nil,
         format: ImageFormat? = nil,
         data: Data? = nil,
-        isPreview: Bool = false
+        isPreview: Bool = false,
+        orientation: ImageOrientation = .up,
+        iccProfile: Data? = nil
     ) {
         self.image = image
         self.animation = animation
         self.format = format
         self.data = data
         self.isPreview = isPreview
+        self.orientation = orientation
+        self.iccProfile = iccProfile
     }
 
     /// Whether this container carries more than one frame.

@@ -1,0 +1,112 @@
+import Foundation
+import Synchronization
+
+/// The decoders and encoders a load can use, picked by the format sniffed from the bytes.
+///
+/// Users add or replace coders; the last one registered for a format wins.
+///
+/// ```swift
+/// let registry = CoderRegistry.system          // JPEG, PNG/APNG, GIF, WebP (WebImageCodecs)
+/// registry.register(MyAVIFDecoder())
+/// let image = try registry.decode(bytes, options: .init())
+/// let webp = try registry.encode(image, as: .webp)
+/// ```
+public final class CoderRegistry: Sendable {
+    private struct Coders {
+        var decoders: [ImageFormat: any ImageDecoder] = [:]
+        var encoders: [ImageFormat: any ImageEncoder] = [:]
+    }
+
+    private let coders = Mutex(Coders())
+
+    public init(decoders: [any ImageDecoder] = [], encoders: [any ImageEncoder] = []) {
+        decoders.forEach(register)
+        encoders.forEach(register)
+    }
+
+    /// Makes `decoder` the one used for each of its formats.
+    public func register(_ decoder: any ImageDecoder) {
+        coders.withLock { coders in
+            for format in decoder.formats { coders.decoders[format] = decoder }
+        }
+    }
+
+    /// Makes `encoder` the one used for its format.
+    public func register(_ encoder: any ImageEncoder) {
+        coders.withLock { $0.encoders[encoder.format] = encoder }
+    }
+
+    public func decoder(for format: ImageFormat) -> (any ImageDecoder)? {
+        coders.withLock { $0.decoders[format] }
+    }
+
+    public func encoder(for format: ImageFormat) -> (any ImageEncoder)? {
+        coders.withLock { $0.encoders[format] }
+    }
+
+    /// The formats some registered decoder reads.
+    public var decodableFormats: Set<ImageFormat> {
+        coders.withLock { Set($0.decoders.keys) }
+    }
+
+    /// Sniffs the format, decodes with its decoder, then applies what every decode shares: the
+    /// stored orientation (unless ``ImageDecodingOptions/appliesOrientation`` is off) and the
+    /// exact ``ImageDecodingOptions/thumbnail`` size.
+    ///
+    /// - Throws: ``ImageError/unsupportedFormat(_:)`` when no decoder reads the bytes' format;
+    ///   otherwise what the decoder throws.
+    public func decode(_ data: Data, options: ImageDecodingOptions = .init()) throws -> ImageContainer {
+        guard let format = ImageFormat(sniffing: data) else {
+            throw ImageError.unsupportedFormat("the bytes are not an image format the library knows")
+        }
+        guard let decoder = decoder(for: format) else {
+            throw ImageError.unsupportedFormat("no decoder for \(format.rawValue)")
+        }
+        var container = try decoder.decode(data, options: options)
+        container.format = container.format ?? format
+        return try Self.finish(container, options: options)
+    }
+
+    /// An incremental decoder for `format`, or `nil` when the format has none.
+    public func makeIncrementalDecoder(for format: ImageFormat, options: ImageDecodingOptions = .init()) -> (any IncrementalImageDecoder)? {
+        decoder(for: format)?.makeIncrementalDecoder(options: options)
+    }
+
+    /// Encodes `image` as `format`.
+    ///
+    /// - Throws: ``ImageError/unsupportedFormat(_:)`` when no encoder writes `format`.
+    public func encode(_ image: ImageContainer, as format: ImageFormat, options: ImageEncodingOptions = .init()) throws -> Data {
+        guard let encoder = encoder(for: format) else {
+            throw ImageError.unsupportedFormat("no encoder for \(format.rawValue)")
+        }
+        return try encoder.encode(image, options: options)
+    }
+
+    /// Orientation and exact thumbnail size, for a decoder's raw output. Public so that decoders
+    /// used on their own (and incremental decoders' previews) finish the same way.
+    public static func finish(_ container: ImageContainer, options: ImageDecodingOptions) throws -> ImageContainer {
+        var container = container
+        let orientation = options.appliesOrientation ? container.orientation : .up
+        func finish(_ bitmap: Bitmap) throws -> Bitmap {
+            var bitmap = bitmap.oriented(orientation)
+            if let thumbnail = options.thumbnail {
+                let size = thumbnail.outputSize(width: bitmap.width, height: bitmap.height)
+                if size.width != bitmap.width || size.height != bitmap.height {
+                    bitmap = try bitmap.resized(width: size.width, height: size.height)
+                }
+            }
+            return bitmap
+        }
+        guard orientation != .up || options.thumbnail != nil else { return container }
+        if var animation = container.animation {
+            for index in animation.frames.indices {
+                animation.frames[index].bitmap = try finish(animation.frames[index].bitmap)
+            }
+            container.animation = animation
+            container.image = animation.frames[0].bitmap
+        } else {
+            container.image = try finish(container.image)
+        }
+        return container
+    }
+}

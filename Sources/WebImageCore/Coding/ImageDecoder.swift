@@ -1,0 +1,66 @@
+import Foundation
+
+/// Turns encoded bytes of one or more formats into an ``ImageContainer``.
+///
+/// A decoder returns pixels as ``PixelFormat/rgba8`` (8-bit RGBA, straight alpha, rows top to
+/// bottom), every frame of an animation composed onto the full canvas. It checks
+/// ``ImageDecodingOptions/maximumPixelCount`` and ``ImageDecodingOptions/maximumAnimationBytes``
+/// from the header before allocating, and reports the stored EXIF orientation in
+/// ``ImageContainer/orientation`` without applying it: the ``CoderRegistry`` applies it, and
+/// resamples to the exact thumbnail size, for every decoder alike. A decoder that can scale
+/// while decoding uses ``ImageDecodingOptions/thumbnail`` as a hint and returns an image at
+/// least as large as asked.
+///
+/// ```swift
+/// struct PPMDecoder: ImageDecoder {
+///     var formats: Set<ImageFormat> { [] }   // a format the sniffer does not know
+///     func decode(_ data: Data, options: ImageDecodingOptions) throws -> ImageContainer { … }
+/// }
+/// registry.register(PPMDecoder())
+/// ```
+public protocol ImageDecoder: Sendable {
+    /// The sniffed formats this decoder reads.
+    var formats: Set<ImageFormat> { get }
+
+    /// Decodes `data`.
+    ///
+    /// - Throws: ``ImageError/tooLarge(_:)`` past a limit, ``ImageError/corruptData(_:)`` for
+    ///   bytes that do not decode, ``ImageError/unsupportedFormat(_:)`` for a variant the decoder
+    ///   does not handle.
+    func decode(_ data: Data, options: ImageDecodingOptions) throws -> ImageContainer
+
+    /// A decoder that takes the file in pieces as it arrives and produces previews, or `nil`
+    /// when this format has no useful partial image.
+    func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoder)?
+}
+
+extension ImageDecoder {
+    public func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoder)? { nil }
+}
+
+/// Decodes a file as it arrives, for progressive display.
+///
+/// Owned by one task at a time (it is not `Sendable`): append each chunk as it arrives, ask for
+/// a preview when you want to show something, and call ``finish()`` when the whole file has
+/// been appended. The work done for earlier chunks is kept, not repeated.
+///
+/// ```swift
+/// let incremental = decoder.makeIncrementalDecoder(options: options)!
+/// for try await chunk in body {
+///     try incremental.append(chunk)
+///     if let preview = try incremental.preview() { show(preview) }
+/// }
+/// show(try incremental.finish())
+/// ```
+public protocol IncrementalImageDecoder: AnyObject {
+    /// Adds the next bytes of the file.
+    func append(_ chunk: Data) throws
+
+    /// A preview of what has arrived, when it shows more than the last preview did; `nil`
+    /// otherwise. Previews have ``ImageContainer/isPreview`` set, are oriented like the final
+    /// image, and have the final image's size.
+    func preview() throws -> ImageContainer?
+
+    /// The complete image, once every byte has been appended.
+    func finish() throws -> ImageContainer
+}

@@ -1,0 +1,71 @@
+/// What a caller asks of a decode: limits, frames, orientation, and a size to decode to.
+///
+/// ```swift
+/// var options = ImageDecodingOptions()
+/// options.thumbnail = .maxPixelSize(256)   // longest side 256 px; a JPEG decodes at 1/8 scale
+/// options.firstFrameOnly = true
+/// let container = try registry.decode(bytes, options: options)
+/// ```
+public struct ImageDecodingOptions: Sendable, Hashable {
+    /// The largest image (width × height of the stored canvas) a decode accepts, checked from
+    /// the header before any pixel buffer is allocated. Default: 100 megapixels (400 MB as RGBA),
+    /// far above any photo a camera takes and well below what a 32-bit size could overflow.
+    public var maximumPixelCount: Int = 100_000_000
+    /// The most bytes all decoded frames of an animation may take together; decoding stops with
+    /// ``ImageError/tooLarge(_:)`` past it. Default: 512 MiB.
+    public var maximumAnimationBytes: Int = 512 << 20
+    /// Decode only the first frame of an animated image.
+    public var firstFrameOnly = false
+    /// Turn the pixels upright according to the stored EXIF orientation (the default). When
+    /// `false`, the pixels are returned as stored and ``ImageContainer/orientation`` says how to
+    /// turn them.
+    public var appliesOrientation = true
+    /// Decode to a smaller size: coders that can scale while decoding (JPEG's DCT scaling,
+    /// WebP's scaler) never materialise the full-size bitmap. Sizes are after orientation.
+    /// Never upscales.
+    public var thumbnail: Thumbnail?
+
+    public init() {}
+
+    /// A size to decode to.
+    public enum Thumbnail: Sendable, Hashable {
+        /// The longest side at most this many pixels, keeping the aspect ratio.
+        case maxPixelSize(Int)
+        /// Fit in, fill, or stretch to a box, per the content mode.
+        case size(width: Int, height: Int, contentMode: ContentMode)
+
+        /// The output size for a source of `width` × `height` (after orientation), never larger
+        /// than the source and never smaller than 1×1.
+        public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+            let scale: Double
+            switch self {
+            case .maxPixelSize(let side):
+                scale = min(1, Double(max(side, 1)) / Double(max(width, height)))
+                return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
+            case .size(let boxWidth, let boxHeight, let mode):
+                let sx = Double(max(boxWidth, 1)) / Double(width)
+                let sy = Double(max(boxHeight, 1)) / Double(height)
+                switch mode {
+                case .stretch:
+                    return (min(width, max(boxWidth, 1)), min(height, max(boxHeight, 1)))
+                case .fit:
+                    scale = min(1, min(sx, sy))
+                case .fill:
+                    scale = min(1, max(sx, sy))
+                }
+                return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
+            }
+        }
+    }
+}
+
+/// How an image is fitted to a box.
+public enum ContentMode: String, Sendable, Hashable, CaseIterable {
+    /// Scale to fit inside the box, keeping the aspect ratio ("contain").
+    case fit
+    /// Scale to cover the box, keeping the aspect ratio ("cover"); a resize processor then crops
+    /// the overflow.
+    case fill
+    /// Scale each axis to the box, distorting the aspect ratio ("fill" in CSS).
+    case stretch
+}
