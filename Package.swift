@@ -39,7 +39,7 @@ let package = Package(
         ),
         .target(
             name: "CCodecShims",
-            dependencies: ["CJPEG", "CPNG"]
+            dependencies: ["CJPEG", "CPNG", "CGIF", "CWebP"]
         ),
         .target(
             name: "WebImageCodecs",
@@ -63,7 +63,7 @@ let package = Package(
         ),
         .target(name: "WebImageTestSupport", path: "Tests/Support"),
         .testTarget(name: "WebImageCoreTests", dependencies: ["WebImageCore", "WebImageTestSupport"]),
-        .testTarget(name: "WebImageCodecsTests", dependencies: ["WebImageCodecs"]),
+        .testTarget(name: "WebImageCodecsTests", dependencies: ["WebImageCodecs", "WebImageTestSupport"]),
         .executableTarget(
             name: "WebImageBenchmarks",
             dependencies: ["WebImageCore"],

@@ -14,4 +14,10 @@ extern const uint32_t wi_png_format_rgba;
 int wi_jpeg_lib_version(void);
 const char *wi_png_lib_version(void);
 
+// One header per coder, so each coder's C lives apart.
+#include "wi_jpeg.h"
+#include "wi_png.h"
+#include "wi_gif.h"
+#include "wi_webp.h"
+
 #endif
