@@ -25,6 +25,7 @@ test: deps
 	$(SWIFT) test --skip-build
 
 bench: deps
+	@bash scripts/bench-deps.sh
 	@mkdir -p $(BENCH_OUT)
 	$(SWIFT) build -c release --product WebImageBenchmarks
 	BENCH_JSON=$(BENCH_OUT)/latest.json $(SWIFT) run -c release --skip-build WebImageBenchmarks $(GROUPS) | tee $(BENCH_OUT)/latest.md

@@ -58,7 +58,7 @@ let package = Package(
         // Spawned by the tests as a second, killable process sharing a disk cache.
         .executableTarget(
             name: "webimage-test-probe",
-            dependencies: ["WebImageCore", "WebImageTestSupport"],
+            dependencies: ["WebImageCore", "WebImageCodecs", "WebImageTestSupport"],
             path: "Tests/Probe"
         ),
         .target(name: "WebImageTestSupport", path: "Tests/Support"),
@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "WebImageCodecsTests", dependencies: ["WebImageCodecs", "WebImageTestSupport"]),
         .executableTarget(
             name: "WebImageBenchmarks",
-            dependencies: ["WebImageCore"],
+            dependencies: ["WebImageCore", "WebImageCodecs", "CTurboJPEG", "CPNG", "CWebP", "CCodecShims"],
             path: "Benchmarks/WebImageBenchmarks"
         ),
     ],

@@ -2,4 +2,5 @@
 let benchmarkGroups: [(String, @Sendable (Report) -> Void)] = [
     ("memory", runMemoryCacheBenchmarks),
     ("disk", runDiskCacheBenchmarks),
+    ("codecs", runCodecBenchmarks),
 ]

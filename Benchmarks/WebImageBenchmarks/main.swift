@@ -1,6 +1,10 @@
 import Foundation
 
 // `make bench` runs every group; `WebImageBenchmarks memory disk` runs the named ones.
+if CommandLine.arguments.dropFirst().first == "--child" {
+    // A fresh process for a memory measurement (see CodecBenchmarks.swift).
+    runMemoryChild(Array(CommandLine.arguments.dropFirst(3)))
+}
 let requested = Set(CommandLine.arguments.dropFirst())
 let report = Report()
 

@@ -6,7 +6,10 @@
 //   webimage-test-probe stall DIR KEY SIZE                     writes half an entry, prints "stalled", waits
 //   webimage-test-probe hammer DIR SEED OPS KEYS LIMIT         random stores, reads, removes; verifies reads
 //   webimage-test-probe remove DIR KEY
+//   webimage-test-probe decode FILE                            decodes with the system coders:
+//                                                              "ok W×H frames N" or "error …"
 @_spi(Testing) import WebImageCore
+import WebImageCodecs
 import Foundation
 import WebImageTestSupport
 
@@ -84,6 +87,17 @@ case "hammer":
 
 case "remove":
     open(directory).blocking.removeEntry(forKey: arguments[3])
+
+case "decode":
+    // `directory` is the file here.
+    do {
+        let data = try Data(contentsOf: URL(fileURLWithPath: directory))
+        let image = try CoderRegistry.system().decode(data)
+        let frames = image.animation?.frames.count ?? 1
+        say("ok \(image.image.width)×\(image.image.height) frames \(frames)")
+    } catch let error as ImageError {
+        say("error \(error)")
+    }
 
 default:
     exit(64)

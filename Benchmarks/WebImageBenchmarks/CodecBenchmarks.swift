@@ -1,0 +1,202 @@
+import CPNG
+import CTurboJPEG
+import CWebP
+import CCodecShims
+import Foundation
+import WebImageCodecs
+import WebImageCore
+
+/// Codecs on the corpus photos: full decodes against the raw C library calls and Pillow,
+/// 256 px thumbnails against pyvips and Pillow (one core and two), a Lanczos resize and q80
+/// encodes against Pillow, and the peak memory of a thumbnail.
+func runCodecBenchmarks(_ report: Report) {
+    let photos = URL(fileURLWithPath: "../shared/corpus/photos")
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: photos.path).sorted() else {
+        FileHandle.standardError.write(Data("  codecs: ../shared/corpus/photos is absent; skipped\n".utf8))
+        return
+    }
+    let registry = CoderRegistry.system()
+    let files = names.compactMap { name -> (name: String, data: Data, format: ImageFormat)? in
+        guard let data = try? Data(contentsOf: photos.appendingPathComponent(name)),
+              let format = ImageFormat(sniffing: data), registry.decoder(for: format) != nil else { return nil }
+        return (name, data, format)
+    }
+    guard !files.isEmpty else {
+        FileHandle.standardError.write(Data("  codecs: no decoders registered; skipped\n".utf8))
+        return
+    }
+    guard let peers = measurePeers(photos: photos.path) else { return }
+
+    // Full decodes, per format: total time over the format's photos.
+    for format in [ImageFormat.jpeg, .png, .webp] {
+        let set = files.filter { $0.format == format }
+        guard !set.isEmpty else { continue }
+        var ours = 0.0, raw = 0.0, pillow = 0.0, megapixels = 0.0
+        for file in set {
+            let rounds = file.data.count > 1_000_000 ? 3 : 7
+            ours += seconds(rounds: rounds) { blackHole(try! registry.decode(file.data)) }
+            raw += seconds(rounds: rounds) { blackHole(rawDecode(file.data, format: format)) }
+            pillow += peers["pillow.decode:\(file.name)"] ?? .nan
+            let header = ImageHeader(sniffing: file.data)
+            megapixels += Double((header?.pixelWidth ?? 0) * (header?.pixelHeight ?? 0)) / 1e6
+        }
+        let name = "full decode, \(format.rawValue) (\(set.count) photos, \(Int(megapixels)) MP; \(Int(megapixels / ours)) MP/s)"
+        report.add(.init(group: "codecs", name: name, ours: ours * 1000, reference: raw * 1000,
+                         referenceName: rawName(format), unit: "ms", goal: .ratioAtMost(1 / 0.9)))
+        report.add(.init(group: "codecs", name: name, ours: ours * 1000, reference: pillow * 1000,
+                         referenceName: "Pillow 13 (decode to its native mode)", unit: "ms", goal: .ratioAtMost(1.0)))
+    }
+
+    // Thumbnails to 256 px, one core: every photo.
+    var thumbnailOptions = ImageDecodingOptions()
+    thumbnailOptions.thumbnail = .maxPixelSize(256)
+    var oursThumbnails = 0.0, vips = 0.0, pillowThumbnails = 0.0
+    for file in files {
+        oursThumbnails += seconds(rounds: 5) { blackHole(try! registry.decode(file.data, options: thumbnailOptions)) }
+        vips += peers["pyvips.thumbnail:\(file.name)"] ?? .nan
+        pillowThumbnails += peers["pillow.thumbnail:\(file.name)"] ?? .nan
+    }
+    let thumbnailName = "thumbnail 256 px, \(files.count) photos, 1 core"
+    report.add(.init(group: "codecs", name: thumbnailName, ours: oursThumbnails * 1000, reference: vips * 1000,
+                     referenceName: "pyvips thumbnail_buffer, VIPS_CONCURRENCY=1", unit: "ms", goal: .ratioAtMost(1 / 1.5)))
+    report.add(.init(group: "codecs", name: thumbnailName, ours: oursThumbnails * 1000, reference: pillowThumbnails * 1000,
+                     referenceName: "Pillow draft + thumbnail", unit: "ms", goal: .ratioAtMost(1 / 1.5)))
+
+    // Both cores: the set split between two threads, against two worker processes.
+    let halves = [stride(from: 0, to: files.count, by: 2).map { files[$0] }, stride(from: 1, to: files.count, by: 2).map { files[$0] }]
+    let options = thumbnailOptions
+    let twoCores = seconds(rounds: 3) {
+        DispatchQueue.concurrentPerform(iterations: 2) { half in
+            for file in halves[half] { blackHole(try! registry.decode(file.data, options: options)) }
+        }
+    }
+    let twoCoreName = "thumbnail 256 px, \(files.count) photos, 2 cores"
+    report.add(.init(group: "codecs", name: twoCoreName, ours: twoCores * 1000, reference: (peers["pyvips.thumbnail-set-2cores"] ?? .nan) * 1000,
+                     referenceName: "pyvips, 2 worker processes", unit: "ms", goal: .ratioAtMost(1 / 1.5)))
+    report.add(.init(group: "codecs", name: twoCoreName, ours: twoCores * 1000, reference: (peers["pillow.thumbnail-set-2cores"] ?? .nan) * 1000,
+                     referenceName: "Pillow, 2 worker processes", unit: "ms", goal: .ratioAtMost(1 / 1.5)))
+
+    // Resize 2560×1600 → 640×400, Lanczos.
+    for (name, mode) in [("autumn-2560x1600-progressive.jpg", "RGB"), ("elarun-2560x1600-rgba.png", "RGBA")] {
+        guard let file = files.first(where: { $0.name == name }), let bitmap = try? registry.decode(file.data).image else { continue }
+        let ours = seconds(rounds: 7) { blackHole(try! bitmap.resized(width: 640, height: 400)) }
+        report.add(.init(group: "codecs", name: "resize 2560×1600 → 640×400 (\(mode) source)", ours: ours * 1000,
+                         reference: (peers["pillow.resize640:\(mode)"] ?? .nan) * 1000,
+                         referenceName: "Pillow resize, LANCZOS, \(mode)", unit: "ms", goal: .ratioAtMost(1.0)))
+    }
+
+    // Encodes at quality 80.
+    if let file = files.first(where: { $0.name == "autumn-2560x1600-progressive.jpg" }), let image = try? registry.decode(file.data) {
+        var options = ImageEncodingOptions()
+        options.quality = 80
+        for (format, key) in [(ImageFormat.jpeg, "pillow.encode.jpeg80"), (.webp, "pillow.encode.webp80")] where registry.encoder(for: format) != nil {
+            let ours = seconds(rounds: 3) { blackHole(try! registry.encode(image, as: format, options: options)) }
+            report.add(.init(group: "codecs", name: "encode \(format.rawValue) q80, 2560×1600", ours: ours * 1000,
+                             reference: (peers[key] ?? .nan) * 1000, referenceName: "Pillow 13", unit: "ms", goal: .ratioAtMost(1.0)))
+        }
+    }
+
+    // Peak memory, each in a fresh process: a 256 px thumbnail against a full decode of the
+    // 5120×2880 JPEG, above the process's own baseline.
+    if let shell = files.first(where: { $0.name == "shell-5120x2880.jpg" }) {
+        let path = photos.appendingPathComponent(shell.name).path
+        let baseline = childPeakKiB(["memory", "none", path])
+        let thumbnail = childPeakKiB(["memory", "thumbnail", path]) - baseline
+        let full = childPeakKiB(["memory", "full", path]) - baseline
+        report.add(.init(group: "codecs", name: "peak memory above baseline, 256 px thumbnail of 5120×2880 JPEG",
+                         ours: Double(thumbnail) / 1024, reference: Double(full) / 1024,
+                         referenceName: "full-size decode (bitmap: \(5120 * 2880 * 4 >> 20) MiB)", unit: "MiB", goal: .ratioAtMost(0.1)))
+    }
+}
+
+/// The child side of the memory rows: decode as asked, then report the peak resident size.
+func runMemoryChild(_ arguments: [String]) -> Never {
+    let (mode, path) = (arguments[0], arguments[1])
+    let data = try! Data(contentsOf: URL(fileURLWithPath: path))
+    var options = ImageDecodingOptions()
+    if mode == "thumbnail" { options.thumbnail = .maxPixelSize(256) }
+    if mode != "none" { blackHole(try! CoderRegistry.system().decode(data, options: options)) }
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    print(usage.ru_maxrss)
+    exit(0)
+}
+
+private func childPeakKiB(_ arguments: [String]) -> Int {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = ["--child"] + arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try! process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Int(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+}
+
+/// Median seconds of `body` over `rounds` runs after one warm-up.
+private func seconds(rounds: Int, _ body: () -> Void) -> Double {
+    nanosecondsPerOperation(operations: 1, rounds: rounds, body) / 1e9
+}
+
+/// Runs Benchmarks/scripts/peers.py (Pillow and pyvips, from PyPI) in this same run.
+private func measurePeers(photos: String) -> [String: Double]? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", "Benchmarks/scripts/peers.py", photos]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    do { try process.run() } catch {
+        FileHandle.standardError.write(Data("  codecs: cannot run peers.py: \(error); skipped\n".utf8))
+        return nil
+    }
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0, let peers = try? JSONDecoder().decode([String: Double].self, from: output) else {
+        FileHandle.standardError.write(Data("  codecs: peers.py failed (is Pillow/pyvips installed? make bench installs them); skipped\n".utf8))
+        return nil
+    }
+    return peers
+}
+
+private func rawName(_ format: ImageFormat) -> String {
+    switch format {
+    case .jpeg: "raw tjDecompress2 to RGBA"
+    case .png: "raw libpng png_image_finish_read, RGBA"
+    default: "raw WebPDecodeRGBA"
+    }
+}
+
+/// The C library called directly: the floor for a decode to RGBA.
+private func rawDecode(_ data: Data, format: ImageFormat) -> Int {
+    data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Int in
+        let input = bytes.bindMemory(to: UInt8.self).baseAddress!
+        switch format {
+        case .jpeg:
+            let handle = tjInitDecompress()
+            defer { tjDestroy(handle) }
+            var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+            tjDecompressHeader3(handle, input, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
+            let output = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(width * height * 4))
+            defer { output.deallocate() }
+            tjDecompress2(handle, input, UInt(bytes.count), output, width, 0, height, Int32(TJPF_RGBA.rawValue), 0)
+            return Int(width * height)
+        case .png:
+            var image = png_image()
+            image.version = UInt32(PNG_IMAGE_VERSION)
+            guard png_image_begin_read_from_memory(&image, input, bytes.count) != 0 else { return 0 }
+            image.format = wi_png_format_rgba
+            let size = Int(image.width * image.height * 4)
+            let output = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+            defer { output.deallocate() }
+            png_image_finish_read(&image, nil, output, 0, nil)
+            png_image_free(&image)
+            return size / 4
+        default:
+            var width: Int32 = 0, height: Int32 = 0
+            guard let output = WebPDecodeRGBA(input, bytes.count, &width, &height) else { return 0 }
+            WebPFree(output)
+            return Int(width * height)
+        }
+    }
+}

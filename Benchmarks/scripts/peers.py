@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Times the peers the codec benchmarks compare against: Pillow and pyvips.
+
+Called by the Swift benchmark (group `codecs`) in the same `make bench` run, with the corpus
+photos' directory; prints one JSON object mapping task names to median seconds per operation.
+Single-threaded unless a task says otherwise: pyvips is imported with VIPS_CONCURRENCY=1 and the
+two-core tasks run two worker processes.
+"""
+import io, json, os, statistics, sys, time
+from concurrent.futures import ProcessPoolExecutor
+
+os.environ["VIPS_CONCURRENCY"] = "1"
+from PIL import Image  # noqa: E402
+import pyvips  # noqa: E402
+
+def timed(fn, rounds=5, inner=1):
+    fn()  # warm-up
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        samples.append((time.perf_counter() - start) / inner)
+    return statistics.median(samples)
+
+def pillow_decode(buf):
+    im = Image.open(io.BytesIO(buf))
+    im.load()
+    return im
+
+def pillow_thumbnail(buf, size=256):
+    im = Image.open(io.BytesIO(buf))
+    im.draft(im.mode, (size, size))
+    im.thumbnail((size, size))
+    return im
+
+def pyvips_thumbnail(buf, size=256):
+    return pyvips.Image.thumbnail_buffer(buf, size).write_to_memory()
+
+def thumbnail_all(args):
+    kind, paths = args
+    for path in paths:
+        buf = open(path, "rb").read()
+        (pillow_thumbnail if kind == "pillow" else pyvips_thumbnail)(buf)
+
+def main():
+    photos = sys.argv[1]
+    names = sorted(n for n in os.listdir(photos) if n.lower().endswith((".jpg", ".png", ".webp")))
+    results = {}
+    for name in names:
+        buf = open(os.path.join(photos, name), "rb").read()
+        big = os.path.getsize(os.path.join(photos, name)) > 1_000_000
+        results[f"pillow.decode:{name}"] = timed(lambda: pillow_decode(buf), rounds=3 if big else 5)
+        results[f"pillow.thumbnail:{name}"] = timed(lambda: pillow_thumbnail(buf), rounds=3 if big else 5)
+        results[f"pyvips.thumbnail:{name}"] = timed(lambda: pyvips_thumbnail(buf), rounds=3 if big else 5)
+
+    # Resize 2560×1600 → 640 wide with Lanczos, RGB and RGBA.
+    for name, mode in (("autumn-2560x1600-progressive.jpg", "RGB"), ("elarun-2560x1600-rgba.png", "RGBA")):
+        im = pillow_decode(open(os.path.join(photos, name), "rb").read()).convert(mode)
+        results[f"pillow.resize640:{mode}"] = timed(lambda: im.resize((640, 400), Image.LANCZOS), rounds=7, inner=3)
+
+    # Encode at quality 80, from the same decoded photo.
+    im = pillow_decode(open(os.path.join(photos, "autumn-2560x1600-progressive.jpg"), "rb").read())
+    results["pillow.encode.jpeg80"] = timed(lambda: im.save(io.BytesIO(), "JPEG", quality=80), rounds=5)
+    results["pillow.encode.webp80"] = timed(lambda: im.save(io.BytesIO(), "WEBP", quality=80), rounds=3)
+
+    # Both cores: the whole photo set as 256 px thumbnails by two worker processes.
+    paths = [os.path.join(photos, n) for n in names]
+    halves = [paths[0::2], paths[1::2]]
+    with ProcessPoolExecutor(2) as pool:
+        for kind in ("pillow", "pyvips"):
+            list(pool.map(thumbnail_all, [(kind, halves[0]), (kind, halves[1])]))  # warm-up
+            start = time.perf_counter()
+            list(pool.map(thumbnail_all, [(kind, halves[0]), (kind, halves[1])]))
+            results[f"{kind}.thumbnail-set-2cores"] = time.perf_counter() - start
+    for kind in ("pillow", "pyvips"):
+        start = time.perf_counter()
+        thumbnail_all((kind, paths))
+        results[f"{kind}.thumbnail-set-1core"] = time.perf_counter() - start
+
+    json.dump(results, sys.stdout)
+
+if __name__ == "__main__":
+    main()
