@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import WebImage
 
-/// `webimage info FILE...`: what each file is, judged from its bytes alone.
+/// `webimage info FILE...`: what each file is, judged from its bytes: the sniffed format, and
+/// for formats with a decoder, the decoded size, orientation, frames, loop count and durations.
 ///
 /// ```
 /// $ webimage info Demo/images/thumb-Kite.jpg Demo/images/apng-delay.png
@@ -13,12 +14,13 @@ import WebImage
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show each image file's format, MIME type, size in bytes and pixel dimensions.",
+        abstract: "Show each image's format, MIME type, bytes, dimensions, orientation, frames, loop count and frame durations.",
         discussion: """
             The format is sniffed from the file's first bytes, never from its name: a .png \
-            that is really an animated PNG shows as apng. Dimensions come from the file's \
-            header without decoding, as stored (before any EXIF rotation); a dash means the \
-            header does not give them.
+            that is really an animated PNG shows as apng. Files in a format webimage decodes \
+            (JPEG, PNG, APNG, GIF, WebP) are decoded: their dimensions are after EXIF \
+            orientation, which is shown as stored (1-8). Other formats show the dimensions \
+            their header gives, as stored; a dash means unknown.
 
             A file that cannot be read, or is no image format webimage knows, is reported on \
             standard error; the others are still listed, and the exit status is 1.
@@ -28,15 +30,16 @@ struct InfoCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The image files to inspect.", valueName: "input"))
     var inputs: [String]
 
-    @Flag(help: "Print one JSON object per line (keys: file, format, mime, bytes, width, height) instead of a table.")
+    @Flag(help: "Print one JSON object per line instead of a table (keys: file, format, mime, bytes, width, height, orientation, frames, loopCount, durations; unknown ones left out).")
     var json = false
 
     func run() throws {
         var records: [ImageFileInfo] = []
         var failed = false
+        let registry = CoderRegistry.system()
         for path in inputs {
             do {
-                let record = try ImageFileInfo(path: path)
+                let record = try ImageFileInfo(path: path, registry: registry)
                 if json {
                     // One line per file as it is read, so a long run streams into `jq`.
                     print(try record.jsonLine())
