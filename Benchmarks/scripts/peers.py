@@ -6,7 +6,7 @@ photos' directory; prints one JSON object mapping task names to median seconds p
 Single-threaded unless a task says otherwise: pyvips is imported with VIPS_CONCURRENCY=1 and the
 two-core tasks run two worker processes.
 """
-import io, json, os, statistics, sys, time
+import io, json, multiprocessing, os, statistics, sys, time
 from concurrent.futures import ProcessPoolExecutor
 
 os.environ["VIPS_CONCURRENCY"] = "1"
@@ -67,7 +67,8 @@ def main():
     # Both cores: the whole photo set as 256 px thumbnails by two worker processes.
     paths = [os.path.join(photos, n) for n in names]
     halves = [paths[0::2], paths[1::2]]
-    with ProcessPoolExecutor(2) as pool:
+    # Spawned, not forked: forking after libvips has started its threads can deadlock.
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
         for kind in ("pillow", "pyvips"):
             list(pool.map(thumbnail_all, [(kind, halves[0]), (kind, halves[1])]))  # warm-up
             start = time.perf_counter()
