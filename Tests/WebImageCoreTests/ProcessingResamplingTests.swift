@@ -278,6 +278,10 @@ import Testing
         let image = Bitmap.make(width: 4, height: 4) { _, _ in [1, 2, 3, 4] }
         #expect(throws: ImageError.self) { try image.resized(width: 0, height: 4) }
         #expect(throws: ImageError.self) { try image.resized(width: 4, height: -1) }
+        // Sizes whose bytes overflow fail before any table or buffer is allocated.
+        #expect(throws: ImageError.self) { try image.resized(width: Int.max / 2, height: 3) }
+        #expect(throws: ImageError.self) { try image.resized(width: 3, height: Int.max) }
+        #expect(throws: ImageError.self) { try image.resized(width: 1 << 31, height: 1 << 31) }
     }
 
     @Test func filterTablesStayInsideTheInputAndSumToOne() {

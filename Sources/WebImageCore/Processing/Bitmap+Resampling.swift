@@ -16,10 +16,15 @@ extension Bitmap {
     /// let thumbnail = try photo.resized(width: 256, height: 160)
     /// ```
     ///
-    /// - Throws: ``ImageError/invalidBitmap(_:)`` for a size that is not positive.
+    /// - Throws: ``ImageError/invalidBitmap(_:)`` for a size that is not positive or whose bytes
+    ///   would overflow the address space (checked before any table or buffer is allocated).
     public func resized(width newWidth: Int, height newHeight: Int) throws -> Bitmap {
         guard newWidth > 0, newHeight > 0 else {
             throw ImageError.invalidBitmap("cannot resize to \(newWidth)×\(newHeight)")
+        }
+        let (rowBytes, rowOverflow) = newWidth.multipliedReportingOverflow(by: 16)
+        guard !rowOverflow, !rowBytes.multipliedReportingOverflow(by: newHeight).overflow else {
+            throw ImageError.invalidBitmap("\(newWidth)×\(newHeight) overflows the address space")
         }
         if newWidth == width && newHeight == height { return self }
         return try Resampler.lanczos3(self, width: newWidth, height: newHeight)
