@@ -37,3 +37,17 @@ grey = hopper.convert("L").tobytes()
 Image.frombytes("I;16B", (32, 32), bytes(b for v in grey for b in (v, 0))).save(out("hopper-gray16be-32.tif"))
 hopper_rgba.save(out("hopper-rgba-32.png"))                         # colour type 6
 hopper.save(out("hopper-progressive-32.jpg"), progressive=True, quality=75)  # SOF2
+
+# Decoded pixels for the processing tests, which run without any decoder: binary Netpbm files
+# (a one-line text header, then the raw bytes) under pixels/.
+os.makedirs(out("pixels"), exist_ok=True)
+# A 240×180 crop of flower.jpg (a real photo: petals, leaves, fine veins), as decoded RGB.
+flower = Image.open(os.path.join(corpus, "flower.jpg")).convert("RGB").crop((120, 60, 360, 240))
+flower.save(out("pixels/flower-240x180.ppm"))                      # P6
+# Pillow's own Lanczos 4× reduction of it, the cross-check for our filter.
+flower.resize((60, 45), Image.LANCZOS).save(out("pixels/flower-240x180-lanczos-60x45.ppm"))
+# transparent.png (dice with soft, anti-aliased alpha edges over transparent black), as RGBA.
+transparent = Image.open(os.path.join(corpus, "transparent.png")).convert("RGBA")
+with open(out("pixels/transparent-200x150.pam"), "wb") as file:  # P7: Pillow writes no RGBA PAM
+    file.write(b"P7\nWIDTH %d\nHEIGHT %d\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n" % transparent.size)
+    file.write(transparent.tobytes())

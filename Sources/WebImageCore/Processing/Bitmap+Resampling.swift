@@ -1,116 +1,270 @@
-import Foundation
-
 extension Bitmap {
-    /// The bitmap resampled to `width` × `height` with a Lanczos-3 filter, separable, with
-    /// alpha premultiplied while filtering so transparent pixels do not bleed dark fringes.
+    /// The bitmap resampled to `width` × `height` with a Lanczos-3 filter: separable, with
+    /// alpha premultiplied while filtering so transparent pixels do not bleed dark fringes, and
+    /// the result clamped to the channel range. The pixel format and ``scale`` are kept.
+    ///
+    /// Downscaling stretches the filter by the ratio, so every source pixel counts (no aliasing).
+    /// Past a ratio of 6, the source is first averaged over whole blocks of pixels (a box
+    /// reduction by `ratio / 3`, rounded down) and the Lanczos filter does the remaining factor
+    /// of 3 or more: a 5120 px photo to 256 px reads each pixel once instead of filtering it
+    /// with 121 taps, and the result stays within a few units of the direct filter (61 dB PSNR
+    /// on that photo).
+    /// Like most image libraries (Pillow, libvips by default), it filters the stored sRGB
+    /// values, not linear light.
     ///
     /// ```swift
     /// let thumbnail = try photo.resized(width: 256, height: 160)
     /// ```
     ///
-    /// - Throws: ``ImageError/invalidBitmap(_:)`` for a size that is not positive.
+    /// - Throws: ``ImageError/invalidBitmap(_:)`` for a size that is not positive or whose bytes
+    ///   would overflow the address space (checked before any table or buffer is allocated).
     public func resized(width newWidth: Int, height newHeight: Int) throws -> Bitmap {
         guard newWidth > 0, newHeight > 0 else {
             throw ImageError.invalidBitmap("cannot resize to \(newWidth)×\(newHeight)")
+        }
+        let (rowBytes, rowOverflow) = newWidth.multipliedReportingOverflow(by: 16)
+        guard !rowOverflow, !rowBytes.multipliedReportingOverflow(by: newHeight).overflow else {
+            throw ImageError.invalidBitmap("\(newWidth)×\(newHeight) overflows the address space")
         }
         if newWidth == width && newHeight == height { return self }
         return try Resampler.lanczos3(self, width: newWidth, height: newHeight)
     }
 }
 
-/// Separable resampling. This is the plain reference implementation (floating point, one pass
-/// per axis); it is correct, and the resampling work replaces its inner loops with fast ones.
+/// Separable filtering of a bitmap: resampling and blurring share these loops.
+///
+/// The work is one pass per axis over premultiplied `SIMD4<Float>` pixels (see
+/// ``WorkingPixel``). For each output row, the source rows its vertical filter needs are read
+/// (converted, premultiplied and, for large reductions, box-averaged), filtered horizontally
+/// into a ring of `taps` rows, and the ring is filtered vertically straight into the output
+/// bytes. So the working memory is a few rows (about 250 KB for 2560 → 640), whatever the
+/// image size, each source row is converted once, and the ring stays in cache.
 enum Resampler {
-    struct Contributions {
-        var start: [Int]
-        var count: [Int]
-        var weights: [Float]
-        var stride: Int
-    }
+    /// The factor the Lanczos filter keeps after a box reduction: at least 3, so the box
+    /// averages over blocks no wider than a third of an output pixel and the Lanczos filter
+    /// still shapes the result's frequency response.
+    static let reductionGap = 3
 
-    static func lanczos(_ x: Double) -> Double {
-        if x == 0 { return 1 }
-        if abs(x) >= 3 { return 0 }
-        let px = Double.pi * x
-        return 3 * sin(px) * sin(px / 3) / (px * px)
-    }
-
-    /// For each output position, the input span and normalised weights.
-    static func contributions(input: Int, output: Int) -> Contributions {
-        let scale = Double(output) / Double(input)
-        let support = scale < 1 ? 3 / scale : 3
-        let filterScale = scale < 1 ? scale : 1
-        let stride = Int(support.rounded(.up)) * 2 + 1
-        var result = Contributions(start: [], count: [], weights: [Float](repeating: 0, count: stride * output), stride: stride)
-        for position in 0..<output {
-            let center = (Double(position) + 0.5) / scale
-            let first = max(0, Int((center - support).rounded(.down)))
-            let last = min(input - 1, Int((center + support).rounded(.up)))
-            var weights: [Double] = []
-            for x in first...last {
-                weights.append(lanczos((Double(x) + 0.5 - center) * filterScale))
-            }
-            let total = weights.reduce(0, +)
-            let count = min(weights.count, stride)
-            for index in 0..<count {
-                result.weights[position * stride + index] = Float(weights[index] / (total == 0 ? 1 : total))
-            }
-            result.start.append(first)
-            result.count.append(count)
-        }
-        return result
+    /// The whole-pixel box reduction to apply before filtering `source` pixels down to `output`.
+    static func reductionFactor(source: Int, output: Int) -> Int {
+        max(1, source / (output * reductionGap))
     }
 
     static func lanczos3(_ bitmap: Bitmap, width: Int, height: Int) throws -> Bitmap {
-        let channels = bitmap.pixelFormat.bytesPerPixel
-        let alphaChannel = bitmap.pixelFormat.alpha == .straight ? channels - 1 : nil
-        // Premultiplied float working copy.
-        var source = [Float](repeating: 0, count: bitmap.width * bitmap.height * channels)
-        bitmap.pixels.withUnsafeBytes { input in
-            for y in 0..<bitmap.height {
-                for x in 0..<bitmap.width {
-                    let from = y * bitmap.bytesPerRow + x * channels
-                    let to = (y * bitmap.width + x) * channels
-                    let alpha = alphaChannel.map { Float(input[from + $0]) / 255 } ?? 1
-                    for channel in 0..<channels {
-                        let value = Float(input[from + channel])
-                        source[to + channel] = channel == alphaChannel ? value : value * alpha
-                    }
-                }
-            }
+        let reduction = (x: reductionFactor(source: bitmap.width, output: width),
+                         y: reductionFactor(source: bitmap.height, output: height))
+        return try filter(
+            bitmap, reduction: reduction,
+            horizontal: .lanczos3(source: bitmap.width, reduction: reduction.x, output: width),
+            vertical: .lanczos3(source: bitmap.height, reduction: reduction.y, output: height)
+        )
+    }
+
+    /// Applies `horizontal` to every row and `vertical` to every column of `bitmap`, after
+    /// averaging it over `reduction` blocks. The kernels' input counts must be the reduced size.
+    static func filter(
+        _ bitmap: Bitmap,
+        reduction: (x: Int, y: Int) = (1, 1),
+        horizontal: FilterKernel,
+        vertical: FilterKernel
+    ) throws -> Bitmap {
+        let format = bitmap.pixelFormat
+        switch (format.channels, format.alpha) {
+        case (.rgba, .straight):
+            return try filter(StraightRGBA.self, bitmap, reduction, horizontal, vertical)
+        case (.rgba, .premultiplied):
+            return try filter(PremultipliedRGBA.self, bitmap, reduction, horizontal, vertical)
+        case (.rgba, .none):
+            return try filter(OpaqueRGBX.self, bitmap, reduction, horizontal, vertical)
+        case (.rgb, _):
+            return try filter(OpaqueRGB.self, bitmap, reduction, horizontal, vertical)
+        case (.grayAlpha, .straight):
+            return try filter(StraightGrayAlpha.self, bitmap, reduction, horizontal, vertical)
+        case (.grayAlpha, .premultiplied):
+            return try filter(PremultipliedGrayAlpha.self, bitmap, reduction, horizontal, vertical)
+        case (.grayAlpha, .none):
+            return try filter(OpaqueGrayX.self, bitmap, reduction, horizontal, vertical)
+        case (.gray, _):
+            return try filter(OpaqueGray.self, bitmap, reduction, horizontal, vertical)
         }
-        let horizontal = contributions(input: bitmap.width, output: width)
-        var middle = [Float](repeating: 0, count: width * bitmap.height * channels)
-        for y in 0..<bitmap.height {
-            for x in 0..<width {
-                for channel in 0..<channels {
-                    var sum: Float = 0
-                    for k in 0..<horizontal.count[x] {
-                        sum += source[(y * bitmap.width + horizontal.start[x] + k) * channels + channel] * horizontal.weights[x * horizontal.stride + k]
-                    }
-                    middle[(y * width + x) * channels + channel] = sum
-                }
-            }
-        }
-        let vertical = contributions(input: bitmap.height, output: height)
-        return try Bitmap(width: width, height: height, pixelFormat: bitmap.pixelFormat, scale: bitmap.scale) { out in
-            for y in 0..<height {
-                for x in 0..<width {
-                    var sums = [Float](repeating: 0, count: channels)
-                    for k in 0..<vertical.count[y] {
-                        let row = vertical.start[y] + k
-                        for channel in 0..<channels {
-                            sums[channel] += middle[(row * width + x) * channels + channel] * vertical.weights[y * vertical.stride + k]
+    }
+
+    private static func filter<Pixel: WorkingPixel>(
+        _: Pixel.Type,
+        _ bitmap: Bitmap,
+        _ reduction: (x: Int, y: Int),
+        _ horizontal: FilterKernel,
+        _ vertical: FilterKernel
+    ) throws -> Bitmap {
+        precondition(horizontal.inputCount == (bitmap.width + reduction.x - 1) / reduction.x)
+        precondition(vertical.inputCount == (bitmap.height + reduction.y - 1) / reduction.y)
+        let width = horizontal.outputCount, height = vertical.outputCount
+        let taps = vertical.taps
+        let line = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: horizontal.inputCount)
+        defer { line.deallocate() }
+        let ring = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: taps * width)
+        defer { ring.deallocate() }
+        let rows = UnsafeMutablePointer<UnsafePointer<SIMD4<Float>>>.allocate(capacity: taps)
+        defer { rows.deallocate() }
+        let source = SourceRows<Pixel>(bitmap: bitmap, reduction: reduction)
+        let outputRowBytes = width * Pixel.bytesPerPixel
+        return try Bitmap(width: width, height: height, pixelFormat: bitmap.pixelFormat, scale: bitmap.scale) { output in
+            let out = output.baseAddress!
+            bitmap.pixels.withUnsafeBytes { input in
+                horizontal.starts.withUnsafeBufferPointer { hStarts in
+                    horizontal.weights.withUnsafeBufferPointer { hWeights in
+                        vertical.starts.withUnsafeBufferPointer { vStarts in
+                            vertical.weights.withUnsafeBufferPointer { vWeights in
+                                // The next (reduced) source row to filter horizontally.
+                                var next = 0
+                                for y in 0..<height {
+                                    let first = vStarts[y]
+                                    next = max(next, first)
+                                    while next < first + taps {
+                                        source.load(row: next, from: input.baseAddress!, into: line)
+                                        filterRow(line, starts: hStarts.baseAddress!, weights: hWeights.baseAddress!,
+                                                  taps: horizontal.taps, into: ring + (next % taps) * width, count: width)
+                                        next += 1
+                                    }
+                                    for k in 0..<taps {
+                                        rows[k] = UnsafePointer(ring + ((first + k) % taps) * width)
+                                    }
+                                    filterColumns(Pixel.self, rows: rows, weights: vWeights.baseAddress! + y * taps,
+                                                  taps: taps, count: width, into: out + y * outputRowBytes)
+                                }
+                            }
                         }
                     }
-                    let alpha = alphaChannel.map { min(max(sums[$0], 0), 255) / 255 } ?? 1
-                    for channel in 0..<channels {
-                        var value = sums[channel]
-                        if channel != alphaChannel, alphaChannel != nil { value = alpha > 0 ? value / alpha : 0 }
-                        out[(y * width + x) * channels + channel] = UInt8(min(max(value.rounded(), 0), 255))
-                    }
                 }
             }
         }
+    }
+
+    /// One output row of the horizontal pass: each output pixel is its weighted span of `line`.
+    @inline(__always)
+    private static func filterRow(
+        _ line: UnsafePointer<SIMD4<Float>>,
+        starts: UnsafePointer<Int>,
+        weights: UnsafePointer<Float>,
+        taps: Int,
+        into output: UnsafeMutablePointer<SIMD4<Float>>,
+        count: Int
+    ) {
+        var weight = weights
+        for x in 0..<count {
+            let span = line + starts[x]
+            // Four accumulators, so four chains of additions overlap instead of each tap
+            // waiting for the previous one's sum.
+            var a0 = SIMD4<Float>.zero, a1 = SIMD4<Float>.zero, a2 = SIMD4<Float>.zero, a3 = SIMD4<Float>.zero
+            var k = 0
+            while k &+ 3 < taps {
+                a0 += span[k] * weight[k]
+                a1 += span[k &+ 1] * weight[k &+ 1]
+                a2 += span[k &+ 2] * weight[k &+ 2]
+                a3 += span[k &+ 3] * weight[k &+ 3]
+                k &+= 4
+            }
+            while k < taps {
+                a0 += span[k] * weight[k]
+                k &+= 1
+            }
+            output[x] = (a0 + a1) + (a2 + a3)
+            weight += taps
+        }
+    }
+
+    /// One output row of the vertical pass, written as bytes: each pixel is the weighted sum of
+    /// the same column in `rows`. Four columns at a time, so four independent sums are in flight
+    /// and each tap reads a whole cache line.
+    @inline(__always)
+    private static func filterColumns<Pixel: WorkingPixel>(
+        _: Pixel.Type,
+        rows: UnsafePointer<UnsafePointer<SIMD4<Float>>>,
+        weights: UnsafePointer<Float>,
+        taps: Int,
+        count: Int,
+        into output: UnsafeMutableRawPointer
+    ) {
+        let bytesPerPixel = Pixel.bytesPerPixel
+        var x = 0
+        while x &+ 4 <= count {
+            var a0 = SIMD4<Float>.zero, a1 = SIMD4<Float>.zero, a2 = SIMD4<Float>.zero, a3 = SIMD4<Float>.zero
+            for k in 0..<taps {
+                let row = rows[k] + x
+                let weight = weights[k]
+                a0 += row[0] * weight
+                a1 += row[1] * weight
+                a2 += row[2] * weight
+                a3 += row[3] * weight
+            }
+            let target = output + x &* bytesPerPixel
+            Pixel.store(a0, to: target)
+            Pixel.store(a1, to: target + bytesPerPixel)
+            Pixel.store(a2, to: target + 2 &* bytesPerPixel)
+            Pixel.store(a3, to: target + 3 &* bytesPerPixel)
+            x &+= 4
+        }
+        while x < count {
+            var sum = SIMD4<Float>.zero
+            for k in 0..<taps { sum += rows[k][x] * weights[k] }
+            Pixel.store(sum, to: output + x &* bytesPerPixel)
+            x &+= 1
+        }
+    }
+}
+
+/// Reads a bitmap's rows into the working representation, averaging over blocks of
+/// `reduction.x` × `reduction.y` source pixels (the last block of a row or column may be
+/// narrower: it averages what there is).
+private struct SourceRows<Pixel: WorkingPixel> {
+    let width: Int
+    let height: Int
+    let bytesPerRow: Int
+    let reduction: (x: Int, y: Int)
+
+    init(bitmap: Bitmap, reduction: (x: Int, y: Int)) {
+        width = bitmap.width
+        height = bitmap.height
+        bytesPerRow = bitmap.bytesPerRow
+        self.reduction = reduction
+    }
+
+    @inline(__always)
+    func load(row: Int, from pixels: UnsafeRawPointer, into line: UnsafeMutablePointer<SIMD4<Float>>) {
+        let bytesPerPixel = Pixel.bytesPerPixel
+        if reduction == (1, 1) {
+            let source = pixels + row * bytesPerRow
+            for x in 0..<width { line[x] = Pixel.load(source + x &* bytesPerPixel) }
+            return
+        }
+        let blockWidth = reduction.x
+        let fullBlocks = width / blockWidth
+        let remainder = width - fullBlocks * blockWidth
+        let reducedWidth = fullBlocks + (remainder > 0 ? 1 : 0)
+        line.update(repeating: .zero, count: reducedWidth)
+        let firstRow = row * reduction.y, endRow = min(height, firstRow + reduction.y)
+        for sourceRow in firstRow..<endRow {
+            var source = pixels + sourceRow * bytesPerRow
+            for x in 0..<fullBlocks {
+                var sum = SIMD4<Float>.zero
+                for _ in 0..<blockWidth {
+                    sum += Pixel.load(source)
+                    source += bytesPerPixel
+                }
+                line[x] += sum
+            }
+            if remainder > 0 {
+                var sum = SIMD4<Float>.zero
+                for _ in 0..<remainder {
+                    sum += Pixel.load(source)
+                    source += bytesPerPixel
+                }
+                line[fullBlocks] += sum
+            }
+        }
+        let rowCount = Float(endRow - firstRow)
+        let scale = 1 / (Float(blockWidth) * rowCount)
+        for x in 0..<fullBlocks { line[x] *= scale }
+        if remainder > 0 { line[fullBlocks] *= 1 / (Float(remainder) * rowCount) }
     }
 }

@@ -31,11 +31,16 @@ enum TestFiles {
         try Data(contentsOf: fixtures.appendingPathComponent(name))
     }
 
-    /// The names of every file in `Tests/Fixtures` that is an image (not the licence notes or
-    /// the generator script), sorted.
+    /// The names of every file in `Tests/Fixtures` that is an image (not the licence notes, the
+    /// generator script, or the folders: `licenses/`, and `pixels/` with the decoded pixels the
+    /// processing tests read), sorted.
     static func fixtureImageNames() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: fixtures.path)
-            .filter { !$0.hasSuffix(".md") && !$0.hasSuffix(".py") && $0 != "licenses" }
+            .filter { name in
+                var isDirectory: ObjCBool = false
+                _ = FileManager.default.fileExists(atPath: fixtures.appendingPathComponent(name).path, isDirectory: &isDirectory)
+                return !isDirectory.boolValue && !name.hasSuffix(".md") && !name.hasSuffix(".py")
+            }
             .sorted()
     }
 }

@@ -1,0 +1,40 @@
+/// The built-in ``ImageProcessor``s: resize, crop, rounded corners and circle, Gaussian blur,
+/// grayscale, quarter-turn rotation, flips, and a composition of any of them.
+///
+/// Each is a small value whose ``ImageProcessor/identifier`` spells out its parameters
+/// (`resize(w=256,h=0,fit,up=false)`), so equal processors share cache entries and different
+/// ones never do. Every processor handles each frame of an animated image. Sizes and radii are
+/// in pixels, not points.
+///
+/// The same processors are available as static members, Nuke-style:
+///
+/// ```swift
+/// let processors: [any ImageProcessor] = [.resize(width: 256, height: 256, contentMode: .fill), .circle]
+/// let avatar = try ImageProcessors.Composition(processors).process(container)
+/// ```
+public enum ImageProcessors {}
+
+extension ImageContainer {
+    /// The container with `transform` applied to its image and to every frame of its animation
+    /// (the image is the first frame, so it is transformed once, as part of the animation).
+    func mappingFrames(_ transform: (Bitmap) throws -> Bitmap) rethrows -> ImageContainer {
+        var result = self
+        if var animation {
+            for index in animation.frames.indices {
+                animation.frames[index].bitmap = try transform(animation.frames[index].bitmap)
+            }
+            result.animation = animation
+            result.image = animation.frames[0].bitmap
+        } else {
+            result.image = try transform(image)
+        }
+        return result
+    }
+}
+
+/// A processor parameter as identifier text: whole numbers without a fraction (`8`, not `8.0`),
+/// others in Swift's shortest round-tripping form (`2.5`), so equal values always print alike.
+func identifierText(_ value: Double) -> String {
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+    return value.description
+}
