@@ -67,6 +67,17 @@ enum WebPTestFiles {
         }
     }
 
+    /// hopper's top half, 128×64, encoded losslessly here, with an `EXIF` chunk holding
+    /// `orientation`: a non-square image whose thumbnail size depends on the turn.
+    static func halfHopper(orientation: Int) throws -> Data {
+        let hopper = try WebPDecoder().decode(try fixture("hopper.webp"), options: .init()).image
+        let half = try Bitmap(width: 128, height: 64, pixelFormat: .rgba8, pixels: Array(hopper.pixels[..<(128 * 64 * 4)]))
+        var lossless = ImageEncodingOptions()
+        lossless.lossless = true
+        let encoded = try WebPEncoder().encode(ImageContainer(image: half), options: lossless)
+        return try muxing("EXIF", exifTIFF(orientation: orientation), into: encoded)
+    }
+
     /// A little-endian TIFF structure whose IFD0 holds one Orientation tag.
     static func exifTIFF(orientation: Int) -> [UInt8] {
         [0x49, 0x49, 42, 0, 8, 0, 0, 0,  // "II", 42, IFD0 at 8
@@ -197,12 +208,7 @@ enum WebPTestFiles {
         // A 128×64 image (hopper's top half, encoded here) stored with orientation 6: upright it
         // is 64×128. Fitted into 32×64 it is 32×64 upright, so the decoder scales the stored
         // image to 64×32 — not to the 32×16 the stored shape alone would give.
-        let hopper = try decoder.decode(try WebPTestFiles.fixture("hopper.webp"), options: .init()).image
-        let half = try Bitmap(width: 128, height: 64, pixelFormat: .rgba8, pixels: Array(hopper.pixels[..<(128 * 64 * 4)]))
-        var lossless = ImageEncodingOptions()
-        lossless.lossless = true
-        let encoded = try WebPEncoder().encode(ImageContainer(image: half), options: lossless)
-        let data = try WebPTestFiles.muxing("EXIF", WebPTestFiles.exifTIFF(orientation: 6), into: encoded)
+        let data = try WebPTestFiles.halfHopper(orientation: 6)
 
         var options = ImageDecodingOptions()
         options.thumbnail = .size(width: 32, height: 64, contentMode: .fit)

@@ -21,8 +21,8 @@ import WebImageTestSupport
         return options
     }
 
-    /// Lossy round trip of the 128 px hopper at quality 90: PSNR at least 32 dB (measured:
-    /// about 36 dB with libwebp 1.2.4), and the file is a lossy `VP8 ` bitstream.
+    /// Lossy round trip of the 128 px hopper at quality 90: PSNR (R, G, B, A) at least 38 dB
+    /// (measured: 42.0 dB with libwebp 1.2.4), and the file is a lossy `VP8 ` bitstream.
     @Test func lossyRoundTripStaysCloseToTheSource() throws {
         let source = try decoded("hopper.webp").image
         let data = try encoder.encode(ImageContainer(image: source), options: Self.options(quality: 90))
@@ -30,8 +30,19 @@ import WebImageTestSupport
         let back = try decoder.decode(data, options: .init()).image
         #expect(back.width == 128 && back.height == 128)
         let psnr = WebPTestFiles.psnr(source, back)
-        #expect(psnr >= 32, "PSNR \(psnr) dB")
+        #expect(psnr >= 38, "PSNR \(psnr) dB")
         #expect(psnr.isFinite, "lossy is not bit-exact")
+    }
+
+    /// A real photo (flower.webp, 480×360) re-encoded at the default quality 80: PSNR at least
+    /// 36 dB (measured: 41.0 dB).
+    @Test(.enabled(if: WebPTestFiles.corpusIsPresent, "../shared/corpus is absent: the WebP corpus tests are skipped"))
+    func lossyRoundTripOfACorpusPhoto() throws {
+        let entry = try #require(WebPTestFiles.corpusEntries.first { $0.file == "edge/flower.webp" })
+        let source = try decoder.decode(try Reference.data(entry), options: .init()).image
+        let back = try decoder.decode(try encoder.encode(ImageContainer(image: source), options: Self.options()), options: .init()).image
+        let psnr = WebPTestFiles.psnr(source, back)
+        #expect(psnr >= 36, "PSNR \(psnr) dB")
     }
 
     @Test func qualityTradesSizeForFidelity() throws {
@@ -134,6 +145,23 @@ import WebImageTestSupport
         #expect(back.frames.map(\.bitmap) == animation.frames.map(\.bitmap), "lossless frames come back exact")
     }
 
+    /// Semi-transparent frames (the alpha gradient hopper, and it mirrored) through the
+    /// animation encoder and decoder: lossless, so every byte returns, which also shows the
+    /// decoder's composed canvas is straight alpha, not premultiplied.
+    @Test func translucentAnimationRoundTripIsExactAndStraight() throws {
+        let first = try decoded("hopper-alpha-32.webp").image
+        let second = first.oriented(.upMirrored)
+        let animation = AnimatedImage(frames: [
+            .init(bitmap: first, duration: .milliseconds(80)),
+            .init(bitmap: second, duration: .milliseconds(120)),
+        ], loopCount: 0)
+        let data = try encoder.encode(ImageContainer(image: first, animation: animation), options: Self.options(lossless: true))
+        let back = try #require(try decoder.decode(data, options: .init()).animation)
+        let exact = back.frames.map(\.bitmap) == [first, second]
+        #expect(exact, "frames come back byte for byte, colour straight under partial alpha")
+        #expect(back.frames.map(\.duration) == [.milliseconds(80), .milliseconds(120)])
+    }
+
     @Test func lossyAnimationStaysClose() throws {
         let container = try decoded("hopper-animated-16.webp")
         let data = try encoder.encode(container, options: Self.options(quality: 90))
@@ -141,7 +169,8 @@ import WebImageTestSupport
         let source = try #require(container.animation)
         #expect(back.frames.count == 3 && back.loopCount == 0)
         for (a, b) in zip(source.frames, back.frames) {
-            #expect(WebPTestFiles.psnr(a.bitmap, b.bitmap) >= 25)
+            // Measured 37.0–37.8 dB at quality 90.
+            #expect(WebPTestFiles.psnr(a.bitmap, b.bitmap) >= 33)
         }
     }
 

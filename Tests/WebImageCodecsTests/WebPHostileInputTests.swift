@@ -109,6 +109,48 @@ import WebImageTestSupport
         #expect(decodedAfterFlips > 0)
     }
 
+    /// The incremental decoder under the same damage, in random chunk sizes: every call ends in
+    /// a value or an ``ImageError``, and a finished image has the header's size.
+    @Test func incrementalDecoderUnderDamage() throws {
+        var generator = WebPSeededGenerator(seed: 0x1DEC)
+        var finished = 0, failed = 0
+        for fixture in WebPTestFiles.fixtureNames {
+            let original = [UInt8](try WebPTestFiles.fixture(fixture))
+            for round in 0..<60 {
+                var bytes = original
+                if round % 3 != 0 {
+                    for _ in 0..<Int.random(in: 1...6, using: &generator) {
+                        let index = Int.random(in: 0..<bytes.count, using: &generator)
+                        bytes[index] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &generator)
+                    }
+                }
+                if round % 3 == 2 { bytes.removeLast(Int.random(in: 1..<bytes.count, using: &generator)) }
+                var options = ImageDecodingOptions()
+                options.maximumPixelCount = 4_000_000
+                let incremental = try #require(decoder.makeIncrementalDecoder(options: options))
+                do {
+                    var offset = 0
+                    while offset < bytes.count {
+                        let end = min(bytes.count, offset + Int.random(in: 1...300, using: &generator))
+                        try incremental.append(Data(bytes[offset..<end]))
+                        _ = try incremental.preview()
+                        offset = end
+                    }
+                    let image = try incremental.finish().image
+                    #expect(image.width * image.height <= 4_000_000)
+                    finished += 1
+                } catch is ImageError {
+                    failed += 1
+                } catch {
+                    Issue.record("\(fixture) round \(round): not an ImageError: \(error)")
+                }
+            }
+        }
+        // The undamaged rounds (every third) must all finish.
+        #expect(finished >= WebPTestFiles.fixtureNames.count * 20)
+        #expect(failed > 0)
+    }
+
     @Test func emptyAndTinyInputs() {
         #expect(outcome(Data(), "empty") == .error)
         #expect(outcome(Data("RIFF".utf8), "RIFF") == .error)

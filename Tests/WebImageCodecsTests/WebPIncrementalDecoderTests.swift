@@ -111,6 +111,22 @@ import WebImageTestSupport
         #expect(run.final.image == (try WebPDecoder().decode(source, options: .init())).image.oriented(.down))
     }
 
+    /// A thumbnail box whose size depends on an orientation that arrives last: decoding starts
+    /// at the larger of the two candidate sizes, and the finished image still equals the
+    /// one-shot decode, whether the turn proves to swap the sides (6: the decoded size was
+    /// right) or not (1: the decoder falls back to the one-shot decode at the end).
+    @Test(arguments: [6, 1])
+    func thumbnailWithALateOrientationFinishesLikeTheFullDecode(orientation: Int) throws {
+        let data = try WebPTestFiles.halfHopper(orientation: orientation)
+        var options = ImageDecodingOptions()
+        options.thumbnail = .size(width: 32, height: 64, contentMode: .fit)
+        let run = try Self.feed(data, chunkSize: 200, options: options)
+        let full = try WebPTestFiles.registry().decode(data, options: options)
+        #expect(run.final.image == full.image)
+        #expect(run.final.orientation.rawValue == orientation)
+        #expect(run.final.image.width == 32 && run.final.image.height == (orientation == 6 ? 64 : 16))
+    }
+
     @Test func iccProfileArrivesWithThePreviews() throws {
         let profile = [UInt8](repeating: 9, count: 200)
         let data = try WebPTestFiles.muxing("ICCP", profile, into: try WebPTestFiles.fixture("hopper.webp"))

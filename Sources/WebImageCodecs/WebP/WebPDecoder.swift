@@ -16,7 +16,8 @@ import WebImageCore
 ///   ``AnimatedImage/loopCount`` is the `ANIM` loop count, which WebP defines as the number of
 ///   plays with 0 meaning forever, exactly this library's convention. With a thumbnail, each
 ///   frame is decoded at canvas size (libwebp's animation decoder cannot scale) and resampled
-///   as soon as it is composed, so only one full-size frame exists at a time.
+///   (Lanczos-3) as soon as it is composed, so no full-size frame is kept; the
+///   ``ImageDecodingOptions/maximumAnimationBytes`` budget then applies to the thumbnail frames.
 /// - The stored EXIF orientation is reported in ``ImageContainer/orientation``, not applied;
 ///   the ICC profile in ``ImageContainer/iccProfile``.
 /// - A file cut short fails with ``ImageError/corruptData(_:)``; no partial image is returned

@@ -112,7 +112,7 @@ public struct WebPEncoder: ImageEncoder {
             }
             guard added != 0 else { throw Self.animationError(encoder, "adding frame \(index)") }
             timestamp += Self.milliseconds(frame.duration)
-            guard timestamp < 1 << 31 else { throw ImageError.unsupportedFormat("WebP: the animation is longer than 24 days") }
+            guard timestamp <= Int(Int32.max) else { throw ImageError.unsupportedFormat("WebP: the animation is longer than 24 days") }
         }
         // The end of the last frame, which fixes its duration.
         guard WebPAnimEncoderAdd(encoder, nil, Int32(timestamp), nil) != 0 else {
@@ -127,12 +127,11 @@ public struct WebPEncoder: ImageEncoder {
         return try Self.addingICC(icc, to: Data(bytes: bytes, count: assembled.size))
     }
 
-    /// A frame duration in whole milliseconds, WebP's unit (a 24-bit field per frame; longer
-    /// durations are split by libwebp).
+    /// A frame duration in whole milliseconds, WebP's unit (a 24-bit field per frame; libwebp
+    /// splits longer durations), rounded to nearest; negative durations count as 0.
     private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        return Int(min(seconds, 1 << 30 / 1000)) * 1000 + Int((Double(attoseconds) / 1e15).rounded())
+        let milliseconds = (duration / .milliseconds(1)).rounded()
+        return milliseconds > 0 ? Int(min(milliseconds, Double(Int32.max))) : 0
     }
 
     /// Runs `body` with a `WebPPicture` holding `bitmap`: imported as ARGB for lossless and the
