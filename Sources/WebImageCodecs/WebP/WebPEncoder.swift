@@ -26,6 +26,7 @@ public struct WebPEncoder: ImageEncoder {
     /// libwebp's speed/size trade-off, 0 (fastest) to 6 (smallest). Default 4, libwebp's own.
     public var method: Int
 
+    /// - Parameter method: libwebp's effort, 0–6 (clamped); 4 is what `cwebp` and Pillow use.
     public init(method: Int = 4) {
         self.method = method
     }

@@ -162,7 +162,9 @@ final class WebPIncrementalDecoder: IncrementalImageDecoder {
         phase = .decoding
     }
 
-    /// Lets libwebp decode what the new bytes complete.
+    /// Lets libwebp decode what the new bytes complete. In map mode libwebp remembers where
+    /// the bytes were only to re-base its readers on the next call; it reads them only inside
+    /// `WebPIUpdate`, which is always given the array's current address (growth may move it).
     private func update() throws {
         let status = bytes.withUnsafeBufferPointer { WebPIUpdate(decoder, $0.baseAddress, $0.count) }
         switch status {
