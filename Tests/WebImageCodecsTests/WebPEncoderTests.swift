@@ -1,0 +1,213 @@
+import Foundation
+import Testing
+import WebImageCore
+import WebImageTestSupport
+@testable import WebImageCodecs
+
+@Suite struct WebPEncoderTests {
+    let encoder = WebPEncoder()
+    let decoder = WebPDecoder()
+
+    func decoded(_ fixture: String) throws -> ImageContainer {
+        try decoder.decode(try WebPTestFiles.fixture(fixture), options: .init())
+    }
+
+    static func options(quality: Int = 80, lossless: Bool = false, strip: Bool = false, firstFrameOnly: Bool = false) -> ImageEncodingOptions {
+        var options = ImageEncodingOptions()
+        options.quality = quality
+        options.lossless = lossless
+        options.stripsMetadata = strip
+        options.firstFrameOnly = firstFrameOnly
+        return options
+    }
+
+    /// Lossy round trip of the 128 px hopper at quality 90: PSNR (R, G, B, A) at least 38 dB
+    /// (measured: 42.0 dB with libwebp 1.2.4), and the file is a lossy `VP8 ` bitstream.
+    @Test func lossyRoundTripStaysCloseToTheSource() throws {
+        let source = try decoded("hopper.webp").image
+        let data = try encoder.encode(ImageContainer(image: source), options: Self.options(quality: 90))
+        #expect(ImageHeader(sniffing: data)?.webPEncoding == .lossy)
+        let back = try decoder.decode(data, options: .init()).image
+        #expect(back.width == 128 && back.height == 128)
+        let psnr = WebPTestFiles.psnr(source, back)
+        #expect(psnr >= 38, "PSNR \(psnr) dB")
+        #expect(psnr.isFinite, "lossy is not bit-exact")
+    }
+
+    /// A real photo (flower.webp, 480×360) re-encoded at the default quality 80: PSNR at least
+    /// 36 dB (measured: 41.0 dB).
+    @Test(.enabled(if: WebPTestFiles.corpusIsPresent, "../shared/corpus is absent: the WebP corpus tests are skipped"))
+    func lossyRoundTripOfACorpusPhoto() throws {
+        let entry = try #require(WebPTestFiles.corpusEntries.first { $0.file == "edge/flower.webp" })
+        let source = try decoder.decode(try Reference.data(entry), options: .init()).image
+        let back = try decoder.decode(try encoder.encode(ImageContainer(image: source), options: Self.options()), options: .init()).image
+        let psnr = WebPTestFiles.psnr(source, back)
+        #expect(psnr >= 36, "PSNR \(psnr) dB")
+    }
+
+    @Test func qualityTradesSizeForFidelity() throws {
+        let source = try decoded("hopper.webp").image
+        let low = try encoder.encode(ImageContainer(image: source), options: Self.options(quality: 20))
+        let high = try encoder.encode(ImageContainer(image: source), options: Self.options(quality: 95))
+        #expect(low.count < high.count)
+        let lowPSNR = WebPTestFiles.psnr(source, try decoder.decode(low, options: .init()).image)
+        let highPSNR = WebPTestFiles.psnr(source, try decoder.decode(high, options: .init()).image)
+        #expect(lowPSNR < highPSNR)
+    }
+
+    /// Lossless keeps every byte, including the colour under fully transparent pixels.
+    @Test func losslessRoundTripIsExact() throws {
+        var pixels = try decoded("hopper-alpha-32.webp").image.pixels
+        // Make some pixels fully transparent but coloured, which a non-exact encoder would zero.
+        for index in stride(from: 0, to: 32 * 4 * 4, by: 4) {
+            pixels[index + 3] = 0
+            pixels[index] = 200
+        }
+        let source = try Bitmap(width: 32, height: 32, pixelFormat: .rgba8, pixels: pixels)
+        let data = try encoder.encode(ImageContainer(image: source), options: Self.options(lossless: true))
+        #expect(ImageHeader(sniffing: data)?.webPEncoding == .lossless)
+        #expect(try decoder.decode(data, options: .init()).image == source)
+    }
+
+    /// Lossy with alpha: the alpha plane is stored losslessly (alpha quality 100), so alpha comes
+    /// back exact while colour is lossy.
+    @Test func lossyKeepsAlpha() throws {
+        let source = try decoded("hopper-alpha-32.webp").image
+        let data = try encoder.encode(ImageContainer(image: source), options: Self.options(quality: 80))
+        #expect(ImageHeader(sniffing: data)?.hasAlpha == true)
+        let back = try decoder.decode(data, options: .init()).image
+        let alpha = { (bitmap: Bitmap) in stride(from: 3, to: bitmap.pixels.count, by: 4).map { bitmap.pixels[$0] } }
+        #expect(alpha(back) == alpha(source))
+    }
+
+    @Test func opaqueImagesGetNoAlphaPlane() throws {
+        let source = try decoded("hopper.webp").image
+        let data = try encoder.encode(ImageContainer(image: source), options: Self.options())
+        #expect(ImageHeader(sniffing: data)?.hasAlpha == false)
+        #expect(data.count < 40_000)
+    }
+
+    @Test func otherPixelFormatsAreConverted() throws {
+        let rgba = try decoded("hopper-lossless-32.webp").image
+        let rgbPixels = stride(from: 0, to: rgba.pixels.count, by: 4).flatMap { rgba.pixels[$0..<$0 + 3] }
+        let rgb = try Bitmap(width: 32, height: 32, pixelFormat: .rgb8, pixels: rgbPixels)
+        #expect(try decoder.decode(try encoder.encode(ImageContainer(image: rgb), options: Self.options(lossless: true)), options: .init()).image == rgba)
+
+        let grayPixels = stride(from: 0, to: rgba.pixels.count, by: 4).map { rgba.pixels[$0 + 1] }
+        let gray = try Bitmap(width: 32, height: 32, pixelFormat: .gray8, pixels: grayPixels)
+        let grayBack = try decoder.decode(try encoder.encode(ImageContainer(image: gray), options: Self.options(lossless: true)), options: .init()).image
+        let expanded: [UInt8] = grayPixels.flatMap { [$0, $0, $0, 255] }
+        #expect(grayBack.pixels == expanded)
+
+        // Premultiplied (50% alpha everywhere): written straight, so colour doubles back.
+        let premultiplied = try Bitmap(width: 2, height: 1, pixelFormat: .rgba8Premultiplied, pixels: [50, 100, 0, 128, 0, 0, 0, 0])
+        let straight = try decoder.decode(try encoder.encode(ImageContainer(image: premultiplied), options: Self.options(lossless: true)), options: .init()).image
+        #expect(Array(straight.pixels[0..<4]) == [100, 199, 0, 128])
+        #expect(straight.pixels[7] == 0)
+    }
+
+    @Test func strideIsHonoured() throws {
+        // Rows of 40 bytes for 8 pixels (32 bytes): the 8 padding bytes must not leak in.
+        var pixels = [UInt8](repeating: 0xEE, count: 40 * 4)
+        for y in 0..<4 { for x in 0..<8 { pixels[y * 40 + x * 4 ..< y * 40 + x * 4 + 4] = [UInt8(x * 30), UInt8(y * 60), 7, 255] } }
+        let padded = try Bitmap(width: 8, height: 4, pixelFormat: .rgba8, bytesPerRow: 40, pixels: pixels)
+        let back = try decoder.decode(try encoder.encode(ImageContainer(image: padded), options: Self.options(lossless: true)), options: .init()).image
+        for y in 0..<4 { for x in 0..<8 { #expect(Array(back.pixels[y * 32 + x * 4 ..< y * 32 + x * 4 + 4]) == [UInt8(x * 30), UInt8(y * 60), 7, 255]) } }
+    }
+
+    @Test func iccProfileIsKeptUnlessStripped() throws {
+        let profile = Data((0..<300).map { UInt8(truncatingIfNeeded: $0) })
+        var container = try decoded("hopper-alpha-32.webp")
+        container.iccProfile = profile
+        let kept = try encoder.encode(container, options: Self.options())
+        #expect(try decoder.decode(kept, options: .init()).iccProfile == profile)
+        let stripped = try encoder.encode(container, options: Self.options(strip: true))
+        #expect(try decoder.decode(stripped, options: .init()).iccProfile == nil)
+        #expect(stripped.count < kept.count)
+    }
+
+    // MARK: Animation
+
+    @Test func animatedRoundTripKeepsFramesDurationsAndLoop() throws {
+        let source = try #require(try decoded("hopper-animated-16.webp").animation)
+        var animation = source
+        animation.loopCount = 3
+        animation.frames[0].duration = .milliseconds(40)
+        animation.frames[1].duration = .milliseconds(250)
+        animation.frames[2].duration = .milliseconds(1000)
+        let container = ImageContainer(image: animation.frames[0].bitmap, animation: animation)
+        let data = try encoder.encode(container, options: Self.options(lossless: true))
+        #expect(ImageHeader(sniffing: data)?.isAnimated == true)
+        let back = try #require(try decoder.decode(data, options: .init()).animation)
+        #expect(back.frames.count == 3)
+        #expect(back.loopCount == 3)
+        #expect(back.frames.map(\.duration) == [.milliseconds(40), .milliseconds(250), .milliseconds(1000)])
+        #expect(back.frames.map(\.bitmap) == animation.frames.map(\.bitmap), "lossless frames come back exact")
+    }
+
+    /// Semi-transparent frames (the alpha gradient hopper, and it mirrored) through the
+    /// animation encoder and decoder: lossless, so every byte returns, which also shows the
+    /// decoder's composed canvas is straight alpha, not premultiplied.
+    @Test func translucentAnimationRoundTripIsExactAndStraight() throws {
+        let first = try decoded("hopper-alpha-32.webp").image
+        let second = first.oriented(.upMirrored)
+        let animation = AnimatedImage(frames: [
+            .init(bitmap: first, duration: .milliseconds(80)),
+            .init(bitmap: second, duration: .milliseconds(120)),
+        ], loopCount: 0)
+        let data = try encoder.encode(ImageContainer(image: first, animation: animation), options: Self.options(lossless: true))
+        let back = try #require(try decoder.decode(data, options: .init()).animation)
+        let exact = back.frames.map(\.bitmap) == [first, second]
+        #expect(exact, "frames come back byte for byte, colour straight under partial alpha")
+        #expect(back.frames.map(\.duration) == [.milliseconds(80), .milliseconds(120)])
+    }
+
+    @Test func lossyAnimationStaysClose() throws {
+        let container = try decoded("hopper-animated-16.webp")
+        let data = try encoder.encode(container, options: Self.options(quality: 90))
+        let back = try #require(try decoder.decode(data, options: .init()).animation)
+        let source = try #require(container.animation)
+        #expect(back.frames.count == 3 && back.loopCount == 0)
+        for (a, b) in zip(source.frames, back.frames) {
+            // Measured 37.0–37.8 dB at quality 90.
+            #expect(WebPTestFiles.psnr(a.bitmap, b.bitmap) >= 33)
+        }
+    }
+
+    @Test func animationWithICCAndFirstFrameOnly() throws {
+        var container = try decoded("hopper-animated-16.webp")
+        container.iccProfile = Data([1, 2, 3, 4, 5])
+        let animated = try decoder.decode(try encoder.encode(container, options: Self.options(lossless: true)), options: .init())
+        #expect(animated.iccProfile == Data([1, 2, 3, 4, 5]))
+        #expect(animated.animation?.frames.count == 3)
+        let still = try decoder.decode(try encoder.encode(container, options: Self.options(lossless: true, firstFrameOnly: true)), options: .init())
+        #expect(still.animation == nil)
+        #expect(still.image == container.image)
+    }
+
+    /// iss634.webp: 42 lossless frames, the first stored with 0 ms, loop forever. Re-encoded
+    /// losslessly, every frame, duration and the loop come back.
+    @Test(.enabled(if: WebPTestFiles.corpusIsPresent, "../shared/corpus is absent: the WebP corpus tests are skipped"))
+    func corpusAnimationRoundTrip() throws {
+        let entry = try #require(WebPTestFiles.corpusEntries.first { $0.file == "edge/iss634.webp" })
+        let container = try decoder.decode(try Reference.data(entry), options: .init())
+        let source = try #require(container.animation)
+        let back = try #require(try decoder.decode(try encoder.encode(container, options: Self.options(lossless: true)), options: .init()).animation)
+        #expect(back.frames.count == 42)
+        #expect(back.loopCount == 0)
+        #expect(back.frames.map(\.duration) == source.frames.map(\.duration))
+        #expect(back.frames.first?.duration == .zero)
+        #expect(back.frames.map(\.bitmap) == source.frames.map(\.bitmap))
+    }
+
+    @Test func tooLargeForWebPIsRefused() throws {
+        let wide = try Bitmap(width: 16384, height: 1, pixelFormat: .gray8, pixels: [UInt8](repeating: 0, count: 16384))
+        #expect(throws: ImageError.self) { try encoder.encode(ImageContainer(image: wide), options: Self.options()) }
+    }
+
+    @Test func theRegistryEncodesWebP() throws {
+        let registry = CoderRegistry.system()
+        let data = try registry.encode(try decoded("hopper.webp"), as: .webp)
+        #expect(ImageFormat(sniffing: data) == .webp)
+    }
+}
