@@ -96,3 +96,43 @@ public final class Probe {
         return probe.wait()
     }
 }
+
+/// The built `webimage` executable beside the test runner, if there is one.
+public enum WebImageExecutable {
+    public static let url: URL? = {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        // On Linux the test runner is an executable in the build directory; on macOS it sits
+        // inside an .xctest bundle three levels further down.
+        for candidate in [directory, directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("webimage")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        print("note: no webimage executable next to \(directory.path); the tests of the webimage command are skipped")
+        return nil
+    }()
+}
+
+/// One run of a command: its exit status and what it printed.
+public struct CommandRun {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+
+    /// Runs `executable` with `arguments` in `directory` and waits for it.
+    public init(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        status = process.terminationStatus
+        self.stdout = String(decoding: stdout, as: UTF8.self)
+        self.stderr = String(decoding: stderr, as: UTF8.self)
+    }
+}

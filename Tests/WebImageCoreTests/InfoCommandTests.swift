@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebImageCore
+import WebImageTestSupport
 
 /// `webimage info`, run as the built executable: the test target cannot link an executable
 /// module without changing the package manifest, and the process boundary (arguments, exit
@@ -8,28 +9,8 @@ import WebImageCore
 /// executable was not built beside the tests (`swift build --build-tests` builds it).
 @Suite(.enabled(if: WebImageExecutable.url != nil, "the webimage executable was not built beside the tests"))
 struct InfoCommandTests {
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static func run(_ arguments: [String]) throws -> Run {
-        let executable: URL = try #require(WebImageExecutable.url)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = TestFiles.repositoryRoot
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus,
-                   stdout: String(decoding: stdout, as: UTF8.self),
-                   stderr: String(decoding: stderr, as: UTF8.self))
+    static func run(_ arguments: [String]) throws -> CommandRun {
+        try CommandRun(try #require(WebImageExecutable.url), arguments, in: TestFiles.repositoryRoot)
     }
 
     @Test func jsonLinesCarryTheHeaderAndDecodedFacts() throws {
@@ -98,19 +79,4 @@ struct InfoCommandTests {
         #expect(run.stderr.contains("Package.swift: not an image format"))
         #expect(!run.stdout.contains("Package.swift"))
     }
-}
-
-/// The built `webimage` executable beside the test runner, if there is one.
-enum WebImageExecutable {
-    static let url: URL? = {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        // On Linux the test runner is an executable in the build directory; on macOS it sits
-        // inside an .xctest bundle three levels further down.
-        for candidate in [directory, directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("webimage")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        print("note: no webimage executable next to \(directory.path); the webimage info tests are skipped")
-        return nil
-    }()
 }

@@ -1,0 +1,154 @@
+import ArgumentParser
+import Foundation
+import WebImage
+
+/// `webimage convert INPUT OUTPUT`: decode, orient, optionally resize, and encode by the output's
+/// extension.
+///
+/// ```
+/// $ webimage convert shell-5120x2880.jpg thumb.webp --resize 256x256 --fit cover --quality 75
+/// ```
+struct ConvertCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Convert an image to PNG, JPEG or WebP, optionally resized.",
+        discussion: """
+            The output format follows OUTPUT's extension: .png, .jpg or .jpeg, .webp. Animated \
+            sources stay animated in WebP; --frame N picks one composed frame (from 0). The \
+            pixels are turned upright by the EXIF orientation unless --keep-orientation is \
+            given. Large images are scaled while decoding where the format allows (JPEG, WebP), \
+            so a thumbnail of a huge photo needs little memory.
+            """
+    )
+
+    @Argument(help: "The image file to read.")
+    var input: String
+
+    @Argument(help: "The file to write; its extension picks the format.")
+    var output: String
+
+    @Option(help: "Write only this composed frame of an animation, counting from 0.")
+    var frame: Int?
+
+    @Option(help: ArgumentHelp("Resize to fit a box: WxH, Wx (width only) or xH (height only).", valueName: "WxH"))
+    var resize: ResizeBox?
+
+    @Option(help: "How the image meets the --resize box: contain (fit inside), cover (fill and crop), fill (stretch).")
+    var fit: Fit = .contain
+
+    @Option(help: "Quality for JPEG and lossy WebP, 0-100.")
+    var quality: Int = 80
+
+    @Flag(help: "Keep the pixels as stored instead of turning them upright by the EXIF orientation.")
+    var keepOrientation = false
+
+    @Flag(help: "Leave out metadata (the ICC profile).")
+    var strip = false
+
+    enum Fit: String, ExpressibleByArgument, CaseIterable {
+        case contain, cover, fill
+
+        var contentMode: ContentMode {
+            switch self {
+            case .contain: .fit
+            case .cover: .fill
+            case .fill: .stretch
+            }
+        }
+    }
+
+    struct ResizeBox: ExpressibleByArgument {
+        var width: Int?
+        var height: Int?
+
+        init?(argument: String) {
+            let parts = argument.lowercased().split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2 else { return nil }
+            width = parts[0].isEmpty ? nil : Int(parts[0])
+            height = parts[1].isEmpty ? nil : Int(parts[1])
+            guard width != nil || height != nil, (width ?? 1) > 0, (height ?? 1) > 0,
+                  parts[0].isEmpty || width != nil, parts[1].isEmpty || height != nil else { return nil }
+        }
+    }
+
+    func validate() throws {
+        guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
+        if let frame, frame < 0 { throw ValidationError("--frame counts from 0") }
+    }
+
+    func run() throws {
+        do {
+            try convert()
+        } catch let error as ConvertError {
+            FileHandle.standardError.write(Data("webimage convert: \(error.message)\n".utf8))
+            throw ExitCode.failure
+        } catch let error as ImageError {
+            FileHandle.standardError.write(Data("webimage convert: \(input): \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+
+    struct ConvertError: Error {
+        var message: String
+    }
+
+    private func convert() throws {
+        let registry = CoderRegistry.system()
+        let format = try outputFormat(registry: registry)
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: input), options: .mappedIfSafe)
+        } catch {
+            throw ConvertError(message: "\(input): cannot read it (\(error.localizedDescription))")
+        }
+
+        var decoding = ImageDecodingOptions()
+        decoding.appliesOrientation = !keepOrientation
+        if let resize {
+            // Let the decoder scale down on the way in (DCT scaling, WebP's scaler); the resize
+            // processor below then makes the exact size.
+            decoding.thumbnail = .size(width: resize.width ?? Int(Int32.max), height: resize.height ?? Int(Int32.max),
+                                       contentMode: resize.width == nil || resize.height == nil ? .fit : fit.contentMode)
+        }
+        var image = try registry.decode(data, options: decoding)
+
+        if let frame {
+            let frames = image.animation?.frames.map(\.bitmap) ?? [image.image]
+            guard frame < frames.count else {
+                throw ConvertError(message: "\(input) has \(frames.count) frame\(frames.count == 1 ? "" : "s"); there is no frame \(frame)")
+            }
+            image.image = frames[frame]
+            image.animation = nil
+        }
+        if let resize {
+            let mode = resize.width == nil || resize.height == nil ? .fit : fit.contentMode
+            image = try ImageProcessors.Resize(width: resize.width, height: resize.height, contentMode: mode, upscale: true).process(image)
+        }
+
+        var encoding = ImageEncodingOptions()
+        encoding.quality = quality
+        encoding.stripsMetadata = strip
+        let bytes = try registry.encode(image, as: format, options: encoding)
+        do {
+            try bytes.write(to: URL(fileURLWithPath: output), options: .atomic)
+        } catch {
+            throw ConvertError(message: "\(output): cannot write it (\(error.localizedDescription))")
+        }
+    }
+
+    private func outputFormat(registry: CoderRegistry) throws -> ImageFormat {
+        let ext = (output as NSString).pathExtension.lowercased()
+        let format: ImageFormat? = switch ext {
+        case "png": .png
+        case "jpg", "jpeg": .jpeg
+        case "webp": .webp
+        case "gif": .gif
+        default: nil
+        }
+        guard let format, registry.encoder(for: format) != nil else {
+            let known = [ImageFormat.png, .jpeg, .webp, .gif].filter { registry.encoder(for: $0) != nil }.map(\.fileExtension)
+            throw ConvertError(message: "\(output): cannot tell the output format from .\(ext); use one of .\(known.joined(separator: ", ."))")
+        }
+        return format
+    }
+}
