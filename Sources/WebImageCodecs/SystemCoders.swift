@@ -14,11 +14,13 @@ extension CoderRegistry {
     // One line per coder.
     static var systemDecoders: [any ImageDecoder] {
         [
+            JPEGDecoder(),
         ]
     }
 
     static var systemEncoders: [any ImageEncoder] {
         [
+            JPEGEncoder(),
         ]
     }
 }
