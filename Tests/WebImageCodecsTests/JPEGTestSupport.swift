@@ -41,16 +41,23 @@ enum JPEGTests {
     /// Peak signal-to-noise ratio in dB over the RGB channels of two RGBA bitmaps of one size.
     static func psnr(_ a: Bitmap, _ b: Bitmap) -> Double {
         precondition(a.width == b.width && a.height == b.height)
-        var squared = 0.0
-        for y in 0..<a.height {
-            for x in 0..<a.width {
-                for channel in 0..<3 {
-                    let d = Double(a.pixels[y * a.bytesPerRow + x * 4 + channel]) - Double(b.pixels[y * b.bytesPerRow + x * 4 + channel])
-                    squared += d * d
+        var squared = 0
+        a.pixels.withUnsafeBufferPointer { first in
+            b.pixels.withUnsafeBufferPointer { second in
+                for y in 0..<a.height {
+                    var p = y * a.bytesPerRow, q = y * b.bytesPerRow
+                    for _ in 0..<a.width {
+                        for channel in 0..<3 {
+                            let d = Int(first[p + channel]) - Int(second[q + channel])
+                            squared += d * d
+                        }
+                        p += 4
+                        q += 4
+                    }
                 }
             }
         }
-        let mse = squared / Double(a.width * a.height * 3)
+        let mse = Double(squared) / Double(a.width * a.height * 3)
         return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
     }
 

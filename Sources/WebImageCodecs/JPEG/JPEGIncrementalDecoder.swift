@@ -6,7 +6,8 @@ import WebImageCore
 ///
 /// - Progressive (and other multi-scan) files use libjpeg's buffered-image mode: each chunk is
 ///   read into the coefficient buffer, and a preview is an output pass over it, offered each
-///   time another scan has completed (a coarse whole image first, sharper with each scan).
+///   time another scan has completed and changed the picture (a coarse whole image first,
+///   sharper with each scan).
 /// - Single-scan (baseline) files decode row by row into the final bitmap; a preview shows the
 ///   rows decoded so far, the rest opaque mid-grey (128, 128, 128), the same grey libjpeg
 ///   gives the missing part of a truncated file.
@@ -44,6 +45,8 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoder {
     private var completeScans = 0
     private var scansShown = 0
     private var inputFinished = false
+    /// The pixels of the last progressive preview (shared with it, not copied).
+    private var lastShown: [UInt8]?
     private var result: ImageContainer?
 
     public init(options: ImageDecodingOptions, convertsToSRGB: Bool = false) {
@@ -80,6 +83,10 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoder {
                     try decompressor.output(scan: completeScans, into: buffer, bytesPerRow: width * 4)
                 }
                 scansShown = completeScans
+                // A scan can leave the output unchanged (at a DCT scale of 1/8 only the DC
+                // coefficients show, so the AC scans add nothing): not more than last time.
+                if let lastShown, Self.equal(lastShown, pixels) { return nil }
+                lastShown = pixels
             } else {
                 guard rowsDecoded > rowsShown else { return nil }
                 rowsShown = rowsDecoded
@@ -110,6 +117,7 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoder {
             let container = try container(header: header, isPreview: false)
             result = container
             pixels = []
+            lastShown = nil
             return container
         }
     }
@@ -157,6 +165,10 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoder {
             }
             rowsDecoded = rows
         }
+    }
+
+    private static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.count == b.count && a.withUnsafeBytes { a in b.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
     }
 
     private func container(header: JPEGHeader, isPreview: Bool) throws -> ImageContainer {
