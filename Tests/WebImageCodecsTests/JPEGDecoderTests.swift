@@ -39,6 +39,53 @@ import WebImageTestSupport
         try expectEnginesAgree(try JPEGTests.corpus(file), file: file)
     }
 
+    /// At 1/8 scale a progressive file decodes from its DC scans alone: the same bytes as a
+    /// decode of the whole file, from a much smaller input.
+    @Test(.enabled(if: Reference.corpus != nil, "../shared/corpus is absent"),
+          arguments: ["photos/autumn-2560x1600-progressive.jpg", "photos/elephants-1920x1080-progressive.jpg",
+                      "photos/volna-5120x2880-progressive.jpg", "photos/GreenMeadow.jpg",
+                      "photos/FreshFlower.jpg", "edge/icc_profile_big.jpg", "edge/truncated_jpeg.jpg"])
+    func progressiveEighthScaleSkipsTheACScans(file: String) throws {
+        let data = try JPEGTests.corpus(file)
+        let dcScans = data.withUnsafeBytes { JPEGScanFilter.dcScansOnly($0) }
+        if file == "edge/truncated_jpeg.jpg" {
+            #expect(dcScans == nil, "a truncated file is decoded whole")
+        } else {
+            let dcScans = try #require(dcScans)
+            print("JPEG DC scans of \(file): \(dcScans.count) of \(data.count) bytes")
+            // The ICC profile (400 KB) is most of icc_profile_big.jpg.
+            #expect(dcScans.count < data.count / 2 || file == "edge/icc_profile_big.jpg")
+        }
+        var options = ImageDecodingOptions()
+        options.thumbnail = .maxPixelSize(8)
+        var libjpeg = JPEGDecoder()
+        libjpeg.engine = .libjpeg
+        let fast = try JPEGDecoder().decode(data, options: options).image
+        let whole = try libjpeg.decode(data, options: options).image
+        #expect(fast.width * 8 >= whole.width && fast.width == whole.width && fast.height == whole.height)
+        #expect(fast == whole, "\(file)")
+    }
+
+    @Test func scanFilterLeavesOtherFilesAlone() throws {
+        let progressive = try JPEGTests.fixture("hopper-progressive-32.jpg")
+        #expect(progressive.withUnsafeBytes { JPEGScanFilter.dcScansOnly($0) } != nil)
+        for name in ["hopper.jpg", "hopper_16bit_qtables.jpg", "hopper-cmyk-32.jpg"] {
+            #expect(try JPEGTests.fixture(name).withUnsafeBytes { JPEGScanFilter.dcScansOnly($0) } == nil, "\(name) has no AC scans to drop")
+        }
+        // A progressive file whose scans stop after the DC ones has nothing to drop.
+        let bytes = [UInt8](progressive)
+        let segments = JPEGTests.segments(of: progressive)
+        let firstScan = try #require(segments.last).range.lowerBound
+        var secondScan = try #require(segments.last).range.upperBound
+        while !(bytes[secondScan] == 0xFF && bytes[secondScan + 1] == 0xDA) { secondScan += 1 }
+        let dcOnly = Data(bytes[..<secondScan] + [0xFF, 0xD9])
+        #expect(firstScan < secondScan)
+        #expect(dcOnly.withUnsafeBytes { JPEGScanFilter.dcScansOnly($0) } == nil)
+        var options = ImageDecodingOptions()
+        options.thumbnail = .maxPixelSize(4)
+        #expect(try JPEGDecoder().decode(progressive, options: options).image.width == 4)
+    }
+
     @Test(arguments: ["hopper.jpg", "hopper-progressive-32.jpg", "hopper_16bit_qtables.jpg"])
     func turboJPEGAndLibJPEGAgreeOnFixtures(name: String) throws {
         try expectEnginesAgree(try JPEGTests.fixture(name), file: name)
@@ -185,7 +232,7 @@ import WebImageTestSupport
 
     @Test func chunksOutOfOrderAreReassembledInSequence() throws {
         let profile = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-        var jpeg = JPEGEncoder.insertingICCProfile(profile, into: try makeJPEG(width: 8, height: 8))
+        var jpeg = JPEGTests.insertingICCProfile(profile, into: try makeJPEG(width: 8, height: 8))
         // Swap the first two chunks' segments in the file.
         let segments = JPEGTests.segments(of: jpeg).filter { $0.marker == 0xE2 }
         #expect(segments.count == 4)
@@ -334,6 +381,18 @@ extension JPEGTests {
             result.append((marker, index..<(index + 2 + length)))
             if marker == 0xDA { break }
             index += 2 + length
+        }
+        return result
+    }
+
+    /// `jpeg` with `profile` in APP2 `ICC_PROFILE` chunks of 65,519 bytes right after SOI.
+    static func insertingICCProfile(_ profile: Data, into jpeg: Data) -> Data {
+        let size = 65_519
+        let chunks = (profile.count + size - 1) / size
+        var result = jpeg
+        for index in (0..<chunks).reversed() {
+            let chunk = profile[(profile.startIndex + index * size)..<min(profile.startIndex + (index + 1) * size, profile.endIndex)]
+            result = insertingSegment(marker: 0xE2, payload: Array("ICC_PROFILE".utf8) + [0, UInt8(index + 1), UInt8(chunks)] + Array(chunk), into: result)
         }
         return result
     }

@@ -137,13 +137,42 @@ import WebImageTestSupport
         #expect(near(pixel(40, 8), [127, 127, 255, 255]), "\(pixel(40, 8))")
     }
 
+    /// The compositing formulas, on flat 16×16 blocks at quality 100 (where JPEG's error is a
+    /// unit or two): straight `c·a/255 + 255 − a`, premultiplied `c + 255 − a`, grey likewise.
     @Test func compositingFormulas() throws {
-        let straight = try Bitmap(width: 2, height: 1, pixelFormat: .rgba8, pixels: [200, 100, 0, 51, 7, 8, 9, 0])
-        #expect(JPEGEncoder.flattenedOverWhite(straight) == [244, 224, 204, 255, 255, 255])
-        let premultiplied = try Bitmap(width: 1, height: 1, pixelFormat: .rgba8Premultiplied, pixels: [40, 20, 0, 51])
-        #expect(JPEGEncoder.flattenedOverWhite(premultiplied) == [244, 224, 204])
-        let grayAlpha = try Bitmap(width: 2, height: 1, pixelFormat: .grayAlpha8, pixels: [0, 255, 0, 0])
-        #expect(JPEGEncoder.flattenedOverWhite(grayAlpha) == [0, 255])
+        func encoded(_ format: PixelFormat, _ pixel: [UInt8]) throws -> [Int] {
+            let bitmap = try Bitmap(width: 16, height: 16, pixelFormat: format, pixels: Array([[UInt8]](repeating: pixel, count: 256).joined()))
+            let decoded = try JPEGTests.registry.decode(try Self.encode(ImageContainer(image: bitmap), quality: 100)).image
+            return (0..<4).map { Int(decoded.pixels[8 * decoded.bytesPerRow + 8 * 4 + $0]) }
+        }
+        func near(_ a: [Int], _ b: [Int]) -> Bool { zip(a, b).allSatisfy { abs($0 - $1) <= 2 } }
+        #expect(near(try encoded(.rgba8, [200, 100, 0, 51]), [244, 224, 204, 255]))
+        #expect(near(try encoded(.rgba8, [7, 8, 9, 0]), [255, 255, 255, 255]))
+        #expect(near(try encoded(.rgba8Premultiplied, [40, 20, 0, 51]), [244, 224, 204, 255]))
+        #expect(near(try encoded(.grayAlpha8, [0, 255]), [0, 0, 0, 255]))
+        #expect(near(try encoded(.grayAlpha8, [0, 0]), [255, 255, 255, 255]))
+        #expect(near(try encoded(.grayAlpha8, [100, 128]), [178, 178, 178, 255]))
+        // RGBA whose format says "no alpha": the fourth byte is ignored, not composited.
+        #expect(near(try encoded(PixelFormat(channels: .rgba, alpha: .none), [10, 200, 30, 0]), [10, 200, 30, 255]))
+    }
+
+    /// Rows mixing opaque and transparent pixels next to fully opaque rows: each row is judged
+    /// on its own (opaque rows are read in place, others composited).
+    @Test func opaqueAndTranslucentRowsMix() throws {
+        let bitmap = try Bitmap(width: 33, height: 40, pixelFormat: .rgba8) { pixels in
+            for y in 0..<40 {
+                for x in 0..<33 {
+                    let translucent = y >= 20 && x == 32   // the last pixel of the lower rows
+                    let pixel: [UInt8] = translucent ? [0, 0, 0, 0] : [30, 60, 90, 255]
+                    for c in 0..<4 { pixels[(y * 33 + x) * 4 + c] = pixel[c] }
+                }
+            }
+        }
+        let decoded = try JPEGTests.registry.decode(try Self.encode(ImageContainer(image: bitmap), quality: 100)).image
+        func pixel(_ x: Int, _ y: Int) -> [Int] { (0..<3).map { Int(decoded.pixels[y * decoded.bytesPerRow + x * 4 + $0]) } }
+        #expect(pixel(32, 30).allSatisfy { $0 >= 240 }, "transparent pixel → white: \(pixel(32, 30))")
+        #expect(zip(pixel(5, 5), [30, 60, 90]).allSatisfy { abs($0 - $1) <= 3 })
+        #expect(zip(pixel(5, 35), [30, 60, 90]).allSatisfy { abs($0 - $1) <= 3 })
     }
 
     /// Every pixel format encodes; grey ones as one-component JPEG; rows wider than their

@@ -75,6 +75,11 @@ const uint8_t *wi_jpeg_exif(const wi_jpeg_decoder *decoder, size_t *count);
 uint8_t *wi_jpeg_copy_icc(wi_jpeg_decoder *decoder, size_t *count);
 void wi_jpeg_free(void *pointer);
 
+/// Turns libjpeg's block smoothing (on by default) off or on, before wi_jpeg_start. Smoothing
+/// estimates missing coefficients of progressive files from their neighbours' DC values,
+/// which is what a decode of only the DC scans must not do (see JPEGScanFilter.swift).
+void wi_jpeg_set_block_smoothing(wi_jpeg_decoder *decoder, int enabled);
+
 /// Starts decompression at `scale_eighths`/8 of the stored size (1...8) to RGBA (CMYK and
 /// YCCK are converted, read as Adobe's inverted CMYK). `buffered` selects libjpeg's
 /// buffered-image mode (for incremental multi-scan files). Reports the output size.
@@ -100,6 +105,27 @@ int wi_jpeg_warnings(const wi_jpeg_decoder *decoder);
 /// CMYK (as libjpeg outputs it) to opaque RGBA, in place, `count` pixels. `inverted` for
 /// Adobe's convention (0 = full ink), which is what almost every CMYK JPEG stores.
 void wi_jpeg_cmyk_to_rgba(uint8_t *pixels, size_t count, int inverted);
+
+/// Pixel layouts wi_jpeg_encode reads.
+typedef enum {
+    WI_JPEG_INPUT_RGBA = 0,                 // straight alpha
+    WI_JPEG_INPUT_RGBA_PREMULTIPLIED = 1,
+    WI_JPEG_INPUT_RGBX = 2,                 // 4 bytes per pixel, the fourth ignored (opaque)
+    WI_JPEG_INPUT_RGB = 3,
+    WI_JPEG_INPUT_GRAY = 4,
+    WI_JPEG_INPUT_GRAY_ALPHA = 5,           // straight alpha
+} wi_jpeg_input;
+
+/// Encodes `height` rows of `width` pixels (row y at `pixels + y * stride`) as a JFIF JPEG:
+/// quality 1-100, 4:2:0 chroma (grey input: one component), baseline or progressive, with
+/// `icc` written as APP2 chunks when not NULL. Pixels that are not opaque are composited over
+/// white, strip by strip while encoding, so opaque RGBA costs no extra pass over the image.
+/// On success returns WI_JPEG_OK and a buffer to free with wi_jpeg_free; otherwise
+/// WI_JPEG_ERROR with the reason in `message` (JMSG_LENGTH_MAX = 200 bytes).
+wi_jpeg_status wi_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
+                              wi_jpeg_input input, int quality, int progressive,
+                              const uint8_t *icc, size_t icc_count,
+                              uint8_t **output, size_t *output_count, char message[200]);
 
 /// lcms2's pixel types, which Swift cannot import (they are composite macros).
 extern const uint32_t wi_lcms_type_rgba_8;

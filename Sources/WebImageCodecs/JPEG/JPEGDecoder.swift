@@ -11,7 +11,8 @@ import WebImageCore
 /// in ``ImageContainer/iccProfile``; the pixels are left as stored, unless
 /// ``convertsToSRGB`` is set. With ``ImageDecodingOptions/thumbnail``, the decode itself
 /// shrinks by the DCT (a scale of M/8) to the smallest size not below the thumbnail, so a
-/// 256-pixel thumbnail of a 5120×2880 photo decodes 640×360 pixels, never the full bitmap.
+/// 256-pixel thumbnail of a 5120×2880 photo decodes 640×360 pixels, never the full bitmap;
+/// at 1/8 a progressive file's AC scans are not even read (see ``JPEGScanFilter``).
 ///
 /// CMYK: four-channel files are read as Adobe's inverted CMYK (0 is full ink), which Photoshop
 /// and nearly every CMYK JPEG writes, and converted with `R = C·K/255` (likewise G, B): the
@@ -69,7 +70,10 @@ public struct JPEGDecoder: ImageDecoder {
                 throw ImageError.corruptData("JPEG: the file ends before any image data")
             }
             let bitmap: Bitmap
-            if header.isCMYK || engine == .libjpeg {
+            if header.eighths == 1, header.info.progressive != 0, engine == .automatic,
+               let dcScans = JPEGScanFilter.dcScansOnly(bytes) {
+                bitmap = try Self.decodeDCScans(dcScans, header: header)
+            } else if header.isCMYK || engine == .libjpeg {
                 bitmap = try Self.decodeWithLibJPEG(decompressor, header: header)
             } else {
                 bitmap = try Self.decodeWithTurboJPEG(bytes, header: header)
@@ -97,6 +101,19 @@ public struct JPEGDecoder: ImageDecoder {
         return try Bitmap(width: width, height: height, pixelFormat: .rgba8) { pixels in
             let (complete, _) = try decompressor.readRows(into: pixels, bytesPerRow: width * 4)
             guard complete else { throw ImageError.corruptData("JPEG: decompression stopped early") }
+        }
+    }
+
+    /// A 1/8-scale decode of a progressive file's DC scans alone (see ``JPEGScanFilter``).
+    static func decodeDCScans(_ data: Data, header: JPEGHeader) throws -> Bitmap {
+        try data.withUnsafeBytes { bytes in
+            let decompressor = try LibJPEGDecompressor()
+            decompressor.borrowInput(bytes)
+            guard try decompressor.readHeader() != nil else {
+                throw ImageError.corruptData("JPEG: the header is incomplete")
+            }
+            decompressor.setBlockSmoothing(false)
+            return try decodeWithLibJPEG(decompressor, header: header)
         }
     }
 

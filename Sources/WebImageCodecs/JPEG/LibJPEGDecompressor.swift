@@ -68,6 +68,12 @@ final class LibJPEGDecompressor {
         return count > 0 ? Data(bytes: bytes, count: count) : nil
     }
 
+    /// Block smoothing (on by default) estimates the coefficients a progressive file has not
+    /// sent yet; off for a decode of the DC scans alone.
+    func setBlockSmoothing(_ enabled: Bool) {
+        wi_jpeg_set_block_smoothing(decoder, enabled ? 1 : 0)
+    }
+
     /// Starts decompressing at `eighths`/8 scale; the output size, or `nil` if suspended.
     func start(eighths: Int, buffered: Bool) throws -> (width: Int, height: Int)? {
         var width: UInt32 = 0, height: UInt32 = 0
