@@ -26,6 +26,7 @@ struct wi_jpeg_decoder {
     struct jpeg_progress_mgr progress;
     jmp_buf jump;
     int failed;
+    int unsupported;           // the failure is a valid file this libjpeg build cannot decode
     int warnings;
     char message[JMSG_LENGTH_MAX];
 
@@ -55,6 +56,17 @@ static const JOCTET fake_eoi[2] = {0xFF, JPEG_EOI};
 static void wi_error_exit(j_common_ptr cinfo) {
     wi_jpeg_decoder *decoder = (wi_jpeg_decoder *)cinfo;
     (*cinfo->err->format_message)(cinfo, decoder->message);
+    switch (cinfo->err->msg_code) {
+    case JERR_BAD_PRECISION:       // 12- or 16-bit samples: this build reads 8-bit only
+    case JERR_SOF_UNSUPPORTED:     // lossless and hierarchical JPEG
+    case JERR_NOT_COMPILED:
+    case JERR_ARITH_NOTIMPL:
+    case JERR_CONVERSION_NOTIMPL:
+        decoder->unsupported = 1;
+        break;
+    default:
+        break;
+    }
     longjmp(decoder->jump, 1);
 }
 
@@ -263,7 +275,7 @@ size_t wi_jpeg_scan_bytes(const wi_jpeg_decoder *decoder) {
 }
 
 size_t wi_jpeg_buffered_bytes(const wi_jpeg_decoder *decoder) {
-    return decoder->borrowed ? 0 : decoder->owned_count;
+    return decoder->borrowed ? 0 : decoder->source.bytes_in_buffer;
 }
 
 const uint8_t *wi_jpeg_exif(const wi_jpeg_decoder *decoder, size_t *count) {
@@ -413,6 +425,8 @@ wi_jpeg_status wi_jpeg_output(wi_jpeg_decoder *decoder, int scan, uint8_t *rgba,
 const char *wi_jpeg_message(const wi_jpeg_decoder *decoder) { return decoder->message; }
 
 int wi_jpeg_warnings(const wi_jpeg_decoder *decoder) { return decoder->warnings; }
+
+int wi_jpeg_failed_unsupported(const wi_jpeg_decoder *decoder) { return decoder->unsupported; }
 
 // MARK: - Compression
 

@@ -170,6 +170,26 @@ import WebImageTestSupport
         #expect(try JPEGDecoder().decode(fine, options: .init()).image.width == 32)
     }
 
+    /// Valid JPEG variants this build does not decode are unsupported, not corrupt: 12-bit
+    /// samples (SOF1 with precision 12) and lossless JPEG (SOF3).
+    @Test func unsupportedVariantsAreReportedAsSuch() throws {
+        let data = try JPEGTests.fixture("hopper.jpg")
+        let frame = try #require(JPEGTests.segments(of: data).first { $0.marker == 0xC0 })
+        var twelveBit = data
+        twelveBit[frame.range.lowerBound + 1] = 0xC1
+        twelveBit[frame.range.lowerBound + 4] = 12
+        var lossless = data
+        lossless[frame.range.lowerBound + 1] = 0xC3
+        for variant in [twelveBit, lossless] {
+            do {
+                _ = try JPEGDecoder().decode(variant, options: .init())
+                Issue.record("expected unsupportedFormat")
+            } catch let error as ImageError {
+                guard case .unsupportedFormat = error else { Issue.record("expected unsupportedFormat, got \(error)"); continue }
+            }
+        }
+    }
+
     @Test func emptyAndTinyInputs() {
         for bytes: [UInt8] in [[], [0xFF], [0xFF, 0xD8], [0xFF, 0xD8, 0xFF], [0xFF, 0xD8, 0xFF, 0xD9], [0x00, 0x01, 0x02]] {
             #expect(throws: ImageError.self, "\(bytes)") { try JPEGDecoder().decode(Data(bytes), options: .init()) }

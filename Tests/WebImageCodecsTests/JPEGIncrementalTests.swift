@@ -178,6 +178,22 @@ import WebImageTestSupport
         #expect(try Self.feed(baseline, chunkSize: 1).final.image == JPEGTests.registry.decode(baseline).image)
     }
 
+    /// Segments libjpeg skips (COM, unknown APPn) and segments it keeps (APP1 EXIF, APP2 ICC)
+    /// split across many small chunks: skipping resumes in the next chunk.
+    @Test func markerSegmentsSplitAcrossChunks() throws {
+        var data = JPEGTests.insertingSegment(marker: 0xFE, payload: JPEGTests.noise(count: 3000, seed: 3), into: try JPEGTests.fixture("hopper.jpg"))
+        data = JPEGTests.insertingSegment(marker: 0xEA, payload: JPEGTests.noise(count: 5000, seed: 4), into: data)
+        data = JPEGTests.insertingICCProfile(Data(JPEGTests.noise(count: 70_000, seed: 5)), into: data)
+        data = JPEGTests.withEXIFOrientation(3, data)
+        let full = try JPEGTests.registry.decode(data)
+        #expect(full.orientation == .down && full.iccProfile?.count == 70_000)
+        for chunkSize in [7, 333, 4096] {
+            let run = try Self.feed(data, chunkSize: chunkSize)
+            #expect(run.final.image == full.image, "chunks of \(chunkSize)")
+            #expect(run.final.orientation == .down && run.final.iccProfile == full.iccProfile)
+        }
+    }
+
     // MARK: - Errors and limits
 
     @Test func refusesTooLargeAsSoonAsTheHeaderArrives() throws {
@@ -216,6 +232,22 @@ import WebImageTestSupport
         let decoder = try #require(JPEGDecoder().makeIncrementalDecoder(options: .init()))
         try decoder.append(try JPEGTests.fixture("hopper.jpg").prefix(200))
         #expect(throws: ImageError.self) { try decoder.finish() }
+    }
+
+    /// Bytes after the end of the image are not kept (a server appending junk cannot make the
+    /// decoder buffer it), and do not change the image.
+    @Test func trailingDataIsNotBuffered() throws {
+        for name in ["hopper.jpg", "hopper-progressive-32.jpg"] {
+            let data = try JPEGTests.fixture(name)
+            let decoder = try #require(JPEGDecoder().makeIncrementalDecoder(options: .init()) as? JPEGIncrementalDecoder)
+            try decoder.append(data)
+            let junk = Data(JPEGTests.noise(count: 65536, seed: 7))
+            for _ in 0..<16 {
+                try decoder.append(junk)
+                #expect(decoder.bufferedInputBytes < 4096, "\(name)")
+            }
+            #expect(try decoder.finish().image == JPEGTests.registry.decode(data).image)
+        }
     }
 
     @Test func appendingAfterFinishFails() throws {

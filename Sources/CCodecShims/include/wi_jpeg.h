@@ -99,6 +99,9 @@ wi_jpeg_status wi_jpeg_output(wi_jpeg_decoder *decoder, int scan, uint8_t *rgba,
 
 /// Why the last call failed (or the first warning, after a success with warnings).
 const char *wi_jpeg_message(const wi_jpeg_decoder *decoder);
+/// Whether the failure was a valid variant this libjpeg build does not decode (12-bit samples,
+/// lossless or hierarchical JPEG) rather than damaged data.
+int wi_jpeg_failed_unsupported(const wi_jpeg_decoder *decoder);
 /// How many warnings libjpeg raised: corrupt or truncated data it decoded past.
 int wi_jpeg_warnings(const wi_jpeg_decoder *decoder);
 

@@ -45,6 +45,7 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoder {
     private var completeScans = 0
     private var scansShown = 0
     private var inputFinished = false
+    private var ended = false
     /// The pixels of the last progressive preview (shared with it, not copied).
     private var lastShown: [UInt8]?
     private var result: ImageContainer?
@@ -66,9 +67,11 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoder {
 
     public func append(_ chunk: Data) throws {
         try guarded { decompressor in
-            guard result == nil, !inputFinished else {
+            guard result == nil, !ended else {
                 throw ImageError.corruptData("JPEG: bytes appended after finish()")
             }
+            // Once the image is complete, whatever follows (trailing data) is not kept.
+            guard !imageComplete else { return }
             try decompressor.append(chunk)
             try advance(decompressor)
         }
@@ -98,6 +101,7 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoder {
     public func finish() throws -> ImageContainer {
         if let result { return result }
         return try guarded { decompressor in
+            ended = true
             decompressor.endInput()
             try advance(decompressor)
             guard let header, started else {
@@ -165,6 +169,11 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoder {
             }
             rowsDecoded = rows
         }
+    }
+
+    /// Every pixel has its final value (the last row decoded, or the end of the last scan read).
+    private var imageComplete: Bool {
+        started && (buffered ? inputFinished : rowsDecoded == height)
     }
 
     private static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {

@@ -5,8 +5,9 @@ import WebImageCore
 /// One libjpeg decompression through the C shim (`wi_jpeg.c`), which owns the `setjmp` that
 /// libjpeg's error handling needs. Not `Sendable`: one decode owns it.
 ///
-/// Every failure becomes ``ImageError/corruptData(_:)`` with libjpeg's message; after one, the
-/// shim refuses every further call.
+/// Every failure becomes ``ImageError/corruptData(_:)`` with libjpeg's message (or
+/// ``ImageError/unsupportedFormat(_:)`` for a valid variant libjpeg-turbo's 8-bit build cannot
+/// decode: 12-bit, lossless, hierarchical); after one, the shim refuses every further call.
 final class LibJPEGDecompressor {
     private let decoder: OpaquePointer
 
@@ -113,7 +114,11 @@ final class LibJPEGDecompressor {
         switch status {
         case WI_JPEG_OK: return true
         case WI_JPEG_SUSPENDED: return false
-        default: throw ImageError.corruptData("JPEG: \(message)")
+        default:
+            if wi_jpeg_failed_unsupported(decoder) != 0 {
+                throw ImageError.unsupportedFormat("JPEG: \(message)")
+            }
+            throw ImageError.corruptData("JPEG: \(message)")
         }
     }
 }
