@@ -1,4 +1,4 @@
-// libjpeg decompression for the JPEG coder: see include/wi_jpeg.h.
+// libjpeg decompression and compression for the JPEG coder: see include/wi_jpeg.h.
 //
 // libjpeg reports fatal errors by calling error_exit, which must not return; we longjmp back to
 // the wi_jpeg_* entry point that set the jump buffer, and every later call fails at once.
@@ -16,8 +16,6 @@
 #include "wi_jpeg.h"
 
 const uint32_t wi_lcms_type_rgba_8 = TYPE_RGBA_8;
-const uint32_t wi_lcms_type_cmyk_8 = TYPE_CMYK_8;
-const uint32_t wi_lcms_type_gray_8 = TYPE_GRAY_8;
 
 struct wi_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;

@@ -6,7 +6,8 @@
 // suspend when bytes run out and resume where it stopped when more arrive. The JPEG decoder
 // uses it for what TurboJPEG cannot do: reading the APP markers (EXIF, ICC), CMYK and YCCK,
 // and incremental decoding (row by row for single-scan files, buffered-image mode for
-// progressive ones).
+// progressive ones). And a libjpeg compressor that composites alpha strip by strip while
+// encoding and writes the ICC profile.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -130,9 +131,8 @@ wi_jpeg_status wi_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t he
                               const uint8_t *icc, size_t icc_count,
                               uint8_t **output, size_t *output_count, char message[200]);
 
-/// lcms2's pixel types, which Swift cannot import (they are composite macros).
+/// lcms2's TYPE_RGBA_8 pixel type (for JPEGDecoder.convertsToSRGB), which Swift cannot import:
+/// it is a composite macro.
 extern const uint32_t wi_lcms_type_rgba_8;
-extern const uint32_t wi_lcms_type_cmyk_8;
-extern const uint32_t wi_lcms_type_gray_8;
 
 #endif
