@@ -14,12 +14,14 @@ extension CoderRegistry {
     // One line per coder.
     static var systemDecoders: [any ImageDecoder] {
         [
+            JPEGDecoder(),
             WebPDecoder(),
         ]
     }
 
     static var systemEncoders: [any ImageEncoder] {
         [
+            JPEGEncoder(),
             WebPEncoder(),
         ]
     }

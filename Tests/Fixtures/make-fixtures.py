@@ -37,6 +37,7 @@ grey = hopper.convert("L").tobytes()
 Image.frombytes("I;16B", (32, 32), bytes(b for v in grey for b in (v, 0))).save(out("hopper-gray16be-32.tif"))
 hopper_rgba.save(out("hopper-rgba-32.png"))                         # colour type 6
 hopper.save(out("hopper-progressive-32.jpg"), progressive=True, quality=75)  # SOF2
+hopper.convert("CMYK").save(out("hopper-cmyk-32.jpg"), quality=90)  # Adobe APP14, transform 0 (inverted CMYK)
 
 # Decoded pixels for the processing tests, which run without any decoder: binary Netpbm files
 # (a one-line text header, then the raw bytes) under pixels/.

@@ -1,0 +1,145 @@
+import CCodecShims
+import CTurboJPEG
+import Foundation
+import WebImageCore
+
+/// Decodes JPEG with libjpeg-turbo: baseline, extended (12-bit quantisation tables) and
+/// progressive; grey, RGB, YCbCr, and CMYK or YCCK (converted to RGB).
+///
+/// The result is ``PixelFormat/rgba8`` with alpha 255. The EXIF orientation (APP1) is
+/// reported in ``ImageContainer/orientation`` and the ICC profile (APP2 chunks, reassembled)
+/// in ``ImageContainer/iccProfile``; the pixels are left as stored, unless
+/// ``convertsToSRGB`` is set. With ``ImageDecodingOptions/thumbnail``, the decode itself
+/// shrinks by the DCT (a scale of M/8) to the smallest size not below the thumbnail, so a
+/// 256-pixel thumbnail of a 5120×2880 photo decodes 640×360 pixels, never the full bitmap;
+/// at 1/8 a progressive file's AC scans are not even read (see ``JPEGScanFilter``).
+///
+/// CMYK: four-channel files are read as Adobe's inverted CMYK (0 is full ink), which Photoshop
+/// and nearly every CMYK JPEG writes, and converted with `R = C·K/255` (likewise G, B): the
+/// reading of Chrome, Firefox and Pillow, applied whether or not the Adobe APP14 marker is
+/// present, so an image looks as it does in a browser. The marker's transform flag tells
+/// YCCK (2) from CMYK (0). No colour profile is involved unless ``convertsToSRGB`` is set, and
+/// even then CMYK profiles are not applied.
+///
+/// Damaged files: a file that ends early, or whose compressed data is corrupt past the
+/// header, decodes as far as its data goes, the rest mid-grey, as browsers show it (libjpeg
+/// reports this as a warning). A file whose header cannot be read, or that ends before any
+/// image data, throws ``ImageError/corruptData(_:)``.
+///
+/// ```swift
+/// let registry = CoderRegistry(decoders: [JPEGDecoder()])
+/// var options = ImageDecodingOptions()
+/// options.thumbnail = .maxPixelSize(256)
+/// let thumbnail = try registry.decode(jpegBytes, options: options)   // upright, 256 px
+/// ```
+public struct JPEGDecoder: ImageDecoder {
+    /// Which libjpeg-turbo interface decodes a full (non-incremental) file. Internal: tests
+    /// force the libjpeg path to check both agree.
+    enum Engine: Sendable {
+        /// TurboJPEG for grey, RGB and YCbCr; libjpeg for CMYK and YCCK.
+        case automatic
+        /// libjpeg for everything.
+        case libjpeg
+    }
+
+    /// Convert the pixels from the embedded ICC profile to sRGB (with lcms2), for RGB images
+    /// whose profile is an RGB profile. Off by default: most JPEGs are sRGB or close to it, the
+    /// conversion costs time, and the reference decoders (Pillow, and browsers' defaults for
+    /// untagged output) leave the pixels as stored.
+    public var convertsToSRGB: Bool
+
+    var engine: Engine = .automatic
+
+    public var formats: Set<ImageFormat> { [.jpeg] }
+
+    public init(convertsToSRGB: Bool = false) {
+        self.convertsToSRGB = convertsToSRGB
+    }
+
+    public func decode(_ data: Data, options: ImageDecodingOptions) throws -> ImageContainer {
+        try data.withUnsafeBytes { bytes in
+            guard bytes.count > 0 else { throw ImageError.corruptData("JPEG: no bytes") }
+            let decompressor = try LibJPEGDecompressor()
+            decompressor.borrowInput(bytes)
+            // Complete input never suspends: running out inserts an end-of-image marker.
+            guard let info = try decompressor.readHeader() else {
+                throw ImageError.corruptData("JPEG: the header is incomplete")
+            }
+            let header = try JPEGHeader(info, decompressor: decompressor, options: options)
+            guard decompressor.scanBytes > 2 else {
+                throw ImageError.corruptData("JPEG: the file ends before any image data")
+            }
+            let bitmap: Bitmap
+            if header.eighths == 1, header.info.progressive != 0, engine == .automatic,
+               let dcScans = JPEGScanFilter.dcScansOnly(bytes) {
+                bitmap = try Self.decodeDCScans(dcScans, header: header)
+            } else if header.isCMYK || engine == .libjpeg {
+                bitmap = try Self.decodeWithLibJPEG(decompressor, header: header)
+            } else {
+                bitmap = try Self.decodeWithTurboJPEG(bytes, header: header)
+            }
+            return ImageContainer(
+                image: convertsToSRGB ? JPEGColorConversion.toSRGB(bitmap, profile: header.iccProfile, header: header) : bitmap,
+                format: .jpeg,
+                orientation: header.orientation,
+                iccProfile: header.iccProfile
+            )
+        }
+    }
+
+    /// Progressive JPEG through libjpeg's buffered-image mode, previews each time a scan
+    /// completes; single-scan JPEG row by row. See ``JPEGIncrementalDecoder``.
+    public func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoder)? {
+        JPEGIncrementalDecoder(options: options, convertsToSRGB: convertsToSRGB)
+    }
+
+    /// The whole file at the header's scale, through the libjpeg decompressor that read it.
+    static func decodeWithLibJPEG(_ decompressor: LibJPEGDecompressor, header: JPEGHeader) throws -> Bitmap {
+        guard let (width, height) = try decompressor.start(eighths: header.eighths, buffered: false) else {
+            throw ImageError.corruptData("JPEG: decompression could not start")
+        }
+        return try Bitmap(width: width, height: height, pixelFormat: .rgba8) { pixels in
+            let (complete, _) = try decompressor.readRows(into: pixels, bytesPerRow: width * 4)
+            guard complete else { throw ImageError.corruptData("JPEG: decompression stopped early") }
+        }
+    }
+
+    /// A 1/8-scale decode of a progressive file's DC scans alone (see ``JPEGScanFilter``).
+    static func decodeDCScans(_ data: Data, header: JPEGHeader) throws -> Bitmap {
+        try data.withUnsafeBytes { bytes in
+            let decompressor = try LibJPEGDecompressor()
+            decompressor.borrowInput(bytes)
+            guard try decompressor.readHeader() != nil else {
+                throw ImageError.corruptData("JPEG: the header is incomplete")
+            }
+            decompressor.setBlockSmoothing(false)
+            return try decodeWithLibJPEG(decompressor, header: header)
+        }
+    }
+
+    /// Grey, RGB and YCbCr through TurboJPEG straight into the bitmap. TurboJPEG reads the
+    /// header again (cheap); scaling is chosen by giving it the scaled size.
+    static func decodeWithTurboJPEG(_ bytes: UnsafeRawBufferPointer, header: JPEGHeader) throws -> Bitmap {
+        guard let handle = tjInitDecompress() else {
+            throw ImageError.tooLarge("JPEG: out of memory creating a TurboJPEG decompressor")
+        }
+        defer { tjDestroy(handle) }
+        let width = JPEGHeader.scaled(header.width, eighths: header.eighths)
+        let height = JPEGHeader.scaled(header.height, eighths: header.eighths)
+        return try Bitmap(width: width, height: height, pixelFormat: .rgba8) { pixels in
+            let result = tjDecompress2(
+                handle,
+                bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(bytes.count),
+                pixels.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                Int32(width), Int32(width * 4), Int32(height),
+                Int32(TJPF_RGBA.rawValue),
+                // TJFLAG_LIMITSCANS: refuse more than 500 progressive scans, as the libjpeg path does.
+                TJFLAG_LIMITSCANS
+            )
+            // A warning (truncated or corrupt data decoded past) still fills every row.
+            if result != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
+                throw ImageError.corruptData("JPEG: \(String(cString: tjGetErrorStr2(handle)))")
+            }
+        }
+    }
+}
