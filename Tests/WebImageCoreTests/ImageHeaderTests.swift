@@ -9,6 +9,8 @@ import Testing
         ("hopper.jpg", .init(format: .jpeg, isAnimated: false, hasAlpha: false, pixelWidth: 128, pixelHeight: 128)),
         ("hopper_16bit_qtables.jpg", .init(format: .jpeg, isAnimated: false, hasAlpha: false, pixelWidth: 128, pixelHeight: 128)),
         ("hopper-progressive-32.jpg", .init(format: .jpeg, isAnimated: false, hasAlpha: false, pixelWidth: 32, pixelHeight: 32)),
+        // Four-component (Adobe CMYK) JPEG: no alpha, for all its four channels.
+        ("hopper-cmyk-32.jpg", .init(format: .jpeg, isAnimated: false, hasAlpha: false, pixelWidth: 32, pixelHeight: 32)),
         ("hopper.png", .init(format: .png, isAnimated: false, hasAlpha: false, pixelWidth: 128, pixelHeight: 128)),
         ("hopper-rgba-32.png", .init(format: .png, isAnimated: false, hasAlpha: true, pixelWidth: 32, pixelHeight: 32)),
         ("tRNS_null_1x1.png", .init(format: .png, isAnimated: false, hasAlpha: true, pixelWidth: 1, pixelHeight: 1)),
