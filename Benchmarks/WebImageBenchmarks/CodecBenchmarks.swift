@@ -105,7 +105,7 @@ func runCodecBenchmarks(_ report: Report) {
         let full = childPeakKiB(["memory", "full", path]) - baseline
         report.add(.init(group: "codecs", name: "peak memory above baseline, 256 px thumbnail of 5120×2880 JPEG",
                          ours: Double(thumbnail) / 1024, reference: Double(full) / 1024,
-                         referenceName: "full-size decode (bitmap: \(5120 * 2880 * 4 >> 20) MiB)", unit: "MiB", goal: .ratioAtMost(0.1)))
+                         referenceName: "full-size decode (bitmap: \((5120 * 2880 * 4) >> 20) MiB)", unit: "MiB", goal: .ratioAtMost(0.1)))
     }
 }
 
@@ -124,7 +124,8 @@ func runMemoryChild(_ arguments: [String]) -> Never {
 
 private func childPeakKiB(_ arguments: [String]) -> Int {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    // This very binary; argv[0] is not a usable path under `swift run`.
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     process.arguments = ["--child"] + arguments
     let pipe = Pipe()
     process.standardOutput = pipe
