@@ -14,11 +14,13 @@ extension CoderRegistry {
     // One line per coder.
     static var systemDecoders: [any ImageDecoder] {
         [
+            PNGDecoder(),
         ]
     }
 
     static var systemEncoders: [any ImageEncoder] {
         [
+            PNGEncoder(),
         ]
     }
 }
