@@ -15,6 +15,7 @@ extension CoderRegistry {
     static var systemDecoders: [any ImageDecoder] {
         [
             PNGDecoder(),
+            GIFDecoder(),
         ]
     }
 
