@@ -66,6 +66,9 @@ static void wi_png_configure_reader(png_structp png) {
     // number of stored ancillary chunks anyway.
     png_set_chunk_malloc_max(png, 1 << 20);
     png_set_chunk_cache_max(png, 128);
+    // Every chunk's CRC is still checked, so damaged bytes are still caught; zlib's Adler-32
+    // over the inflated rows would only check them again, at ~5 % of the decode time.
+    png_set_option(png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
 }
 
 /// The transformations that turn any PNG into 8-bit RGBA with straight alpha, without gamma

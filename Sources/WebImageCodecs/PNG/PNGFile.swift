@@ -54,8 +54,11 @@ struct PNGFile {
     var exif: Range<Int>?
     /// The zlib streams of `zTXt` and compressed `iTXt` chunks, checked for bombs.
     var compressedTexts: [Range<Int>] = []
-    /// `acTL` came before the image data: the file is an APNG.
+    /// `acTL` came before the image data and `fcTL` chunks followed: the file animates.
     var animation: Animation?
+    /// `acTL` with a non-zero frame count came before the image data, whether or not any
+    /// `fcTL` has arrived yet.
+    var declaresAnimation = false
     /// Where the first `IDAT` chunk starts, if one was seen.
     var firstIDAT: Int?
     /// The bytes end inside a chunk or before `IEND`.
@@ -95,6 +98,9 @@ struct PNGFile {
                 throw ImageError.corruptData("PNG: a chunk claims \(length) bytes, more than PNG allows")
             }
             let data = (offset + 8)..<(offset + 8 + length)
+            // Where the image data starts is known from the header alone, even when the bytes
+            // end inside the chunk (the incremental decoder asks while the file arrives).
+            if type == Chunk.idat, firstIDAT == nil { firstIDAT = offset }
             guard data.upperBound <= bytes.count - 4 else {
                 truncated = true
                 break
@@ -134,10 +140,10 @@ struct PNGFile {
     }
 
     private mutating func read(type: UInt32, data: Range<Int>, chunk: Range<Int>, in bytes: UnsafeRawBufferPointer, ended: inout Bool) throws {
-        let beforeImage = firstIDAT == nil
+        let beforeImage = firstIDAT == nil || type == Chunk.idat
         switch type {
         case Chunk.idat:
-            if firstIDAT == nil { firstIDAT = chunk.lowerBound }
+            break
         case Chunk.iend:
             ended = true
         case Chunk.plte, Chunk.trns:
@@ -175,6 +181,7 @@ struct PNGFile {
             }
             animation = Animation(declaredFrameCount: Int(bytes.be32(data.lowerBound)),
                                   plays: Int(bytes.be32(data.lowerBound + 4)), frames: [])
+            declaresAnimation = animation!.declaredFrameCount > 0
         case Chunk.fctl:
             guard animation != nil else { return }
             guard data.count == 26, crcMatches(data, in: bytes) else {

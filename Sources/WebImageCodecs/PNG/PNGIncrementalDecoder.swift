@@ -45,8 +45,19 @@ public final class PNGIncrementalDecoder: IncrementalImageDecoder {
     }
 
     public func append(_ chunk: Data) throws {
+        let hadHeader = data.count >= 33
         data.append(chunk)
         if let failure { throw failure }
+        if !hadHeader, data.count >= 33 {
+            // Signature, IHDR and the pixel limit as soon as they are in, before libpng (which
+            // reports the header only when the image data starts) allocates anything.
+            do {
+                try data.withUnsafeBytes { try PNGDecoder.checkLimits(try PNGFile($0), $0, options: options) }
+            } catch let error as ImageError {
+                failure = error
+                throw error
+            }
+        }
         guard let stream else {
             failure = .tooLarge("PNG: out of memory for the progressive decoder")
             throw failure!
@@ -107,12 +118,9 @@ public final class PNGIncrementalDecoder: IncrementalImageDecoder {
         previewPlan = try data.withUnsafeBytes { bytes in
             let file = try PNGFile(bytes)
             guard file.firstIDAT != nil else { return nil }
-            let shows: Bool
-            if let animation = file.animation, animation.declaredFrameCount > 0 {
-                shows = animation.frames.first?.usesDefaultImage == true
-            } else {
-                shows = true
-            }
+            // With acTL, the default image is shown only when an fcTL before IDAT made it the
+            // first frame.
+            let shows = !file.declaresAnimation || file.animation?.frames.first?.usesDefaultImage == true
             return (shows, PNGDecoder.Metadata(file, bytes))
         }
         return previewPlan
