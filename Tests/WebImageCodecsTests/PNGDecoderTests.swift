@@ -208,6 +208,17 @@ import WebImageCore
         #expect(throws: ImageError.self) { try Self.decode(PNGBuilder.png(image, before: [("zTXt", Array("a".utf8) + [0, 0, 0x78, 0x01, 0xFF])])) }
     }
 
+    /// A few bytes claiming a big image fail before its bitmap is allocated: deflate cannot
+    /// expand more than 1032:1, so 40 bytes of image data cannot make 9 999 × 9 999 pixels.
+    @Test func imageDataTooShortForTheHeader() throws {
+        let bytes = PNGBuilder.raw([
+            PNGBuilder.chunk("IHDR", PNGBuilder.ihdr(width: 9_999, height: 9_999, bitDepth: 8, colorType: 6, interlaced: false)),
+            PNGBuilder.chunk("IDAT", [UInt8](repeating: 0, count: 40)),
+            PNGBuilder.chunk("IEND", []),
+        ])
+        #expect(throws: ImageError.corruptData("PNG: 40 bytes of image data cannot hold 9999×9999 pixels")) { try Self.decode(bytes) }
+    }
+
     // MARK: - Damage
 
     /// Every prefix of a PNG either decodes (only once the image data is complete: a missing

@@ -67,6 +67,10 @@ public struct PNGDecoder: ImageDecoder {
             return container
         }
         let header = file.header
+        guard file.imageDataBytes >= file.minimumImageDataBytes else {
+            // Refused before the bitmap is allocated: a few bytes claiming a huge image.
+            throw ImageError.corruptData("PNG: \(file.imageDataBytes) bytes of image data cannot hold \(header.width)×\(header.height) pixels\(file.truncated ? " (the file is truncated)" : "")")
+        }
         let image = try Bitmap(width: header.width, height: header.height, pixelFormat: .rgba8) { pixels in
             try LibPNG.decode(bytes, width: header.width, height: header.height, into: pixels, stride: header.width * 4)
         }

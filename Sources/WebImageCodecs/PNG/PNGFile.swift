@@ -61,8 +61,19 @@ struct PNGFile {
     var declaresAnimation = false
     /// Where the first `IDAT` chunk starts, if one was seen.
     var firstIDAT: Int?
+    /// The bytes of `IDAT` data present (of a chunk cut short, the part that is there).
+    var imageDataBytes = 0
     /// The bytes end inside a chunk or before `IEND`.
     var truncated = false
+
+    /// The fewest bytes of zlib data that can inflate to the image's scanlines: deflate
+    /// encodes at most 258 bytes in 2 bits, a ratio of 1032:1, and a zlib stream adds a few
+    /// bytes. Image data shorter than this cannot be complete, whatever it holds.
+    var minimumImageDataBytes: Int {
+        let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(header.colorType)] ?? 4
+        let rowBytes = 1 + (header.width * channels * Int(header.bitDepth) + 7) / 8
+        return header.height * rowBytes / 1032
+    }
 
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
@@ -100,7 +111,10 @@ struct PNGFile {
             let data = (offset + 8)..<(offset + 8 + length)
             // Where the image data starts is known from the header alone, even when the bytes
             // end inside the chunk (the incremental decoder asks while the file arrives).
-            if type == Chunk.idat, firstIDAT == nil { firstIDAT = offset }
+            if type == Chunk.idat {
+                if firstIDAT == nil { firstIDAT = offset }
+                imageDataBytes += min(length, bytes.count - (offset + 8))
+            }
             guard data.upperBound <= bytes.count - 4 else {
                 truncated = true
                 break
