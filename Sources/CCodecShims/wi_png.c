@@ -422,17 +422,27 @@ static void wi_png_analyse(const wi_png_encode_job *job, int *opaque, int *gray)
     *gray = channels == 1 || channels == 2 ? 1 : is_gray;
 }
 
+int wi_png_reduced_channels(const wi_png_encode_job *job) {
+    int opaque = 1, gray = 0;
+    wi_png_analyse(job, &opaque, &gray);
+    return (gray ? 1 : 3) + (opaque ? 0 : 1);
+}
+
 /// Copies one row from the source layout to the output layout (channel counts 1…4).
 static void wi_png_pack_row(const uint8_t *source, int source_channels, uint8_t *target, int target_channels, uint32_t width) {
     for (uint32_t x = 0; x < width; x++) {
         const uint8_t *p = source + (size_t)x * source_channels;
         uint8_t *q = target + (size_t)x * target_channels;
         uint8_t alpha = source_channels == 2 ? p[1] : source_channels == 4 ? p[3] : 255;
+        // A grey source has one colour sample; RGB sources reach grey targets only when
+        // R = G = B, so their red sample is the grey.
+        uint8_t green = source_channels >= 3 ? p[1] : p[0];
+        uint8_t blue = source_channels >= 3 ? p[2] : p[0];
         switch (target_channels) {
         case 1: q[0] = p[0]; break;
         case 2: q[0] = p[0]; q[1] = alpha; break;
-        case 3: q[0] = p[0]; q[1] = p[1]; q[2] = p[2]; break;
-        default: q[0] = p[0]; q[1] = p[1]; q[2] = p[2]; q[3] = alpha; break;
+        case 3: q[0] = p[0]; q[1] = green; q[2] = blue; break;
+        default: q[0] = p[0]; q[1] = green; q[2] = blue; q[3] = alpha; break;
         }
     }
 }
@@ -470,14 +480,10 @@ wi_png_status wi_png_encode(wi_png_encode_job *job) {
         strcpy(job->message, "nothing to encode");
         return WI_PNG_CORRUPT;
     }
-    int opaque = 1, gray = 0;
-    if (job->reduce) {
-        wi_png_analyse(job, &opaque, &gray);
-    } else {
-        opaque = !(job->channels == 2 || job->channels == 4);
-        gray = job->channels <= 2;
+    int target_channels = job->output_channels;
+    if (target_channels < 1 || target_channels > 4) {
+        target_channels = job->reduce ? wi_png_reduced_channels(job) : job->channels;
     }
-    int target_channels = (gray ? 1 : 3) + (opaque ? 0 : 1);
     uint8_t *row_buffer = NULL;
     if (target_channels != job->channels) {
         row_buffer = (uint8_t *)malloc((size_t)job->width * 4);

@@ -105,14 +105,63 @@ import WebImageTestSupport
         #expect(sizes[0] > sizes[1] && sizes[1] >= sizes[3], "\(sizes)")
     }
 
-    /// An animated container is written as its first frame.
-    @Test func animatedSourceWritesTheFirstFrame() throws {
-        let first = try Bitmap(width: 1, height: 1, pixelFormat: .rgba8, pixels: [1, 2, 3, 255])
-        let second = try Bitmap(width: 1, height: 1, pixelFormat: .rgba8, pixels: [9, 9, 9, 255])
-        let animation = AnimatedImage(frames: [.init(bitmap: first, duration: .seconds(1)), .init(bitmap: second, duration: .seconds(1))], loopCount: 0)
-        let decoded = try Self.roundTrip(ImageContainer(image: first, animation: animation)).decoded
-        #expect(decoded.image == first)
-        #expect(decoded.animation == nil)
+    /// An animated container is written as an APNG that decodes to the same frames, delays
+    /// (in milliseconds) and loop count; with firstFrameOnly, as a still PNG.
+    @Test func animatedSourceWritesAPNG() throws {
+        let frames = try (0..<4).map { index in
+            try Self.noise(width: 9, height: 5, alpha: { x, y in index == 2 ? UInt8((x + y) * 20) : 255 })
+        }
+        let durations: [Duration] = [.milliseconds(40), .zero, .milliseconds(1500), .seconds(100)]
+        let animation = AnimatedImage(frames: zip(frames, durations).map { .init(bitmap: $0, duration: $1) }, loopCount: 2)
+        let container = ImageContainer(image: frames[0], animation: animation)
+        let (data, decoded) = try Self.roundTrip(container)
+        #expect(Self.colourType(data) == 6, "one frame has alpha, so all are RGBA")
+        let result = try #require(decoded.animation)
+        #expect(decoded.format == .apng)
+        #expect(result.frames.map(\.bitmap) == frames)
+        #expect(result.frames.map(\.duration) == durations)
+        #expect(result.loopCount == 2)
+
+        var options = ImageEncodingOptions()
+        options.firstFrameOnly = true
+        let still = try Self.roundTrip(container, options: options).decoded
+        #expect(still.animation == nil)
+        #expect(still.image == frames[0])
+    }
+
+    /// Frames of different pixel formats share one colour type; grey frames stay grey.
+    @Test func animatedGreyFrames() throws {
+        let grey = try Bitmap(width: 2, height: 1, pixelFormat: .gray8, pixels: [10, 20])
+        let greyRGBA = try Bitmap(width: 2, height: 1, pixelFormat: .rgba8, pixels: [30, 30, 30, 255, 40, 40, 40, 255])
+        let animation = AnimatedImage(frames: [.init(bitmap: grey, duration: .seconds(1)), .init(bitmap: greyRGBA, duration: .seconds(1))], loopCount: 0)
+        let (data, decoded) = try Self.roundTrip(ImageContainer(image: grey, animation: animation))
+        #expect(Self.colourType(data) == 0)
+        #expect(decoded.animation?.frames.map(\.bitmap.pixels) == [[10, 10, 10, 255, 20, 20, 20, 255], greyRGBA.pixels])
+
+        let colour = try Bitmap(width: 2, height: 1, pixelFormat: .rgb8, pixels: [1, 2, 3, 4, 5, 6])
+        let mixed = AnimatedImage(frames: [.init(bitmap: grey, duration: .seconds(1)), .init(bitmap: colour, duration: .seconds(1))], loopCount: 0)
+        let (mixedData, mixedDecoded) = try Self.roundTrip(ImageContainer(image: grey, animation: mixed))
+        #expect(Self.colourType(mixedData) == 2)
+        #expect(mixedDecoded.animation?.frames.map(\.bitmap.pixels) == [[10, 10, 10, 255, 20, 20, 20, 255], [1, 2, 3, 255, 4, 5, 6, 255]])
+    }
+
+    @Test func delaysAsAPNGFractions() {
+        #expect(APNGWriter.delay(.milliseconds(70)) == (70, 1000))
+        #expect(APNGWriter.delay(.microseconds(1500)) == (2, 1000))
+        #expect(APNGWriter.delay(.seconds(65.535)) == (65535, 1000))
+        #expect(APNGWriter.delay(.seconds(100)) == (100, 1))
+        #expect(APNGWriter.delay(.seconds(1_000_000)) == (65535, 1))
+        #expect(APNGWriter.delay(.seconds(-3)) == (0, 1000))
+    }
+
+    /// An animated GIF from the corpus (42 frames) converted to APNG keeps every frame exactly.
+    @Test(.enabled(if: Reference.corpus != nil, "../shared/corpus is absent"))
+    func gifToAPNG() throws {
+        let gif = try GIFDecoder().decode(try Data(contentsOf: Reference.corpus!.appendingPathComponent("edge/iss634.gif")), options: .init())
+        let apng = try Self.roundTrip(gif).decoded
+        #expect(apng.animation?.frames.map(\.bitmap) == gif.animation?.frames.map(\.bitmap))
+        #expect(apng.animation?.frames.map(\.duration) == gif.animation?.frames.map(\.duration))
+        #expect(apng.animation?.loopCount == gif.animation?.loopCount)
     }
 
     /// Through the registry, as a user would.

@@ -109,6 +109,9 @@ typedef struct {
     /// Write the smallest colour type that holds the pixels exactly (drop an all-opaque alpha
     /// channel, write grey when every pixel has R = G = B). Costs one pass over the pixels.
     int reduce;
+    /// When non-zero, the channel count to write (1 grey, 2 grey+alpha, 3 RGB, 4 RGBA)
+    /// regardless of `reduce`: the frames of an APNG must share one colour type.
+    int output_channels;
     /// zlib level 0…9.
     int level;
     int interlace;
@@ -122,5 +125,8 @@ typedef struct {
 } wi_png_encode_job;
 
 wi_png_status wi_png_encode(wi_png_encode_job *job);
+
+/// The channel count `wi_png_encode` writes for the job's pixels with `reduce` set.
+int wi_png_reduced_channels(const wi_png_encode_job *job);
 
 #endif

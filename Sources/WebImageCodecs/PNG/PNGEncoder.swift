@@ -9,8 +9,13 @@ import WebImageCore
 /// (one pass over the pixels decides both). Premultiplied input is unpremultiplied first, so
 /// the file holds straight alpha as PNG requires. The container's ICC profile is embedded as
 /// `iCCP` unless ``ImageEncodingOptions/stripsMetadata`` is set (a profile libpng rejects as
-/// malformed is left out rather than failing the encode). Animated containers are written as
-/// their first frame: APNG output is not supported.
+/// malformed is left out rather than failing the encode).
+///
+/// An animated container is written as an APNG (unless
+/// ``ImageEncodingOptions/firstFrameOnly``): every composed frame whole, with blend op
+/// "source" and dispose op "none", so any APNG reader shows exactly the frames given; all
+/// frames share the smallest colour type that holds every one of them. Durations are written
+/// in milliseconds (whole seconds past 65.5 s); the loop count is `num_plays`.
 ///
 /// The zlib level defaults to 6, zlib's own default and the usual balance: level 9 makes
 /// files ~1–3 % smaller at several times the encode time, level 1 makes them ~15–25 % larger
@@ -33,14 +38,39 @@ public struct PNGEncoder: ImageEncoder {
     public var format: ImageFormat { .png }
 
     public func encode(_ image: ImageContainer, options: ImageEncodingOptions) throws -> Data {
-        var bitmap = image.image
         let profile = options.stripsMetadata ? nil : image.iccProfile
-        if bitmap.pixelFormat.alpha == .premultiplied { bitmap = try Self.unpremultiplied(bitmap) }
-        if let profile, let data = try? encode(bitmap, profile: profile) { return data }
-        return try encode(bitmap, profile: nil)
+        if let animation = image.animation, animation.frames.count > 1, !options.firstFrameOnly {
+            return try APNGWriter(encoder: self).write(animation, profile: profile)
+        }
+        return try encode(try Self.straight(image.image), profile: profile)
     }
 
-    private func encode(_ bitmap: Bitmap, profile: Data?) throws -> Data {
+    /// One PNG of `bitmap` (straight alpha), with `channels` forced when non-zero. A profile
+    /// libpng refuses is dropped and the encode retried without it.
+    func encode(_ bitmap: Bitmap, profile: Data?, channels: Int = 0) throws -> Data {
+        if let profile, let data = try? encode(bitmap, icc: profile, channels: channels) { return data }
+        return try encode(bitmap, icc: nil, channels: channels)
+    }
+
+    /// The channel count the smallest exact colour type for `bitmap` has.
+    static func reducedChannels(_ bitmap: Bitmap) -> Int {
+        bitmap.pixels.withUnsafeBufferPointer { pixels in
+            var job = wi_png_encode_job()
+            job.pixels = pixels.baseAddress
+            job.stride = bitmap.bytesPerRow
+            job.width = UInt32(bitmap.width)
+            job.height = UInt32(bitmap.height)
+            job.channels = Int32(bitmap.pixelFormat.bytesPerPixel)
+            return Int(wi_png_reduced_channels(&job))
+        }
+    }
+
+    /// `bitmap` with straight alpha.
+    static func straight(_ bitmap: Bitmap) throws -> Bitmap {
+        bitmap.pixelFormat.alpha == .premultiplied ? try unpremultiplied(bitmap) : bitmap
+    }
+
+    private func encode(_ bitmap: Bitmap, icc profile: Data?, channels: Int) throws -> Data {
         try bitmap.pixels.withUnsafeBufferPointer { pixels in
             try Self.withOptionalBytes(profile) { icc in
                 var job = wi_png_encode_job()
@@ -50,6 +80,7 @@ public struct PNGEncoder: ImageEncoder {
                 job.height = UInt32(bitmap.height)
                 job.channels = Int32(bitmap.pixelFormat.bytesPerPixel)
                 job.reduce = 1
+                job.output_channels = Int32(channels)
                 job.level = Int32(max(0, min(9, compressionLevel)))
                 job.interlace = interlaced ? 1 : 0
                 job.icc = icc?.baseAddress?.assumingMemoryBound(to: UInt8.self)
