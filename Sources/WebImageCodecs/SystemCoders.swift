@@ -22,6 +22,7 @@ extension CoderRegistry {
     static var systemEncoders: [any ImageEncoder] {
         [
             PNGEncoder(),
+            GIFEncoder(),
         ]
     }
 }
