@@ -37,6 +37,20 @@ import WebImageCore
         #expect(try incremental.finish().image.width == 30)
     }
 
+    /// Tiny pieces (13 bytes: the screen descriptor before its 768-byte colour table) are
+    /// fine, and the preview still comes once the frame is in.
+    @Test func tinyPieces() throws {
+        let data = try PNGGIFReference.fixture("hopper.gif")
+        let incremental = try #require(GIFDecoder().makeIncrementalDecoder(options: .init()))
+        var previews = 0
+        for offset in stride(from: 0, to: data.count, by: 13) {
+            try incremental.append(data[offset..<min(offset + 13, data.count)])
+            if try incremental.preview() != nil { previews += 1 }
+        }
+        #expect(previews == 1)
+        #expect(try incremental.finish().image == (try GIFDecoder().decode(data, options: .init())).image)
+    }
+
     /// A bad header fails as soon as it has arrived.
     @Test func badHeaderFailsEarly() throws {
         let incremental = try #require(GIFDecoder().makeIncrementalDecoder(options: .init()))

@@ -54,6 +54,14 @@ import WebImageTestSupport
         #expect(first.pixels[first.pixels.count - 1] == 0)
     }
 
+    /// Pieces of a few bytes, splitting every chunk header: the same result.
+    @Test func tinyPieces() throws {
+        let data = try PNGGIFReference.fixture("hopper.png")
+        let (previews, final) = try Self.feed(data, chunk: 7)
+        #expect(final.image == (try PNGDecoder().decode(data, options: .init())).image)
+        #expect(previews.count >= 100, "a preview for every few rows")
+    }
+
     /// Asking for a preview when nothing new arrived gives nil.
     @Test func noPreviewWithoutProgress() throws {
         let data = try PNGGIFReference.fixture("hopper.png")

@@ -67,13 +67,10 @@ struct GIFRenderer {
     private let bytes: UnsafeRawBufferPointer
 
     init(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws {
+        try GIFStream.checkScreen(bytes, maximumPixelCount: options.maximumPixelCount)
         stream = try GIFStream(bytes)
         self.options = options
         self.bytes = bytes
-        let screen = stream.screen
-        guard screen.width * screen.height <= options.maximumPixelCount else {
-            throw ImageError.tooLarge("GIF: the \(screen.width)×\(screen.height) screen is more than the \(options.maximumPixelCount)-pixel limit")
-        }
     }
 
     /// Decodes up to `frameLimit` frames (all by default; one with

@@ -46,12 +46,10 @@ struct GIFStream {
     private(set) var isTruncated = false
     private var finished = false
 
-    /// Reads the header and screen descriptor.
-    ///
-    /// - Throws: ``ImageError/corruptData(_:)`` without a GIF signature, a complete screen
-    ///   descriptor and global colour table, or with an empty screen.
-    init(_ bytes: UnsafeRawBufferPointer) throws {
-        self.bytes = bytes
+    /// Checks the signature and the logical screen from the first 13 bytes alone (the global
+    /// colour table may not have arrived yet): a GIF with an empty screen, or one over the
+    /// pixel limit, fails here.
+    static func checkScreen(_ bytes: UnsafeRawBufferPointer, maximumPixelCount: Int) throws {
         guard bytes.count >= 6, bytes[0] == 0x47, bytes[1] == 0x49, bytes[2] == 0x46, bytes[3] == 0x38,
               bytes[4] == 0x37 || bytes[4] == 0x39, bytes[5] == 0x61 else {
             throw ImageError.corruptData("GIF: the GIF87a/GIF89a signature is missing")
@@ -59,10 +57,23 @@ struct GIFStream {
         guard bytes.count >= 13 else {
             throw ImageError.corruptData("GIF: the file ends inside the logical screen descriptor")
         }
-        let width = bytes.gifLE16(6), height = bytes.gifLE16(8), flags = bytes[10]
+        let width = bytes.gifLE16(6), height = bytes.gifLE16(8)
         guard width > 0, height > 0 else {
             throw ImageError.corruptData("GIF: the logical screen is \(width)×\(height), which holds no pixels")
         }
+        guard width * height <= maximumPixelCount else {
+            throw ImageError.tooLarge("GIF: the \(width)×\(height) screen is more than the \(maximumPixelCount)-pixel limit")
+        }
+    }
+
+    /// Reads the header and screen descriptor.
+    ///
+    /// - Throws: ``ImageError/corruptData(_:)`` without a GIF signature, a complete screen
+    ///   descriptor and global colour table, or with an empty screen.
+    init(_ bytes: UnsafeRawBufferPointer) throws {
+        self.bytes = bytes
+        try Self.checkScreen(bytes, maximumPixelCount: .max)
+        let width = bytes.gifLE16(6), height = bytes.gifLE16(8), flags = bytes[10]
         var offset = 13
         var palette: (offset: Int, count: Int)?
         if flags & 0x80 != 0 {

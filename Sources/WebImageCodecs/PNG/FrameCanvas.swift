@@ -17,12 +17,13 @@ final class FrameCanvas {
     init(width: Int, height: Int) {
         self.width = width
         self.height = height
-        pixels = .allocate(capacity: width * height * 4)
-        pixels.initialize(repeating: 0, count: width * height * 4)
+        // 16-byte aligned, so that rows can be filled as 32-bit words.
+        let count = width * height * 4
+        pixels = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16).initializeMemory(as: UInt8.self, repeating: 0, count: count)
     }
 
     deinit {
-        pixels.deallocate()
+        UnsafeMutableRawPointer(pixels).deallocate()
     }
 
     /// A rectangle of the canvas, already clipped to it.
