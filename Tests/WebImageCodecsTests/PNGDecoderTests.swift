@@ -263,7 +263,7 @@ import WebImageCore
             bytes.replaceSubrange(8..<33, with: PNGBuilder.chunk("IHDR", ihdr))
             #expect(throws: ImageError.self) { try Self.decode(bytes) }
         }
-        var generator = SplitMix(seed: 42)
+        var generator = PNGGIFRandom(seed: 42)
         for _ in 0..<300 {
             var bytes = good
             for _ in 0..<3 {
@@ -276,7 +276,7 @@ import WebImageCore
 }
 
 /// A seedable generator so "random" damage is the same on every run.
-struct SplitMix: RandomNumberGenerator {
+struct PNGGIFRandom: RandomNumberGenerator {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
