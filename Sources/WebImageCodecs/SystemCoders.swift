@@ -16,6 +16,8 @@ extension CoderRegistry {
         [
             JPEGDecoder(),
             WebPDecoder(),
+            PNGDecoder(),
+            GIFDecoder(),
         ]
     }
 
@@ -23,6 +25,8 @@ extension CoderRegistry {
         [
             JPEGEncoder(),
             WebPEncoder(),
+            PNGEncoder(),
+            GIFEncoder(),
         ]
     }
 }

@@ -1,0 +1,204 @@
+import Foundation
+import WebImageCore
+
+/// Decodes GIF files with giflib: still and animated, every frame composed onto the full
+/// logical screen.
+///
+/// Conventions, each the one browsers and Pillow share unless said otherwise:
+/// - **Palettes**: a frame's local colour table, else the global one; a file with neither
+///   reads its indices as grey levels (index *n* is grey *n*), as Pillow does. Indices past
+///   the end of the table are opaque black.
+/// - **Transparency**: the graphic control extension's transparent index leaves the canvas
+///   pixel as it was. On the first frame, where the canvas is still empty, such a pixel keeps
+///   the index's palette colour with alpha 0 (the "stored RGB", as Pillow gives it). The
+///   canvas starts fully transparent.
+/// - **Disposal**: 0 (unspecified) and 1 keep the frame; 2 restores the frame's rectangle to
+///   the background: transparent when the frame has a transparent index, otherwise the
+///   logical screen's background colour, opaque, as the GIF89a specification says and Pillow
+///   does (browsers always clear to transparent); 3 restores the rectangle as it was before
+///   the frame.
+/// - **Frames outside the screen** are clipped to it (Pillow grows the canvas instead).
+/// - **Durations**: ``AnimatedImage/Frame/duration`` is the stored delay (hundredths of a
+///   second) exactly, 0 without a graphic control extension;
+///   ``AnimatedImage/Frame/displayDuration`` applies the browsers' rule that 10 ms or less
+///   plays as 100 ms.
+/// - **Loop count**: the NETSCAPE2.0 extension's value counts repeats after the first play,
+///   so ``AnimatedImage/loopCount`` (plays) is that value + 1, and 0 (forever) stays 0; with
+///   no extension an animation plays once. The first such extension counts.
+/// - **Damage**: a frame whose LZW data is damaged keeps the rows decoded before the damage.
+///   A file that ends inside a frame keeps the complete frames before it; when it ends
+///   inside the first frame, the rows that arrived make a partial image, and with no row of it
+///   on the screen the decode fails with ``ImageError/corruptData(_:)``.
+///
+/// Limits, checked before the memory they guard is allocated: the screen against
+/// ``ImageDecodingOptions/maximumPixelCount``, each frame's declared size against the same,
+/// the composed frames against ``ImageDecodingOptions/maximumAnimationBytes``, and the pixels
+/// decoded from LZW data over all frames against their sum (LZW expands up to ~2,700× and
+/// a frame can lie mostly off-screen, so time is bounded separately from memory). Rows of
+/// a frame below the screen are never decoded.
+///
+/// ```swift
+/// let container = try GIFDecoder().decode(bytes, options: .init())
+/// container.animation?.frames.count    // composed frames
+/// container.animation?.loopCount       // plays; 0 = forever
+/// ```
+public struct GIFDecoder: ImageDecoder {
+    public init() {}
+
+    public var formats: Set<ImageFormat> { [.gif] }
+
+    public func decode(_ data: Data, options: ImageDecodingOptions) throws -> ImageContainer {
+        try data.withUnsafeBytes { bytes in
+            var renderer = try GIFRenderer(bytes, options: options)
+            return try renderer.render()
+        }
+    }
+
+    /// Previews the first frame once its data is complete; see ``GIFIncrementalDecoder``.
+    public func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoder)? {
+        GIFIncrementalDecoder(options: options)
+    }
+}
+
+/// Composes a GIF's frames (see ``GIFDecoder`` for the rules).
+struct GIFRenderer {
+    private var stream: GIFStream
+    private let options: ImageDecodingOptions
+    private let bytes: UnsafeRawBufferPointer
+
+    init(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws {
+        try GIFStream.checkScreen(bytes, maximumPixelCount: options.maximumPixelCount)
+        stream = try GIFStream(bytes)
+        self.options = options
+        self.bytes = bytes
+    }
+
+    /// Decodes up to `frameLimit` frames (all by default; one with
+    /// ``ImageDecodingOptions/firstFrameOnly``).
+    mutating func render(frameLimit: Int = .max) throws -> ImageContainer {
+        let screen = stream.screen
+        let canvas = FrameCanvas(width: screen.width, height: screen.height)
+        let canvasBytes = screen.width * screen.height * 4
+        let frameLimit = options.firstFrameOnly ? 1 : frameLimit
+        // LZW output bounded over the whole file: a legitimate animation decodes at most its
+        // frames' area, which the animation limit bounds; one more screenful of slack.
+        let workBudget = options.maximumAnimationBytes / 4 + options.maximumPixelCount
+        var work = 0
+        var frames: [AnimatedImage.Frame] = []
+
+        while frames.count < frameLimit, let frame = stream.nextFrame() {
+            if !frames.isEmpty {
+                guard frames.count < options.maximumAnimationBytes / canvasBytes else {
+                    throw ImageError.tooLarge("GIF: more than \(frames.count) frames of \(screen.width)×\(screen.height) exceed the \(options.maximumAnimationBytes)-byte animation limit")
+                }
+            }
+            guard frame.width * frame.height <= options.maximumPixelCount else {
+                throw ImageError.tooLarge("GIF: a \(frame.width)×\(frame.height) frame is more than the \(options.maximumPixelCount)-pixel limit")
+            }
+            let region = canvas.clip(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
+            let visibleRows = region.isEmpty ? 0 : region.height
+            let rowsNeeded = GIFFrameDecoder.RowOrder(height: frame.height, interlaced: frame.interlaced).rowsNeeded(toCover: visibleRows)
+            work += rowsNeeded * frame.width
+            guard work <= workBudget else {
+                throw ImageError.tooLarge("GIF: the frames' image data decodes to more than \(workBudget) pixels")
+            }
+
+            let saved = frame.disposal == 3 ? canvas.save(region) : []
+            let palette = Palette(frame: frame, screen: screen, bytes: bytes)
+            var rowsDrawn = 0
+            let isFirst = frames.isEmpty
+            _ = GIFFrameDecoder.decodeRows(of: frame, in: bytes, rowCount: rowsNeeded) { row, indices in
+                guard row < visibleRows else { return }
+                Self.draw(indices, count: region.width, onto: canvas, x: region.x, y: region.y + row,
+                          palette: palette, transparent: frame.transparentIndex, keepsStoredColour: isFirst)
+                rowsDrawn += 1
+            }
+            if !frame.isComplete {
+                // The bytes end inside this frame (and the walk ends with it).
+                guard isFirst else { break }
+                guard rowsDrawn > 0 else {
+                    throw ImageError.corruptData("GIF: the file ends inside its first frame before any of its rows on the screen")
+                }
+            }
+            frames.append(AnimatedImage.Frame(bitmap: try canvas.snapshot(), duration: .milliseconds(frame.delay * 10)))
+
+            switch frame.disposal {
+            case 2:
+                if let transparent = frame.transparentIndex {
+                    let entry = palette.colour(transparent)
+                    canvas.fill(region, red: entry.red, green: entry.green, blue: entry.blue, alpha: 0)
+                } else {
+                    let entry = palette.colour(palette.count > screen.backgroundIndex ? screen.backgroundIndex : 0)
+                    canvas.fill(region, red: entry.red, green: entry.green, blue: entry.blue, alpha: 255)
+                }
+            case 3:
+                canvas.restore(region, from: saved)
+            default:
+                break
+            }
+        }
+
+        guard let first = frames.first else {
+            throw ImageError.corruptData(stream.isTruncated ? "GIF: the file ends before its first image" : "GIF: the file has no image")
+        }
+        let loopCount = stream.loopValue.map { $0 == 0 ? 0 : $0 + 1 } ?? 1
+        let animation = frames.count > 1 ? AnimatedImage(frames: frames, loopCount: loopCount) : nil
+        return ImageContainer(image: first.bitmap, animation: animation, format: .gif)
+    }
+
+    /// Writes one row of palette indices into the canvas.
+    @inline(__always)
+    private static func draw(
+        _ indices: UnsafePointer<UInt8>, count: Int, onto canvas: FrameCanvas, x: Int, y: Int,
+        palette: Palette, transparent: Int?, keepsStoredColour: Bool
+    ) {
+        let target = UnsafeMutableRawPointer(canvas.pixels + (y * canvas.width + x) * 4)
+        let transparent = transparent ?? -1
+        palette.entries.withUnsafeBufferPointer { entries in
+            for index in 0..<count {
+                let value = Int(indices[index])
+                if value == transparent {
+                    // The stored colour with alpha 0, on an untouched canvas only.
+                    if keepsStoredColour {
+                        target.storeBytes(of: entries[value] & Palette.colourMask, toByteOffset: index * 4, as: UInt32.self)
+                    }
+                    continue
+                }
+                target.storeBytes(of: entries[value], toByteOffset: index * 4, as: UInt32.self)
+            }
+        }
+    }
+
+    /// A frame's colour table as 256 opaque RGBA words (R first in memory).
+    struct Palette {
+        var entries: [UInt32]
+        /// Entries the table really has (the rest are black).
+        var count: Int
+        /// Keeps R, G and B of an entry, clears its alpha.
+        static let colourMask = UInt32(0x00FF_FFFF).littleEndian
+
+        init(frame: GIFStream.Frame, screen: GIFStream.Screen, bytes: UnsafeRawBufferPointer) {
+            let opaqueBlack = UInt32(0xFF00_0000).littleEndian
+            entries = [UInt32](repeating: opaqueBlack, count: 256)
+            if let table = frame.localPalette ?? screen.globalPalette {
+                count = table.count
+                for index in 0..<min(table.count, 256) {
+                    let offset = table.offset + index * 3
+                    entries[index] = Self.word(bytes[offset], bytes[offset + 1], bytes[offset + 2])
+                }
+            } else {
+                count = 256
+                for index in 0..<256 { entries[index] = Self.word(UInt8(index), UInt8(index), UInt8(index)) }
+            }
+        }
+
+        static func word(_ red: UInt8, _ green: UInt8, _ blue: UInt8) -> UInt32 {
+            (UInt32(red) | UInt32(green) << 8 | UInt32(blue) << 16 | 0xFF00_0000).littleEndian
+        }
+
+        func colour(_ index: Int) -> (red: UInt8, green: UInt8, blue: UInt8) {
+            let word = UInt32(littleEndian: entries[index & 255])
+            return (UInt8(word & 0xFF), UInt8((word >> 8) & 0xFF), UInt8((word >> 16) & 0xFF))
+        }
+    }
+}

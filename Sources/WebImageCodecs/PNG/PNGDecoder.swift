@@ -1,0 +1,115 @@
+import Foundation
+import WebImageCore
+
+/// Decodes PNG and APNG files with libpng.
+///
+/// Every colour type and bit depth decodes to ``PixelFormat/rgba8``: palettes and `tRNS`
+/// expanded, grey replicated to RGB, 16-bit samples reduced to their high byte, Adam7
+/// interlacing undone. No gamma correction is applied (`gAMA` is ignored, as Pillow and
+/// browsers without colour management do): the pixels are the stored samples. An `iCCP`
+/// profile is returned in ``ImageContainer/iccProfile`` and an `eXIf` orientation in
+/// ``ImageContainer/orientation``.
+///
+/// APNG frames are composed onto the full canvas with their dispose ops (none, background,
+/// previous) and blend ops (source, over); each frame's ``AnimatedImage/Frame/duration`` is
+/// `delay_num / delay_den` seconds (a zero denominator means 100), and the loop count is
+/// `num_plays` (0 forever). When the default image is not part of the animation (no `fcTL`
+/// before `IDAT`), it is skipped, as the APNG specification says. A one-frame APNG is a still
+/// image.
+///
+/// Hostile input: IHDR's size is checked against ``ImageDecodingOptions/maximumPixelCount``
+/// and an APNG's frame count times its canvas against
+/// ``ImageDecodingOptions/maximumAnimationBytes`` before anything is allocated; frames must lie
+/// inside the canvas; text chunks are never inflated by libpng, and a compressed text chunk
+/// that would inflate past ``textChunkLimit`` (or all of them past ``totalTextLimit``) is
+/// reported as ``ImageError/tooLarge(_:)``, the way Pillow rejects such zlib bombs. A file
+/// truncated inside its image data is ``ImageError/corruptData(_:)``; the incremental decoder
+/// shows what did arrive.
+///
+/// ```swift
+/// let container = try PNGDecoder().decode(bytes, options: .init())
+/// container.image.pixelFormat       // .rgba8
+/// container.animation?.loopCount    // APNG num_plays, 0 = forever
+/// ```
+public struct PNGDecoder: ImageDecoder {
+    /// The most bytes one compressed text chunk (`zTXt`, `iTXt`) may inflate to: 1 MiB, the
+    /// limit Pillow applies (`MAX_TEXT_CHUNK`). Text is never kept; it is inflated into a
+    /// small scratch buffer only to count it.
+    public static let textChunkLimit = 1 << 20
+    /// The most bytes all compressed text chunks together may inflate to: 8 MiB.
+    public static let totalTextLimit = 8 << 20
+    /// The largest ICC profile returned: 16 MiB (real profiles are rarely above 1 MB); a
+    /// larger or malformed one is left out, as metadata never stops a decode.
+    public static let iccProfileLimit = 16 << 20
+
+    public init() {}
+
+    public var formats: Set<ImageFormat> { [.png, .apng] }
+
+    public func decode(_ data: Data, options: ImageDecodingOptions) throws -> ImageContainer {
+        try data.withUnsafeBytes { try Self.decode($0, options: options) }
+    }
+
+    /// Row-by-row previews for plain and interlaced PNG; see ``PNGIncrementalDecoder``.
+    public func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoder)? {
+        PNGIncrementalDecoder(options: options)
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws -> ImageContainer {
+        let file = try PNGFile(bytes)
+        try checkLimits(file, bytes, options: options)
+        let metadata = Metadata(file, bytes)
+        if let animation = file.animation, animation.declaredFrameCount > 0 {
+            var renderer = APNGRenderer(file: file, animation: animation, bytes: bytes, options: options)
+            var container = try renderer.render()
+            container.orientation = metadata.orientation
+            container.iccProfile = metadata.iccProfile
+            return container
+        }
+        let header = file.header
+        guard file.imageDataBytes >= file.minimumImageDataBytes else {
+            // Refused before the bitmap is allocated: a few bytes claiming a huge image.
+            throw ImageError.corruptData("PNG: \(file.imageDataBytes) bytes of image data cannot hold \(header.width)×\(header.height) pixels\(file.truncated ? " (the file is truncated)" : "")")
+        }
+        let image = try Bitmap(width: header.width, height: header.height, pixelFormat: .rgba8) { pixels in
+            try LibPNG.decode(bytes, width: header.width, height: header.height, into: pixels, stride: header.width * 4)
+        }
+        return ImageContainer(image: image, format: .png, orientation: metadata.orientation, iccProfile: metadata.iccProfile)
+    }
+
+    /// The pixel limit, from IHDR, and the zlib bombs hidden in text chunks.
+    static func checkLimits(_ file: PNGFile, _ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws {
+        let header = file.header
+        guard header.width * header.height <= options.maximumPixelCount else {
+            throw ImageError.tooLarge("PNG: \(header.width)×\(header.height) is more than the \(options.maximumPixelCount)-pixel limit")
+        }
+        var total = 0
+        for text in file.compressedTexts {
+            total += try LibPNG.inflatedSize(bytes, text, limit: textChunkLimit, what: "a compressed text chunk")
+            guard total <= totalTextLimit else {
+                throw ImageError.tooLarge("PNG: the text chunks inflate to more than \(totalTextLimit) bytes, a decompression bomb")
+            }
+        }
+    }
+
+    /// What the decoder reports besides pixels. Metadata never fails a decode: a malformed
+    /// profile or EXIF block is left out.
+    struct Metadata {
+        var iccProfile: Data?
+        var orientation: ImageOrientation = .up
+
+        init(_ file: PNGFile, _ bytes: UnsafeRawBufferPointer) {
+            if let profile = file.iccProfile {
+                iccProfile = try? LibPNG.inflate(bytes, profile, limit: PNGDecoder.iccProfileLimit, what: "the iCCP profile")
+            }
+            if var exif = file.exif {
+                // Some writers keep JPEG's "Exif\0\0" prefix in front of the TIFF header.
+                let prefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
+                if exif.count > 6, bytes[exif.lowerBound..<(exif.lowerBound + 6)].elementsEqual(prefix) {
+                    exif = (exif.lowerBound + 6)..<exif.upperBound
+                }
+                orientation = Exif.orientation(inTIFF: UnsafeRawBufferPointer(rebasing: bytes[exif])) ?? .up
+            }
+        }
+    }
+}
