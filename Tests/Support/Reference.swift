@@ -39,29 +39,60 @@ public enum Reference {
     }
 }
 
-/// The reference's 8×8 fingerprint of RGBA pixels: the mean straight-alpha R, G, B, A of each
-/// cell of an 8×8 grid (cell x from `gx*w/8` to `(gx+1)*w/8`, likewise y), rounded.
+/// The reference's 8×8 fingerprint of RGBA8 pixels (`width * height` pixels of 4 bytes, rows of
+/// `bytesPerRow` bytes), computed the way `reference.json`'s really were.
 ///
-/// `pixels` are `width * height * 4` bytes, rows of `bytesPerRow` bytes.
+/// The corpus README calls a cell "the mean straight-alpha R, G, B, A", but Pillow made the
+/// reference by cropping each cell (x from `gx*w/8` to `(gx+1)*w/8`, at least one pixel, likewise
+/// y) and resizing it to 1×1 with the BOX filter, which Pillow does in premultiplied alpha, in two
+/// 8-bit passes (horizontal, then vertical) with 22-bit fixed-point weights, then un-premultiplies
+/// with a truncating division; a 1×1 cell is copied unchanged. For opaque images that is the
+/// plain mean within 1; with transparency the plain mean is off by up to 212
+/// (`edge/transparent.png`), because fully transparent pixels would count with whatever RGB they
+/// store. Computed on Pillow's own decoded pixels, this matches every frame of every file in
+/// `reference.json` exactly (Pillow 13.0.0), so test tolerances measure the decoders alone.
 public func fingerprint(width: Int, height: Int, bytesPerRow: Int, pixels: UnsafeRawBufferPointer) -> [[Int]] {
     var cells: [[Int]] = []
     for gy in 0..<8 {
         for gx in 0..<8 {
             let x0 = gx * width / 8, x1 = max((gx + 1) * width / 8, x0 + 1)
             let y0 = gy * height / 8, y1 = max((gy + 1) * height / 8, y0 + 1)
-            var sums = [Int](repeating: 0, count: 4)
-            var count = 0
-            for y in y0..<min(y1, height) {
-                for x in x0..<min(x1, width) {
-                    let offset = y * bytesPerRow + x * 4
-                    for channel in 0..<4 { sums[channel] += Int(pixels[offset + channel]) }
-                    count += 1
-                }
-            }
-            cells.append(sums.map { count == 0 ? 0 : Int((Double($0) / Double(count)).rounded()) })
+            cells.append(pillowBoxCell(pixels, stride: bytesPerRow, x: x0..<min(x1, width), y: y0..<min(y1, height)))
         }
     }
     return cells
+}
+
+private func pillowBoxCell(_ pixels: UnsafeRawBufferPointer, stride: Int, x: Range<Int>, y: Range<Int>) -> [Int] {
+    if x.count == 1, y.count == 1 {
+        let offset = y.lowerBound * stride + x.lowerBound * 4
+        return (0..<4).map { Int(pixels[offset + $0]) }
+    }
+    // One BOX pass's weight, in Pillow's 22-bit fixed point; a pass over one value is exact.
+    func weight(_ count: Int) -> Int { Int(0.5 + (1.0 / Double(count)) * Double(1 << 22)) }
+    func pass(_ total: Int, _ weight: Int) -> Int { min(255, ((1 << 21) + total * weight) >> 22) }
+    let rowWeight = weight(x.count), columnWeight = weight(y.count)
+    var column = [0, 0, 0, 0]
+    for row in y {
+        // Premultiply as Pillow's RGBA → RGBa conversion does (MULDIV255, rounded), sum the row,
+        // and round the horizontal pass to 8 bits.
+        var sum = [0, 0, 0, 0]
+        for index in x {
+            let offset = row * stride + index * 4
+            let alpha = Int(pixels[offset + 3])
+            for channel in 0..<3 {
+                let t = Int(pixels[offset + channel]) * alpha + 128
+                sum[channel] += (t + (t >> 8)) >> 8
+            }
+            sum[3] += alpha
+        }
+        for channel in 0..<4 { column[channel] += pass(sum[channel], rowWeight) }
+    }
+    let mean = column.map { pass($0, columnWeight) }
+    let alpha = mean[3]
+    if alpha == 0 || alpha == 255 { return mean }
+    // Un-premultiply as Pillow's RGBa → RGBA conversion does: truncating.
+    return (0..<3).map { min(255, 255 * mean[$0] / alpha) } + [alpha]
 }
 
 /// The largest per-channel difference between two fingerprints.

@@ -6,30 +6,8 @@ import WebImageTestSupport
 @testable import WebImageCodecs
 
 /// The JPEG decoder on the repository's fixtures (always) and on every JPEG of
-/// `../shared/corpus` against Pillow's `reference.json` (when the corpus is present).
+/// `../shared/corpus` (when present). Conformance with `reference.json` is ConformanceTests'.
 @Suite struct JPEGDecoderTests {
-    // MARK: - Conformance with the reference
-
-    /// Every decodable corpus JPEG: size after orientation, one frame, no loop count, no
-    /// duration, and every fingerprint cell within ``JPEGTests/tolerance`` (3) of Pillow's.
-    @Test(.enabled(if: Reference.corpus != nil, "../shared/corpus is absent"),
-          arguments: JPEGTests.corpusJPEGs.filter(\.decodable).map(\.file))
-    func matchesTheReference(file: String) throws {
-        let reference = try #require(JPEGTests.reference(file))
-        let container = try JPEGTests.registry.decode(try JPEGTests.corpus(file))
-        #expect(container.format == .jpeg)
-        #expect([container.image.width, container.image.height] == reference.oriented_size)
-        #expect(container.image.pixelFormat == .rgba8)
-        // JPEG is never animated: Pillow says 1 frame, no loop, no duration.
-        #expect(container.animation == nil)
-        #expect(reference.frames == 1 && reference.loop == nil && reference.durations_ms == [nil])
-        #expect(container.orientation.rawValue == reference.orientation ?? 1)
-        let expected = try #require(reference.fingerprints?.first)
-        let distance = fingerprintDistance(JPEGTests.fingerprint(container.image), expected)
-        print("JPEG conformance: \(file) fingerprint distance \(distance)")
-        #expect(distance <= JPEGTests.tolerance, "\(file)")
-    }
-
     /// TurboJPEG (the fast path for grey, RGB and YCbCr) and the libjpeg path (CMYK,
     /// incremental) give the same bytes, full size and scaled: the incremental decoder's final
     /// image can equal the full decode only if they do.

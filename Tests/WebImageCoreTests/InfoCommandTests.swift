@@ -13,8 +13,20 @@ struct InfoCommandTests {
         try CommandRun(try #require(WebImageExecutable.url), arguments, in: TestFiles.repositoryRoot)
     }
 
+    /// Fixtures copied from the corpus's undecodable files: they sniff, but do not decode.
+    static let undecodable: Set = ["broken.png", "decompression_bomb.gif", "zero_width.gif"]
+
+    @Test func undecodableFilesAreErrorsOnStandardError() throws {
+        let run = try Self.run(["info"] + Self.undecodable.sorted().map { "Tests/Fixtures/\($0)" })
+        #expect(run.status != 0)
+        #expect(run.stdout.isEmpty)
+        let errors = run.stderr.split(separator: "\n")
+        #expect(errors.count == Self.undecodable.count)
+        #expect(errors.allSatisfy { $0.contains("does not decode") }, "\(run.stderr)")
+    }
+
     @Test func jsonLinesCarryTheHeaderAndDecodedFacts() throws {
-        let names = try TestFiles.fixtureImageNames()
+        let names = try TestFiles.fixtureImageNames().filter { !Self.undecodable.contains($0) }
         let run = try Self.run(["info", "--json"] + names.map { "Tests/Fixtures/\($0)" })
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty)

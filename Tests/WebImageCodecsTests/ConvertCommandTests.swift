@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import WebImageCodecs
+import WebImageCore
+import WebImageTestSupport
+
+/// `webimage convert`, run as the built executable; the outputs are decoded and checked with the
+/// library's own decoders.
+@Suite(.enabled(if: WebImageExecutable.url != nil, "the webimage executable was not built beside the tests"))
+struct ConvertCommandTests {
+    let directory = TemporaryDirectory("convert")
+    let registry = CoderRegistry.system()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    func convert(_ arguments: [String]) throws -> CommandRun {
+        try CommandRun(try #require(WebImageExecutable.url), ["convert"] + arguments, in: Self.repository)
+    }
+
+    func output(_ name: String) -> String { directory.url.appendingPathComponent(name).path }
+
+    func decodeOutput(_ name: String) throws -> (ImageFormat?, ImageContainer) {
+        let data = try Data(contentsOf: directory.url.appendingPathComponent(name))
+        return (ImageFormat(sniffing: data), try registry.decode(data))
+    }
+
+    @Test(arguments: [("out.png", ImageFormat.png), ("out.jpg", .jpeg), ("out.jpeg", .jpeg), ("out.webp", .webp)])
+    func writesTheFormatOfTheExtension(name: String, format: ImageFormat) throws {
+        defer { directory.remove() }
+        guard registry.encoder(for: format) != nil else { return }  // that coder is not built yet
+        let run = try convert(["Demo/images/flower.webp", output(name)])
+        #expect(run.status == 0, "\(run.stderr)")
+        let (sniffed, image) = try decodeOutput(name)
+        #expect(sniffed == format)
+        #expect(image.image.width == 480 && image.image.height == 360)
+    }
+
+    @Test(arguments: [("contain", 100, 75), ("cover", 100, 100), ("fill", 100, 100)])
+    func resizesIntoTheBox(fit: String, width: Int, height: Int) throws {
+        defer { directory.remove() }
+        let run = try convert(["Demo/images/flower.webp", output("r.webp"), "--resize", "100x100", "--fit", fit])
+        #expect(run.status == 0, "\(run.stderr)")
+        let (_, image) = try decodeOutput("r.webp")
+        #expect(image.image.width == width && image.image.height == height)
+    }
+
+    @Test func resizesByOneSideKeepingTheAspectRatio() throws {
+        defer { directory.remove() }
+        #expect(try convert(["Demo/images/flower.webp", output("w.webp"), "--resize", "240x"]).status == 0)
+        #expect(try decodeOutput("w.webp").1.image.height == 180)
+        #expect(try convert(["Demo/images/flower.webp", output("h.webp"), "--resize", "x90"]).status == 0)
+        #expect(try decodeOutput("h.webp").1.image.width == 120)
+    }
+
+    @Test func animationsStayAnimatedAndFrameNPicksOneComposedFrame() throws {
+        defer { directory.remove() }
+        let source = try registry.decode(Data(contentsOf: Self.repository.appendingPathComponent("Demo/images/iss634-animated.webp")))
+        let frames = try #require(source.animation?.frames)
+
+        #expect(try convert(["Demo/images/iss634-animated.webp", output("all.webp"), "--quality", "100"]).status == 0)
+        #expect(try decodeOutput("all.webp").1.isAnimated)
+
+        let run = try convert(["Demo/images/iss634-animated.webp", output("frame.png"), "--frame", "5"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let (_, still) = try decodeOutput("frame.png")
+        #expect(still.animation == nil)
+        #expect(still.image.pixels == frames[5].bitmap.pixels, "frame 5, composed, written losslessly")
+    }
+
+    @Test func failuresExitNonZeroWithOneLineOnStandardError() throws {
+        defer { directory.remove() }
+        let cases: [([String], String)] = [
+            (["Demo/images/flower.webp", output("x.bmp")], ".bmp"),
+            (["Demo/images/no-such.webp", output("x.png")], "no-such.webp"),
+            (["Demo/images/flower.webp", output("x.png"), "--frame", "3"], "no frame 3"),
+            (["Package.swift", output("x.png")], "Package.swift"),
+        ]
+        for (arguments, mention) in cases {
+            let run = try convert(arguments)
+            #expect(run.status != 0, "\(arguments)")
+            let lines = run.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && run.stderr.contains(mention), "\(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output("x.png")))
+        }
+        #expect(try convert(["Demo/images/flower.webp", output("x.png"), "--resize", "axb"]).status != 0)
+        #expect(try convert(["Demo/images/flower.webp", output("x.png"), "--quality", "101"]).status != 0)
+    }
+}
