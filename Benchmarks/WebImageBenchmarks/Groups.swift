@@ -3,4 +3,5 @@ let benchmarkGroups: [(String, @Sendable (Report) -> Void)] = [
     ("memory", runMemoryCacheBenchmarks),
     ("disk", runDiskCacheBenchmarks),
     ("codecs", runCodecBenchmarks),
+    ("thumbnail-memory", runThumbnailMemoryBenchmarks),
 ]
