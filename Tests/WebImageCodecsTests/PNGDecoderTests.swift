@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImageTestSupport
 import WebImageCore
 @testable import WebImageCodecs
 
@@ -263,7 +264,7 @@ import WebImageCore
             bytes.replaceSubrange(8..<33, with: PNGBuilder.chunk("IHDR", ihdr))
             #expect(throws: ImageError.self) { try Self.decode(bytes) }
         }
-        var generator = PNGGIFRandom(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         for _ in 0..<300 {
             var bytes = good
             for _ in 0..<3 {
@@ -275,15 +276,3 @@ import WebImageCore
     }
 }
 
-/// A seedable generator so "random" damage is the same on every run.
-struct PNGGIFRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -16,7 +16,7 @@ import WebImageTestSupport
     static func colourType(_ data: Data) -> UInt8 { data[25] }
 
     static func noise(width: Int, height: Int, alpha: (Int, Int) -> UInt8, grey: Bool = false) throws -> Bitmap {
-        var generator = PNGGIFRandom(seed: UInt64(width * 1000 + height))
+        var generator = SeededGenerator(seed: UInt64(width * 1000 + height))
         var pixels: [UInt8] = []
         for y in 0..<height {
             for x in 0..<width {

@@ -80,7 +80,7 @@ import WebImageTestSupport
     /// Random bytes behind a valid RIFF/WEBP header and each chunk type, and random flips in
     /// real files: a seeded generator, so a failure reproduces.
     @Test func randomBytesAndBitFlips() throws {
-        var generator = WebPSeededGenerator(seed: 0x5EED_CAFE)
+        var generator = SeededGenerator(seed: 0x5EED_CAFE)
         for chunk in ["VP8 ", "VP8L", "VP8X", "ALPH", "ANIM"] {
             for length in [0, 1, 10, 30, 100, 1000] {
                 let payload = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -112,7 +112,7 @@ import WebImageTestSupport
     /// The incremental decoder under the same damage, in random chunk sizes: every call ends in
     /// a value or an ``ImageError``, and a finished image has the header's size.
     @Test func incrementalDecoderUnderDamage() throws {
-        var generator = WebPSeededGenerator(seed: 0x1DEC)
+        var generator = SeededGenerator(seed: 0x1DEC)
         var finished = 0, failed = 0
         for fixture in WebPTestFiles.fixtureNames {
             let original = [UInt8](try WebPTestFiles.fixture(fixture))
@@ -179,15 +179,3 @@ import WebImageTestSupport
     }
 }
 
-/// SplitMix64: seeded, so the random cases are the same on every run.
-struct WebPSeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImageTestSupport
 @testable import WebImageCore
 
 @Suite struct ExifTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImageTestSupport
 @testable import WebImageCore
 
 /// Sniffing runs on bytes from anywhere. These inputs must never crash, read out of bounds or

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import WebImageTestSupport
 @testable import WebImageCore
 
 /// A clock the test moves by hand, so that age limits are tested without waiting.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImageTestSupport
 @testable import WebImageCore
 
 /// `Bitmap.resized`: Lanczos-3 quality against independent references, alpha handled

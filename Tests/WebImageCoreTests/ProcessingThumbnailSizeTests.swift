@@ -1,4 +1,5 @@
 import Testing
+import WebImageTestSupport
 @testable import WebImageCore
 
 /// `ImageDecodingOptions.Thumbnail.outputSize`: the exact size every decode is finished to.
