@@ -56,15 +56,17 @@ public final class CoderRegistry: Sendable {
     /// - Throws: ``ImageError/unsupportedFormat(_:)`` when no decoder reads the bytes' format;
     ///   otherwise what the decoder throws.
     public func decode(_ data: Data, options: ImageDecodingOptions = .init()) throws -> ImageContainer {
-        guard let format = ImageFormat(sniffing: data) else {
+        guard let header = ImageHeader(sniffing: data) else {
             throw ImageError.unsupportedFormat("the bytes are not an image format the library knows")
         }
+        let format = header.format
         guard let decoder = decoder(for: format) else {
             throw ImageError.unsupportedFormat("no decoder for \(format.rawValue)")
         }
         var container = try decoder.decode(data, options: options)
         container.format = container.format ?? format
-        return try Self.finish(container, options: options)
+        let sourceSize = header.pixelWidth.flatMap { width in header.pixelHeight.map { (width: width, height: $0) } }
+        return try Self.finish(container, options: options, sourceSize: sourceSize)
     }
 
     /// An incremental decoder for `format`, or `nil` when the format has none.
@@ -84,13 +86,23 @@ public final class CoderRegistry: Sendable {
 
     /// Orientation and exact thumbnail size, for a decoder's raw output. Public so that decoders
     /// used on their own (and incremental decoders' previews) finish the same way.
-    public static func finish(_ container: ImageContainer, options: ImageDecodingOptions) throws -> ImageContainer {
+    ///
+    /// - Parameter sourceSize: the source's full size as stored (before orientation), when
+    ///   known. The thumbnail size is computed from it, not from the decoded bitmap, which a
+    ///   decoder that scales while decoding (JPEG at 1/4: 400×250 → 100×63) returns rounded.
+    public static func finish(
+        _ container: ImageContainer,
+        options: ImageDecodingOptions,
+        sourceSize: (width: Int, height: Int)? = nil
+    ) throws -> ImageContainer {
         var container = container
         let orientation = options.appliesOrientation ? container.orientation : .up
+        let orientedSource = sourceSize.map { orientation.swapsDimensions ? ($0.height, $0.width) : ($0.width, $0.height) }
         func finish(_ bitmap: Bitmap) throws -> Bitmap {
             var bitmap = bitmap.oriented(orientation)
             if let thumbnail = options.thumbnail {
-                let size = thumbnail.outputSize(width: bitmap.width, height: bitmap.height)
+                let (width, height) = orientedSource ?? (bitmap.width, bitmap.height)
+                let size = thumbnail.outputSize(width: width, height: height)
                 if size.width != bitmap.width || size.height != bitmap.height {
                     bitmap = try bitmap.resized(width: size.width, height: size.height)
                 }
