@@ -15,10 +15,20 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The main job at this stage: inspect the demo images the repository ships.
+DEMO_OUT    ?= .build/demo-thumbnails
+
+# The main job at this stage: inspect the demo images the repository ships, then make a 256 px
+# WebP thumbnail of each (decoded at reduced scale where the format allows, oriented, resized).
 run: deps
 	$(SWIFT) build --product webimage
 	$(SWIFT) run --skip-build webimage info $(DEMO_IMAGES)
+	@mkdir -p $(DEMO_OUT)
+	@echo; echo "256 px thumbnails in $(DEMO_OUT):"
+	@for image in $(DEMO_IMAGES); do \
+		name=$$(basename "$${image%.*}"); \
+		$(SWIFT) run --skip-build webimage convert "$$image" "$(DEMO_OUT)/$$name.webp" --resize 256x256 --quality 80 || exit 1; \
+	done
+	@$(SWIFT) run --skip-build webimage info $(DEMO_OUT)/*.webp
 
 test: deps
 	$(SWIFT) build --build-tests
