@@ -61,7 +61,7 @@ let package = Package(
             dependencies: ["WebImageCore", "WebImageCodecs", "WebImageTestSupport"],
             path: "Tests/Probe"
         ),
-        .target(name: "WebImageTestSupport", path: "Tests/Support"),
+        .target(name: "WebImageTestSupport", dependencies: ["WebImageCore"], path: "Tests/Support"),
         .testTarget(name: "WebImageCoreTests", dependencies: ["WebImageCore", "WebImageTestSupport"]),
         .testTarget(name: "WebImageCodecsTests", dependencies: ["WebImageCodecs", "WebImageTestSupport"]),
         .executableTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import WebImageCore
 
 /// `../shared/corpus/reference.json`: what Pillow reports for every corpus file.
 public struct ReferenceImage: Decodable, Sendable {
@@ -93,6 +94,22 @@ private func pillowBoxCell(_ pixels: UnsafeRawBufferPointer, stride: Int, x: Ran
     if alpha == 0 || alpha == 255 { return mean }
     // Un-premultiply as Pillow's RGBa → RGBA conversion does: truncating.
     return (0..<3).map { min(255, 255 * mean[$0] / alpha) } + [alpha]
+}
+
+/// The reference fingerprint of an RGBA8 bitmap.
+public func fingerprint(_ bitmap: Bitmap) -> [[Int]] {
+    precondition(bitmap.pixelFormat == .rgba8, "fingerprints are defined over RGBA8")
+    return bitmap.pixels.withUnsafeBytes {
+        fingerprint(width: bitmap.width, height: bitmap.height, bytesPerRow: bitmap.bytesPerRow, pixels: $0)
+    }
+}
+
+extension Bitmap {
+    /// The pixel at (`x`, `y`) as an array of its channel bytes.
+    public func pixel(_ x: Int, _ y: Int) -> [UInt8] {
+        let start = y * bytesPerRow + x * pixelFormat.bytesPerPixel
+        return Array(pixels[start..<start + pixelFormat.bytesPerPixel])
+    }
 }
 
 /// The largest per-channel difference between two fingerprints.

@@ -13,11 +13,6 @@ import WebImageCore
         try GIFDecoder().decode(Data(bytes), options: options)
     }
 
-    static func pixel(_ bitmap: Bitmap, _ x: Int, _ y: Int) -> [UInt8] {
-        let offset = y * bitmap.bytesPerRow + x * 4
-        return Array(bitmap.pixels[offset..<(offset + 4)])
-    }
-
     static func frames(_ container: ImageContainer) -> [Bitmap] {
         container.animation?.frames.map(\.bitmap) ?? [container.image]
     }
@@ -58,15 +53,15 @@ import WebImageCore
         var local = Self.solid(2, 1, 1)
         local.localPalette = [[10, 20, 30], [40, 50, 60]]
         let image = try Self.decode(GIFBuilder.gif(width: 2, height: 1, globalPalette: Self.palette, blocks: [GIFBuilder.image(local)]))
-        #expect(Self.pixel(image.image, 0, 0) == [40, 50, 60, 255])
+        #expect(image.image.pixel(0, 0) == [40, 50, 60, 255])
 
         let grey = try Self.decode(GIFBuilder.gif(width: 2, height: 1, globalPalette: nil, blocks: [GIFBuilder.image(Frame(width: 2, height: 1, indices: [0, 200]))]))
-        #expect(Self.pixel(grey.image, 0, 0) == [0, 0, 0, 255])
-        #expect(Self.pixel(grey.image, 1, 0) == [200, 200, 200, 255])
+        #expect(grey.image.pixel(0, 0) == [0, 0, 0, 255])
+        #expect(grey.image.pixel(1, 0) == [200, 200, 200, 255])
 
         // A 2-entry global table (padded to 2 by the builder); index 7 is past it.
         let past = try Self.decode(GIFBuilder.gif(width: 1, height: 1, globalPalette: [[9, 9, 9], [8, 8, 8]], blocks: [GIFBuilder.image(Frame(width: 1, height: 1, indices: [7]))]))
-        #expect(Self.pixel(past.image, 0, 0) == [0, 0, 0, 255])
+        #expect(past.image.pixel(0, 0) == [0, 0, 0, 255])
     }
 
     /// A transparent index leaves what is beneath; on the first frame it keeps the palette
@@ -75,10 +70,10 @@ import WebImageCore
         let first = Frame(width: 2, height: 1, indices: [0, 3], control: (1, 10, 3))
         let second = Frame(width: 2, height: 1, indices: [1, 1], control: (1, 10, 1))
         let animation = try #require(try Self.decode(GIFBuilder.gif(width: 2, height: 1, globalPalette: Self.palette, blocks: [GIFBuilder.image(first), GIFBuilder.image(second)])).animation)
-        #expect(Self.pixel(animation.frames[0].bitmap, 0, 0) == [255, 0, 0, 255])
-        #expect(Self.pixel(animation.frames[0].bitmap, 1, 0) == [255, 255, 255, 0], "stored colour, alpha 0")
-        #expect(Self.pixel(animation.frames[1].bitmap, 0, 0) == [255, 0, 0, 255], "transparent over red: red")
-        #expect(Self.pixel(animation.frames[1].bitmap, 1, 0) == [255, 255, 255, 0], "transparent over nothing: nothing")
+        #expect(animation.frames[0].bitmap.pixel(0, 0) == [255, 0, 0, 255])
+        #expect(animation.frames[0].bitmap.pixel(1, 0) == [255, 255, 255, 0], "stored colour, alpha 0")
+        #expect(animation.frames[1].bitmap.pixel(0, 0) == [255, 0, 0, 255], "transparent over red: red")
+        #expect(animation.frames[1].bitmap.pixel(1, 0) == [255, 255, 255, 0], "transparent over nothing: nothing")
     }
 
     /// Disposal 2 clears to transparent when the frame has a transparent index, and fills the
@@ -94,15 +89,15 @@ import WebImageCore
                                        blocks: [GIFBuilder.image(background), GIFBuilder.image(patch), GIFBuilder.image(last)])
             let frames = Self.frames(try Self.decode(bytes))
             #expect(frames.count == 3)
-            #expect(Self.pixel(frames[1], 1, 1) == [0, 255, 0, 255])
+            #expect(frames[1].pixel(1, 1) == [0, 255, 0, 255])
             let expected: [UInt8] = switch method {
             case 2: transparent ? [0, 0, 0, 0] : [255, 255, 255, 255]  // transparent, or background colour 3 (white)
             case 3: [255, 0, 0, 255]                                   // the red beneath
             default: [0, 255, 0, 255]                                  // kept
             }
-            #expect(Self.pixel(frames[2], 1, 1) == expected, "disposal \(method), transparent index: \(transparent)")
-            #expect(Self.pixel(frames[2], 0, 0) == [255, 0, 0, 255])
-            #expect(Self.pixel(frames[2], 3, 3) == [0, 0, 255, 255])
+            #expect(frames[2].pixel(1, 1) == expected, "disposal \(method), transparent index: \(transparent)")
+            #expect(frames[2].pixel(0, 0) == [255, 0, 0, 255])
+            #expect(frames[2].pixel(3, 3) == [0, 0, 255, 255])
         }
     }
 
@@ -116,8 +111,8 @@ import WebImageCore
         #expect(frames.count == 3)
         #expect(frames.allSatisfy { $0.width == 4 && $0.height == 4 })
         // Row 0 of the overhanging frame lands on screen row 3, columns 2 and 3: indices 0, 1.
-        #expect(Self.pixel(frames[1], 2, 3) == [255, 0, 0, 255])
-        #expect(Self.pixel(frames[1], 3, 3) == [0, 255, 0, 255])
+        #expect(frames[1].pixel(2, 3) == [255, 0, 0, 255])
+        #expect(frames[1].pixel(3, 3) == [0, 255, 0, 255])
         #expect(frames[2] == frames[1])
     }
 
@@ -129,7 +124,7 @@ import WebImageCore
         frame.interlaced = true
         let image = try Self.decode(GIFBuilder.gif(width: 3, height: height, globalPalette: Self.palette, blocks: [GIFBuilder.image(frame)]))
         for y in 0..<height {
-            #expect(Self.pixel(image.image, 1, y) == Self.palette[y % 5] + [255], "row \(y)")
+            #expect(image.image.pixel(1, y) == Self.palette[y % 5] + [255], "row \(y)")
         }
     }
 
@@ -231,7 +226,7 @@ import WebImageCore
         let frames = Self.frames(try Self.decode(GIFBuilder.gif(width: 4, height: 4, globalPalette: Self.palette,
                                                                blocks: [GIFBuilder.image(first), damaged, GIFBuilder.image(last)])))
         #expect(frames.count == 3)
-        #expect(Self.pixel(frames[2], 2, 2) == [0, 0, 255, 255])
+        #expect(frames[2].pixel(2, 2) == [0, 0, 255, 255])
     }
 
     /// Random damage anywhere: no crash, only typed errors.

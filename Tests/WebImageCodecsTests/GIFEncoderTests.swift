@@ -79,7 +79,7 @@ import WebImageTestSupport
         let decoded = try Self.roundTrip(png)
         #expect(decoded.image.width == 128 && decoded.image.height == 128)
         #expect(decoded.image != png.image, "more than 256 colours cannot come back exactly")
-        let distance = PNGGIFReference.distance(PNGGIFReference.pillowFingerprint(decoded.image), PNGGIFReference.pillowFingerprint(png.image))
+        let distance = fingerprintDistance(fingerprint(decoded.image), fingerprint(png.image))
         // Median cut without dithering: colours move by tens of units in busy cells, while
         // the image's mean colour stays within a few.
         #expect(distance <= 24, "8×8 cell means within \(distance)")
@@ -105,7 +105,7 @@ import WebImageTestSupport
         // so they are quantized; the others fit a table and come back exactly.
         let tolerance = name == "iss634.gif" ? 8 : 0
         for (ours, theirs) in zip(decoded.frames, animation.frames) {
-            let distance = PNGGIFReference.distance(PNGGIFReference.pillowFingerprint(ours.bitmap), PNGGIFReference.pillowFingerprint(theirs.bitmap))
+            let distance = fingerprintDistance(fingerprint(ours.bitmap), fingerprint(theirs.bitmap))
             #expect(distance <= tolerance, "\(name): frames agree within \(distance)")
         }
         if name.hasPrefix("dispose") {

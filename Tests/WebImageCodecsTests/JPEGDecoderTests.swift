@@ -118,7 +118,7 @@ import WebImageTestSupport
         let pillow: [[Int]] = [[56, 55, 93], [37, 35, 74], [87, 74, 85], [146, 137, 134], [127, 131, 149], [80, 115, 181], [66, 105, 178], [72, 110, 182], [54, 53, 92], [65, 59, 86], [37, 28, 26], [78, 57, 47], [92, 69, 55], [52, 68, 102], [76, 115, 185], [77, 116, 187], [93, 86, 109], [33, 29, 58], [124, 78, 56], [199, 131, 102], [191, 121, 92], [121, 107, 121], [95, 133, 194], [95, 133, 196], [30, 27, 60], [58, 50, 69], [196, 132, 97], [214, 134, 102], [213, 132, 102], [154, 137, 151], [108, 143, 201], [107, 140, 202], [32, 23, 44], [135, 55, 54], [172, 105, 54], [183, 108, 76], [180, 109, 79], [108, 131, 173], [111, 147, 202], [109, 142, 203], [77, 59, 63], [49, 14, 17], [33, 29, 30], [181, 127, 104], [162, 126, 114], [17, 19, 28], [57, 68, 97], [97, 125, 177], [65, 50, 47], [12, 12, 14], [12, 11, 16], [99, 96, 100], [61, 60, 64], [21, 20, 29], [19, 17, 29], [49, 59, 85], [50, 39, 36], [78, 72, 77], [41, 37, 42], [74, 70, 76], [25, 22, 30], [92, 56, 70], [71, 35, 43], [30, 34, 52]]
         let data = try JPEGTests.fixture("hopper-cmyk-32.jpg")
         let image = try JPEGTests.registry.decode(data).image
-        let ours = JPEGTests.fingerprint(image).map { Array($0.prefix(3)) }
+        let ours = fingerprint(image).map { Array($0.prefix(3)) }
         #expect(fingerprintDistance(ours, pillow) <= JPEGTests.tolerance)
 
         // Without the APP14 marker the file reads the same: CMYK is taken as inverted either way.
@@ -165,7 +165,7 @@ import WebImageTestSupport
 
         let upright = try JPEGTests.registry.decode(data)
         #expect(upright.orientation == orientation)
-        #expect(fingerprintDistance(JPEGTests.fingerprint(upright.image), expected) <= JPEGTests.tolerance)
+        #expect(fingerprintDistance(fingerprint(upright.image), expected) <= JPEGTests.tolerance)
 
         var options = ImageDecodingOptions()
         options.appliesOrientation = false
@@ -174,7 +174,7 @@ import WebImageTestSupport
         #expect([stored.image.width, stored.image.height] == reference.size)
         #expect(stored.image.oriented(orientation) == upright.image)
         // The stored pixels are not already upright (each of 2–8 moves hopper's asymmetric face).
-        #expect(fingerprintDistance(JPEGTests.fingerprint(stored.image), expected) > 20)
+        #expect(fingerprintDistance(fingerprint(stored.image), expected) > 20)
     }
 
     /// The decoder itself never applies the orientation: that is the registry's job.
@@ -231,7 +231,7 @@ import WebImageTestSupport
         let plain = try JPEGDecoder().decode(data, options: .init())
         let converted = try JPEGDecoder(convertsToSRGB: true).decode(data, options: .init())
         #expect(converted.iccProfile == plain.iccProfile)
-        let distance = fingerprintDistance(JPEGTests.fingerprint(converted.image), JPEGTests.fingerprint(plain.image))
+        let distance = fingerprintDistance(fingerprint(converted.image), fingerprint(plain.image))
         #expect(distance > 0 && distance < 60, "a colour conversion moves colours, but not wildly: \(distance)")
         // No profile: nothing to convert.
         let hopper = try JPEGTests.fixture("hopper.jpg")
@@ -254,7 +254,7 @@ import WebImageTestSupport
         #expect(thumbnail.image.width == 256 && thumbnail.image.height == 144)
         // Same picture: the thumbnail's cells are the full image's cell means, within resampling error.
         let reference = try #require(JPEGTests.reference("photos/shell-5120x2880.jpg")?.fingerprints?.first)
-        #expect(fingerprintDistance(JPEGTests.fingerprint(thumbnail.image), reference) <= 8)
+        #expect(fingerprintDistance(fingerprint(thumbnail.image), reference) <= 8)
 
         // A larger target takes the smallest scale that still covers it: 1000 px needs 2/8 (1280).
         options.thumbnail = .maxPixelSize(1000)

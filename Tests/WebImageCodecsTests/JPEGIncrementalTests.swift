@@ -52,12 +52,12 @@ import WebImageTestSupport
         #expect(run.final.iccProfile == fullDecode.iccProfile)
         #expect(!run.final.isPreview)
         #expect(run.previews.count >= minimumPreviews, "\(file): \(run.previews.count) previews")
-        let target = JPEGTests.fingerprint(fullDecode.image)
+        let target = fingerprint(fullDecode.image)
         var distances: [Double] = []
         for preview in run.previews {
             #expect(preview.isPreview)
             #expect(preview.image.width == fullDecode.image.width && preview.image.height == fullDecode.image.height)
-            distances.append(meanDistance(JPEGTests.fingerprint(preview.image), target))
+            distances.append(meanDistance(fingerprint(preview.image), target))
         }
         let psnrs = run.previews.map { JPEGTests.psnr($0.image, fullDecode.image) }
         print("JPEG incremental: \(file): \(run.previews.count) previews at \(run.previewOffsets), mean fingerprint distances \(distances.map { ($0 * 10).rounded() / 10 }), PSNR \(psnrs.map { ($0 * 10).rounded() / 10 })")

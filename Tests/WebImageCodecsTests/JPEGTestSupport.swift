@@ -32,12 +32,6 @@ enum JPEGTests {
         Reference.images.first { $0.file == path }
     }
 
-    static func fingerprint(_ bitmap: Bitmap) -> [[Int]] {
-        bitmap.pixels.withUnsafeBytes {
-            WebImageTestSupport.fingerprint(width: bitmap.width, height: bitmap.height, bytesPerRow: bitmap.bytesPerRow, pixels: $0)
-        }
-    }
-
     /// Peak signal-to-noise ratio in dB over the RGB channels of two RGBA bitmaps of one size.
     static func psnr(_ a: Bitmap, _ b: Bitmap) -> Double {
         precondition(a.width == b.width && a.height == b.height)

@@ -1,4 +1,5 @@
 import Foundation
+import WebImageTestSupport
 import Testing
 import WebImageCore
 @testable import WebImageCodecs
@@ -10,11 +11,6 @@ import WebImageCore
 
     static func decode(_ bytes: [UInt8], options: ImageDecodingOptions = .init()) throws -> ImageContainer {
         try PNGDecoder().decode(Data(bytes), options: options)
-    }
-
-    static func pixel(_ bitmap: Bitmap, _ x: Int, _ y: Int) -> [UInt8] {
-        let offset = y * bitmap.bytesPerRow + x * 4
-        return Array(bitmap.pixels[offset..<(offset + 4)])
     }
 
     static let red: PNGBuilder.Pixel = [255, 0, 0, 255]
@@ -48,16 +44,16 @@ import WebImageCore
         for dispose: UInt8 in 0...2 {
             let frames = try animation(dispose: dispose).frames.map(\.bitmap)
             #expect(frames.count == 3)
-            #expect(Self.pixel(frames[1], 1, 1) == [0, 255, 0, 255], "the patch is drawn")
-            #expect(Self.pixel(frames[1], 0, 0) == [255, 0, 0, 255])
+            #expect(frames[1].pixel(1, 1) == [0, 255, 0, 255], "the patch is drawn")
+            #expect(frames[1].pixel(0, 0) == [255, 0, 0, 255])
             let expected: [UInt8] = switch dispose {
             case 0: [0, 255, 0, 255]  // none: the patch stays
             case 1: [0, 0, 0, 0]      // background: cleared to transparent
             default: [255, 0, 0, 255] // previous: the red beneath comes back
             }
-            #expect(Self.pixel(frames[2], 1, 1) == expected, "dispose op \(dispose)")
-            #expect(Self.pixel(frames[2], 3, 3) == [0, 0, 255, 255])
-            #expect(Self.pixel(frames[2], 0, 0) == [255, 0, 0, 255], "outside the region nothing changes")
+            #expect(frames[2].pixel(1, 1) == expected, "dispose op \(dispose)")
+            #expect(frames[2].pixel(3, 3) == [0, 0, 255, 255])
+            #expect(frames[2].pixel(0, 0) == [255, 0, 0, 255], "outside the region nothing changes")
         }
     }
 
@@ -68,9 +64,9 @@ import WebImageCore
         let second = Frame(pixels: PNGBuilder.solid(1, 1, Self.green), blend: 1)
         let frames = try #require(try Self.decode(PNGBuilder.apng(width: 2, height: 2, frames: [first, second])).animation).frames
         // Source semantics on the first frame: its transparent pixels keep their stored colour.
-        #expect(Self.pixel(frames[0].bitmap, 1, 1) == [10, 20, 30, 0])
-        #expect(Self.pixel(frames[1].bitmap, 0, 0) == [0, 255, 0, 255])
-        #expect(Self.pixel(frames[1].bitmap, 1, 1) == [0, 0, 0, 0], "cleared as background")
+        #expect(frames[0].bitmap.pixel(1, 1) == [10, 20, 30, 0])
+        #expect(frames[1].bitmap.pixel(0, 0) == [0, 255, 0, 255])
+        #expect(frames[1].bitmap.pixel(1, 1) == [0, 0, 0, 0], "cleared as background")
     }
 
     /// Blend "over" with straight alpha: α = αs + αd(1 − αs) and C = (Cs·αs + Cd·αd(1 − αs)) / α,
@@ -86,17 +82,17 @@ import WebImageCore
             let colour = (0..<3).map { UInt8(((source[$0] * sa + target[$0] * ta * (1 - sa)) / alpha).rounded()) }
             return colour + [UInt8((alpha * 255).rounded())]
         }
-        #expect(Self.pixel(composed, 0, 0) == expected([0, 0, 200, 128], [200, 100, 0, 255]))
-        #expect(Self.pixel(composed, 1, 0) == expected([0, 0, 200, 128], [200, 100, 0, 128]))
-        #expect(Self.pixel(composed, 2, 0) == [0, 0, 200, 128], "over a transparent pixel: the source")
-        #expect(Self.pixel(composed, 3, 0) == [0, 0, 0, 255], "a transparent source leaves the pixel")
+        #expect(composed.pixel(0, 0) == expected([0, 0, 200, 128], [200, 100, 0, 255]))
+        #expect(composed.pixel(1, 0) == expected([0, 0, 200, 128], [200, 100, 0, 128]))
+        #expect(composed.pixel(2, 0) == [0, 0, 200, 128], "over a transparent pixel: the source")
+        #expect(composed.pixel(3, 0) == [0, 0, 0, 255], "a transparent source leaves the pixel")
 
         let source = try #require(try Self.decode(PNGBuilder.apng(width: 4, height: 1, frames: [base, Frame(pixels: top, blend: 0)])).animation)
         #expect(Self.rgbaRow(source.frames[1].bitmap) == top[0].map { $0.map(UInt8.init) })
     }
 
     static func rgbaRow(_ bitmap: Bitmap) -> [[UInt8]] {
-        (0..<bitmap.width).map { pixel(bitmap, $0, 0) }
+        (0..<bitmap.width).map { bitmap.pixel($0, 0) }
     }
 
     /// delay_num / delay_den seconds; a zero denominator means hundredths. Loop count is

@@ -32,19 +32,6 @@ enum PNGGIFReference {
         Reference.images.filter { $0.format == pillowFormat || (!$0.decodable && $0.file.hasSuffix("." + fileExtension)) }
     }
 
-    /// Pillow's fingerprint of an RGBA8 bitmap: the shared `fingerprint(...)`.
-    static func pillowFingerprint(_ bitmap: Bitmap) -> [[Int]] {
-        precondition(bitmap.pixelFormat == .rgba8)
-        return bitmap.pixels.withUnsafeBytes {
-            fingerprint(width: bitmap.width, height: bitmap.height, bytesPerRow: bitmap.bytesPerRow, pixels: $0)
-        }
-    }
-
-    /// The largest per-channel difference between two fingerprints.
-    static func distance(_ a: [[Int]], _ b: [[Int]]) -> Int {
-        fingerprintDistance(a, b)
-    }
-
     /// A duration in milliseconds.
     static func milliseconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
@@ -63,7 +50,7 @@ enum PNGGIFReference {
         let bitmap = try Bitmap(width: 16, height: 8, pixelFormat: .rgba8, pixels: (0..<(16 * 8)).flatMap { index -> [UInt8] in
             index % 2 == 0 ? [255, 0, 0, 128] : [0, 255, 0, 0]
         })
-        let cells = PNGGIFReference.pillowFingerprint(bitmap)
+        let cells = fingerprint(bitmap)
         #expect(cells.count == 64)
         for cell in cells {
             #expect(cell[0] >= 254 && cell[1] == 0 && cell[3] == 64, "\(cell)")
@@ -73,6 +60,6 @@ enum PNGGIFReference {
     /// A one-pixel cell is the pixel as stored, RGB under zero alpha included.
     @Test func onePixelCellsKeepStoredColour() throws {
         let bitmap = try Bitmap(width: 1, height: 1, pixelFormat: .rgba8, pixels: [255, 77, 0, 0])
-        #expect(PNGGIFReference.pillowFingerprint(bitmap).allSatisfy { $0 == [255, 77, 0, 0] })
+        #expect(fingerprint(bitmap).allSatisfy { $0 == [255, 77, 0, 0] })
     }
 }

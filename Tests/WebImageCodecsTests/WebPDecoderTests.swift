@@ -29,12 +29,6 @@ enum WebPTestFiles {
         CoderRegistry(decoders: [WebPDecoder()], encoders: [WebPEncoder()])
     }
 
-    static func fingerprint(_ bitmap: Bitmap) -> [[Int]] {
-        bitmap.pixels.withUnsafeBytes {
-            WebImageTestSupport.fingerprint(width: bitmap.width, height: bitmap.height, bytesPerRow: bitmap.bytesPerRow, pixels: $0)
-        }
-    }
-
     /// Peak signal-to-noise ratio over R, G, B and A, in dB (infinite when equal).
     static func psnr(_ a: Bitmap, _ b: Bitmap) -> Double {
         precondition(a.width == b.width && a.height == b.height)
@@ -243,7 +237,7 @@ enum WebPTestFiles {
         // only pixel buffer was 256 KiB (the full image would be 64 MiB).
         #expect(thumbnail.pixels == (try scaledDecode(data, width: 256, height: 256)))
         // And it shows the same picture as the reference's full-size fingerprint.
-        let distance = fingerprintDistance(WebPTestFiles.fingerprint(thumbnail), try #require(entry.fingerprints?.first))
+        let distance = fingerprintDistance(fingerprint(thumbnail), try #require(entry.fingerprints?.first))
         #expect(distance <= 6, "thumbnail fingerprint within 6 of the full image's: \(distance)")
     }
 

@@ -1,3 +1,4 @@
+import WebImageTestSupport
 import Testing
 @testable import WebImageCore
 

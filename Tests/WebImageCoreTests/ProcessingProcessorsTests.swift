@@ -1,4 +1,5 @@
 import Foundation
+import WebImageTestSupport
 import Testing
 @testable import WebImageCore
 

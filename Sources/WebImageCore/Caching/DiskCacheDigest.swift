@@ -73,11 +73,6 @@ struct DiskCacheDigest: Hashable, Sendable {
         }
     }
 
-    /// The subfolder an entry lives in: the first byte of the digest, as two hex digits, which
-    /// spreads entries over 256 folders.
-    var shard: String {
-        String(fileName.prefix(2))
-    }
 }
 
 /// FNV-1a over bytes: a cheap checksum for journal records and entry footers, which only need to

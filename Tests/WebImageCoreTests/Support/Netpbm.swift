@@ -1,4 +1,5 @@
 import Foundation
+import WebImageTestSupport
 @testable import WebImageCore
 
 /// Reads the binary Netpbm files in `Tests/Fixtures/pixels/` (decoded pixels, made at dev time
@@ -43,12 +44,6 @@ enum Netpbm {
 }
 
 extension Bitmap {
-    /// The pixel at (`x`, `y`) as an array of its channel bytes.
-    func pixel(_ x: Int, _ y: Int) -> [UInt8] {
-        let start = y * bytesPerRow + x * pixelFormat.bytesPerPixel
-        return Array(pixels[start..<start + pixelFormat.bytesPerPixel])
-    }
-
     /// This bitmap's pixels in another straight or opaque format (for the tests: RGB ↔ RGBA with
     /// alpha 255, and colour → grey by taking the red channel).
     func converted(to format: PixelFormat) -> Bitmap {
