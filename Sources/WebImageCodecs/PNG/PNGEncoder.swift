@@ -55,14 +55,20 @@ public struct PNGEncoder: ImageEncoder {
     /// The channel count the smallest exact colour type for `bitmap` has.
     static func reducedChannels(_ bitmap: Bitmap) -> Int {
         bitmap.pixels.withUnsafeBufferPointer { pixels in
-            var job = wi_png_encode_job()
-            job.pixels = pixels.baseAddress
-            job.stride = bitmap.bytesPerRow
-            job.width = UInt32(bitmap.width)
-            job.height = UInt32(bitmap.height)
-            job.channels = Int32(bitmap.pixelFormat.bytesPerPixel)
+            var job = Self.job(bitmap, pixels: pixels)
             return Int(wi_png_reduced_channels(&job))
         }
+    }
+
+    /// The C encoder's description of `bitmap`, whose bytes are `pixels`.
+    private static func job(_ bitmap: Bitmap, pixels: UnsafeBufferPointer<UInt8>) -> wi_png_encode_job {
+        var job = wi_png_encode_job()
+        job.pixels = pixels.baseAddress
+        job.stride = bitmap.bytesPerRow
+        job.width = UInt32(bitmap.width)
+        job.height = UInt32(bitmap.height)
+        job.channels = Int32(bitmap.pixelFormat.bytesPerPixel)
+        return job
     }
 
     /// `bitmap` with straight alpha.
@@ -73,12 +79,7 @@ public struct PNGEncoder: ImageEncoder {
     private func encode(_ bitmap: Bitmap, icc profile: Data?, channels: Int) throws -> Data {
         try bitmap.pixels.withUnsafeBufferPointer { pixels in
             try Self.withOptionalBytes(profile) { icc in
-                var job = wi_png_encode_job()
-                job.pixels = pixels.baseAddress
-                job.stride = bitmap.bytesPerRow
-                job.width = UInt32(bitmap.width)
-                job.height = UInt32(bitmap.height)
-                job.channels = Int32(bitmap.pixelFormat.bytesPerPixel)
+                var job = Self.job(bitmap, pixels: pixels)
                 job.reduce = 1
                 job.output_channels = Int32(channels)
                 job.level = Int32(max(0, min(9, compressionLevel)))
