@@ -26,6 +26,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: cLibraries + [
         .target(
@@ -34,6 +37,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
@@ -45,7 +49,15 @@ let package = Package(
             name: "WebImageCodecs",
             dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CCodecShims"]
         ),
-        .target(name: "WebImageHTTP", dependencies: ["WebImageCore"]),
+        .target(
+            name: "WebImageHTTP",
+            dependencies: [
+                "WebImageCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .target(name: "WebImage", dependencies: ["WebImageCore", "WebImageCodecs", "WebImageHTTP"]),
         .target(name: "WebImageServer", dependencies: ["WebImage"]),
         .executableTarget(
@@ -61,9 +73,20 @@ let package = Package(
             dependencies: ["WebImageCore", "WebImageCodecs", "WebImageTestSupport"],
             path: "Tests/Probe"
         ),
-        .target(name: "WebImageTestSupport", dependencies: ["WebImageCore"], path: "Tests/Support"),
+        .target(
+            name: "WebImageTestSupport",
+            dependencies: [
+                "WebImageCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/Support"
+        ),
         .testTarget(name: "WebImageCoreTests", dependencies: ["WebImageCore", "WebImageTestSupport"]),
         .testTarget(name: "WebImageCodecsTests", dependencies: ["WebImageCodecs", "WebImageTestSupport"]),
+        .testTarget(name: "WebImageHTTPTests", dependencies: ["WebImage", "WebImageTestSupport"]),
+        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageTestSupport"]),
         .executableTarget(
             name: "WebImageBenchmarks",
             dependencies: ["WebImageCore", "WebImageCodecs", "CTurboJPEG", "CPNG", "CWebP", "CCodecShims"],

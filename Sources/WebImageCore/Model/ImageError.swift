@@ -22,6 +22,18 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case storage(StorageFailure)
     /// The work was cancelled before it finished.
     case cancelled
+    /// The request's URL is missing, malformed, or has a scheme no loader handles.
+    case invalidURL(String)
+    /// The server answered with a status the loader does not accept (anything but 2xx, and 304
+    /// when revalidating).
+    case httpStatus(Int)
+    /// The connection could not be made or was lost; see ``NetworkFailure/Kind``.
+    case network(NetworkFailure)
+    /// The whole download, or the connection, took longer than its configured limit.
+    case timeout(String)
+    /// The URL failed permanently a short while ago and is not retried until that failure
+    /// expires; pass ``ImageOptions/retryFailed`` to try anyway.
+    case recentlyFailed(String)
 
     /// A failed file-system operation: what was attempted, on which path, and the `errno`.
     public struct StorageFailure: Sendable, Equatable, CustomStringConvertible {
@@ -43,6 +55,53 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// A network failure: what went wrong and a message from the layer that saw it.
+    public struct NetworkFailure: Sendable, Equatable, CustomStringConvertible {
+        public enum Kind: String, Sendable, Equatable {
+            /// Nothing listens at the address (a closed port).
+            case connectionRefused
+            /// The connection closed or reset before the response was complete.
+            case connectionLost
+            /// The host name did not resolve.
+            case dnsFailure
+            /// TLS could not be established (for instance an untrusted certificate).
+            case tls
+            /// Redirects went round in a cycle or past the configured limit.
+            case redirects
+            /// The response broke the protocol (a body shorter than its `Content-Length`, …).
+            case invalidResponse
+            /// Anything else the transport reported.
+            case other
+        }
+
+        public var kind: Kind
+        public var message: String
+
+        public init(_ kind: Kind, _ message: String) {
+            self.kind = kind
+            self.message = message
+        }
+
+        public var description: String { "\(kind.rawValue): \(message)" }
+    }
+
+    /// Whether the same request is expected to fail again: an invalid URL, a 4xx status other
+    /// than 408 and 429, bytes that are not a decodable image, a redirect cycle, or a size past
+    /// a limit. Such URLs enter the manager's failed-URL list; transient failures (timeouts,
+    /// refused or lost connections, DNS, 5xx, 408, 429, cancellation) never do.
+    public var isPermanent: Bool {
+        switch self {
+        case .invalidURL, .unsupportedFormat, .corruptData, .tooLarge, .invalidBitmap:
+            true
+        case .httpStatus(let status):
+            (400..<500).contains(status) && status != 408 && status != 429
+        case .network(let failure):
+            failure.kind == .redirects
+        case .cancelled, .timeout, .storage, .recentlyFailed:
+            false
+        }
+    }
+
     public var description: String {
         switch self {
         case .invalidBitmap(let reason): "invalid bitmap: \(reason)"
@@ -51,6 +110,11 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooLarge(let reason): "too large: \(reason)"
         case .storage(let failure): "storage failure: \(failure)"
         case .cancelled: "cancelled"
+        case .invalidURL(let reason): "invalid URL: \(reason)"
+        case .httpStatus(let status): "HTTP status \(status)"
+        case .network(let failure): "network failure: \(failure)"
+        case .timeout(let reason): "timed out: \(reason)"
+        case .recentlyFailed(let url): "\(url) failed recently and is not retried yet"
         }
     }
 }
