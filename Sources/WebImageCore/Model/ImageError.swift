@@ -34,6 +34,8 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL failed permanently a short while ago and is not retried until that failure
     /// expires; pass ``ImageOptions/retryFailed`` to try anyway.
     case recentlyFailed(String)
+    /// ``ImageOptions/fromCacheOnly`` was set and no cache holds the image.
+    case cacheMiss(String)
 
     /// A failed file-system operation: what was attempted, on which path, and the `errno`.
     public struct StorageFailure: Sendable, Equatable, CustomStringConvertible {
@@ -97,7 +99,7 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
             (400..<500).contains(status) && status != 408 && status != 429
         case .network(let failure):
             failure.kind == .redirects
-        case .cancelled, .timeout, .storage, .recentlyFailed:
+        case .cancelled, .timeout, .storage, .recentlyFailed, .cacheMiss:
             false
         }
     }
@@ -115,6 +117,7 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .network(let failure): "network failure: \(failure)"
         case .timeout(let reason): "timed out: \(reason)"
         case .recentlyFailed(let url): "\(url) failed recently and is not retried yet"
+        case .cacheMiss(let key): "not in any cache: \(key)"
         }
     }
 }

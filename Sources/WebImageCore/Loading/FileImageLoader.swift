@@ -1,0 +1,95 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Loads `file://` URLs, optionally confined to one folder.
+///
+/// With a ``root``, a path that leaves it, by `..` or through a symbolic link, is refused: the
+/// check runs on the fully resolved path, so a link inside the root that points outside it is
+/// refused too. Reads run on ``BlockingExecutor/io``, never on the cooperative pool.
+///
+/// ```swift
+/// let loader = FileImageLoader(root: URL(fileURLWithPath: "/srv/images"))
+/// let response = try await loader.load(ImageLoadRequest(url: URL(fileURLWithPath: "/srv/images/a.png")),
+///                                      context: ImageLoadContext())
+/// ```
+public struct FileImageLoader: ImageLoader {
+    /// The folder every loaded file must resolve into; `nil` allows any readable file.
+    public var root: URL?
+    /// The largest file read. Default: 50 MB, as for downloads.
+    public var maximumFileSize: Int
+    public var executor: BlockingExecutor
+
+    public init(root: URL? = nil, maximumFileSize: Int = 50_000_000, executor: BlockingExecutor = .io) {
+        self.root = root
+        self.maximumFileSize = maximumFileSize
+        self.executor = executor
+    }
+
+    public func canLoad(_ url: URL) -> Bool { url.isFileURL }
+
+    public func load(_ request: ImageLoadRequest, context: ImageLoadContext) async throws -> ImageLoadResponse {
+        let url = request.url
+        guard url.isFileURL else { throw ImageError.invalidURL("\(url.absoluteString) is not a file URL") }
+        let root = self.root
+        let limit = maximumFileSize
+        let data = try await executor.run {
+            let path = try Self.resolve(url.path, within: root)
+            return try Self.read(path, limit: limit)
+        }
+        context.didReceive(data, received: data.count, expected: data.count)
+        let format = ImageFormat(sniffing: data)
+        return ImageLoadResponse(data: data, url: url, metadata: .init(contentType: format?.mimeType, url: url.absoluteString))
+    }
+
+    /// The real path of `path`, checked to lie inside `root` when one is set.
+    static func resolve(_ path: String, within root: URL?) throws -> String {
+        guard let root else { return path }
+        guard let realRoot = realPath(root.path) else {
+            throw POSIXFile.failure("realpath", root.path)
+        }
+        // A path that does not exist cannot be resolved; it is reported as missing only when its
+        // lexical form stays inside the root, so the error never reveals what lies outside.
+        guard let real = realPath(path) else {
+            let lexical = URL(fileURLWithPath: path).standardizedFileURL.path
+            guard lexical == realRoot || lexical.hasPrefix(realRoot.hasSuffix("/") ? realRoot : realRoot + "/") else {
+                throw ImageError.invalidURL("\(path) is outside the loader's root folder")
+            }
+            throw POSIXFile.failure("open", path, ENOENT)
+        }
+        let prefix = realRoot.hasSuffix("/") ? realRoot : realRoot + "/"
+        guard real.hasPrefix(prefix) else {
+            throw ImageError.invalidURL("\(path) is outside the loader's root folder")
+        }
+        return real
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    private static func read(_ path: String, limit: Int) throws -> Data {
+        let fd = try POSIXFile.open(path, O_RDONLY)
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw POSIXFile.failure("stat", path) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw ImageError.invalidURL("\(path) is not a regular file")
+        }
+        let size = Int(info.st_size)
+        guard size <= limit else {
+            throw ImageError.tooLarge("\(path) is \(size) bytes, over the limit of \(limit)")
+        }
+        var data = Data(count: size)
+        let read = try data.withUnsafeMutableBytes { buffer in
+            try POSIXFile.readFully(fd, into: buffer.baseAddress!, count: size, at: 0, path: path)
+        }
+        if read < size { data.removeSubrange(read...) }
+        return data
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Logging
+
+/// Loads images: memory cache, then disk cache, then a loader, then the decoder and the
+/// processors, with identical work shared and each request cancellable on its own.
+///
+/// ```swift
+/// let manager = ImageManager(configuration: .init(
+///     cache: ImageCache(disk: try DiskCache(name: "my-app")),
+///     loaders: [HTTPImageLoader(), FileImageLoader(), DataURLImageLoader()],
+///     registry: .system()))
+///
+/// var request = ImageRequest(url: url, thumbnail: .maxPixelSize(256))
+/// let response = try await manager.image(for: request)
+/// print(response.cacheType)   // .none the first time, .memory after
+/// ```
+///
+/// Each stage is shared by key: one download per URL (after the cache key filter), one decode
+/// per URL and decode variant (thumbnail size, first frame only), one processing chain per
+/// processed variant. A request leaves its stages on its own; a stage stops when no request
+/// wants it any more, and no decode or disk write starts for work nobody wants.
+///
+/// What is stored: the original bytes on disk (so every variant can be derived again), the
+/// decoded and processed image in memory, and the processed bytes on disk when
+/// ``ImageRequest/processedDataFormat`` asks for them.
+public final class ImageManager: Sendable {
+    /// What a manager is built from.
+    public struct Configuration: Sendable {
+        /// Where images are kept (a request may name its own).
+        public var cache: ImageCache
+        /// Tried in order; the first whose ``ImageLoader/canLoad(_:)`` accepts the URL loads it.
+        public var loaders: [any ImageLoader]
+        /// The decoders (and encoders, for ``ImageRequest/processedDataFormat``).
+        public var registry: CoderRegistry
+        /// How long a permanently failed URL is refused before it is tried again. Default: 10
+        /// minutes.
+        public var failedURLLifetime: Duration = .seconds(600)
+        /// The threads that decode, process and encode. Default: one per core.
+        public var executor: BlockingExecutor = .decoding
+        /// Limits and defaults every decode starts from.
+        public var decodingOptions = ImageDecodingOptions()
+        /// The pixel count ``ImageOptions/scaleDownLargeImages`` shrinks larger images to.
+        /// Default: 16 megapixels (64 MB as RGBA).
+        public var scaleDownLimit = 16_000_000
+        public var logger = Logger(label: "webimage.manager")
+
+        /// The clock failed URLs expire by; tests move it forward instead of waiting.
+        @_spi(Testing) public var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+
+        public init(cache: ImageCache, loaders: [any ImageLoader], registry: CoderRegistry) {
+            self.cache = cache
+            self.loaders = loaders
+            self.registry = registry
+        }
+    }
+
+    public let configuration: Configuration
+    let failedURLs: FailedURLList
+    let metrics = PipelineMetrics()
+    let activity = ActivityTracker()
+    let imageJobs: JobTable<JobKey, ImageResponse>
+    let decodeJobs: JobTable<JobKey, DecodedImage>
+    let dataJobs: JobTable<JobKey, LoadedData>
+    var logger: Logger { configuration.logger }
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        self.failedURLs = FailedURLList(lifetime: configuration.failedURLLifetime, now: configuration.now)
+        self.imageJobs = JobTable(activity: activity)
+        self.decodeJobs = JobTable(activity: activity)
+        self.dataJobs = JobTable(activity: activity)
+    }
+
+    // MARK: - Loading
+
+    /// Loads the image `request` names.
+    ///
+    /// A memory hit returns without suspending. Cancelling the calling task cancels this
+    /// request (and the shared work, when nobody else wants it).
+    ///
+    /// - Throws: an ``ImageError``.
+    public func image(for request: ImageRequest) async throws -> ImageResponse {
+        if let response = cachedResponse(for: request) {
+            metrics.requests.increment()
+            metrics.memoryHits.increment()
+            return response
+        }
+        return try await loadImage(with: request).response
+    }
+
+    /// The decoded image in memory for `request`, answered synchronously; `nil` on a miss or
+    /// when the request's options rule the memory cache out.
+    public func cachedResponse(for request: ImageRequest) -> ImageResponse? {
+        guard !request.options.contains(.fromLoaderOnly), !request.options.contains(.refreshCached),
+              !request.options.contains(.queryMemoryData), !request.options.contains(.avoidDecode),
+              let url = request.url, let key = request.imageKey,
+              let container = (request.cache ?? configuration.cache).memory.value(forKey: key)
+        else { return nil }
+        return ImageResponse(container: container, url: url, cacheType: .memory, scale: request.resolvedScale)
+    }
+
+    /// Starts loading `request` and returns its task: await ``ImageTask/response`` or iterate
+    /// ``ImageTask/events``.
+    @discardableResult
+    public func loadImage(with request: ImageRequest) -> ImageTask {
+        start(request, onEvent: nil)
+    }
+
+    /// Starts loading `request`, for callers outside async code. `completion` is called exactly
+    /// once: synchronously, before this method returns, on a memory hit; otherwise on one of the
+    /// pipeline's threads. `progress` reports bytes received and expected.
+    ///
+    /// ```swift
+    /// manager.loadImage(with: request, progress: { received, expected in … }) { result in
+    ///     if case .success(let response) = result { show(response.image) }
+    /// }
+    /// ```
+    @discardableResult
+    public func loadImage(
+        with request: ImageRequest,
+        progress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<ImageResponse, ImageError>) -> Void
+    ) -> ImageTask {
+        start(request) { event in
+            switch event {
+            case .progress(let received, let expected): progress?(received, expected)
+            case .finished(let result): completion(result)
+            case .preview, .cached: break
+            }
+        }
+    }
+
+    // MARK: - Failed URLs
+
+    /// Forgets that `url` failed, so the next request tries it again.
+    public func removeFailedURL(_ url: URL) {
+        failedURLs.remove(url.absoluteString)
+    }
+
+    /// Forgets every failed URL.
+    public func removeAllFailedURLs() {
+        failedURLs.removeAll()
+    }
+
+    /// Whether `url` is currently refused after a permanent failure.
+    public func isFailedURL(_ url: URL) -> Bool {
+        failedURLs.contains(url.absoluteString)
+    }
+
+    // MARK: - Statistics
+
+    /// Returns once no work runs in any stage: every download, decode and processing chain has
+    /// finished, and so have the disk writes that follow them. A command-line tool calls it
+    /// before exiting so that nothing it loaded is left unwritten.
+    public func waitUntilIdle() async {
+        await activity.waitUntilIdle()
+    }
+
+    /// Work under way, per stage: downloads (or disk reads), decodes, and processing chains.
+    public var activeJobs: (data: Int, decode: Int, image: Int) {
+        (dataJobs.count, decodeJobs.count, imageJobs.count)
+    }
+}
+
+extension BlockingExecutor {
+    /// Threads for decoding, processing and encoding, one per core: CPU-bound work that must
+    /// not occupy the cooperative pool.
+    public static let decoding = BlockingExecutor(name: "webimage.decode", width: max(1, ProcessInfo.processInfo.activeProcessorCount))
+}

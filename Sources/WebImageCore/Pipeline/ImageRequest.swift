@@ -1,0 +1,118 @@
+import Foundation
+
+/// What to load: a URL and how to load, decode, process and cache it.
+///
+/// ```swift
+/// var request = ImageRequest(url: URL(string: "https://example.com/a@2x.jpg")!)
+/// request.thumbnail = .maxPixelSize(256)
+/// request.processors = [ImageProcessors.Circle()]
+/// request.cacheKeyFilter = { url in url.absoluteString.replacingOccurrences(of: #"\?.*"#, with: "", options: .regularExpression) }
+/// let response = try await manager.image(for: request)
+/// ```
+public struct ImageRequest: Sendable {
+    /// Where the image is; `nil` fails the load with ``ImageError/invalidURL(_:)``.
+    public var url: URL?
+    public var options: ImageOptions
+    /// The priority the load starts at; ``ImageOptions/lowPriority`` and
+    /// ``ImageOptions/highPriority`` override it.
+    public var priority: ImagePriority
+    /// Steps applied in order after decoding. Their identifiers enter the cache key.
+    public var processors: [any ImageProcessor]
+    /// Decode to at most this size (JPEG and WebP never materialise the full bitmap). Enters
+    /// the cache key.
+    public var thumbnail: ImageDecodingOptions.Thumbnail?
+    /// The scale the image is meant for (2 for `@2x` artwork). `nil` reads `@2x` / `@3x` from the
+    /// file name, as SDWebImage does, and is 1 otherwise. Carried to ``ImageResponse/scale``.
+    public var scale: Double?
+    /// Header fields sent with this request (HTTP loaders).
+    public var headers: [String: String]
+    /// Changes the loader's request just before it is sent: sign it, add a token.
+    public var requestModifier: (@Sendable (ImageLoadRequest) async throws -> ImageLoadRequest)?
+    /// Turns the URL into the cache key, for instance to drop signing parameters that change
+    /// on every request. The default key is the absolute URL.
+    public var cacheKeyFilter: (@Sendable (URL) -> String)?
+    /// A cache to use instead of the manager's.
+    public var cache: ImageCache?
+    /// A loader to use instead of the manager's. Requests with their own loader do not share
+    /// downloads with other requests.
+    public var loader: (any ImageLoader)?
+    /// Also keep the processed image's bytes on disk, encoded as this format, so another process
+    /// (or the next run) gets the variant without decoding the original again. Default `nil`:
+    /// only the original bytes go to disk.
+    public var processedDataFormat: ImageFormat?
+
+    public init(
+        url: URL?,
+        options: ImageOptions = [],
+        priority: ImagePriority = .normal,
+        processors: [any ImageProcessor] = [],
+        thumbnail: ImageDecodingOptions.Thumbnail? = nil
+    ) {
+        self.url = url
+        self.options = options
+        self.priority = priority
+        self.processors = processors
+        self.thumbnail = thumbnail
+        self.scale = nil
+        self.headers = [:]
+        self.cacheKeyFilter = nil
+        self.cache = nil
+        self.loader = nil
+        self.processedDataFormat = nil
+    }
+
+    /// Convenience for a URL string; an unparsable string fails the load with
+    /// ``ImageError/invalidURL(_:)``.
+    public init(string: String, options: ImageOptions = []) {
+        self.init(url: URL(string: string), options: options)
+    }
+
+    /// The priority the load starts at, after the options.
+    public var effectivePriority: ImagePriority {
+        if options.contains(.highPriority) { return .high }
+        if options.contains(.lowPriority) { return .low }
+        return priority
+    }
+
+    /// The key of the original bytes: the URL after ``cacheKeyFilter``.
+    public var dataKey: String? {
+        guard let url else { return nil }
+        return cacheKeyFilter?(url) ?? url.absoluteString
+    }
+
+    /// The key of the decoded, processed image in memory: the data key plus what changes the
+    /// pixels (thumbnail, first frame only, scale-down, processors).
+    public var imageKey: String? {
+        guard let dataKey else { return nil }
+        let variant = variantSuffix
+        return variant.isEmpty ? dataKey : dataKey + "#" + variant
+    }
+
+    var variantSuffix: String {
+        var parts: [String] = []
+        if let thumbnail { parts.append(thumbnail.cacheIdentifier) }
+        if options.contains(.decodeFirstFrameOnly) { parts.append("first-frame") }
+        if options.contains(.scaleDownLargeImages) { parts.append("scale-down") }
+        for processor in processors { parts.append(processor.identifier) }
+        return parts.joined(separator: "|")
+    }
+
+    /// The scale from ``scale``, else from an `@2x` / `@3x` suffix of the file name, else 1.
+    public var resolvedScale: Double {
+        if let scale { return scale }
+        guard let name = url?.deletingPathExtension().lastPathComponent else { return 1 }
+        if name.hasSuffix("@3x") { return 3 }
+        if name.hasSuffix("@2x") { return 2 }
+        return 1
+    }
+}
+
+extension ImageDecodingOptions.Thumbnail {
+    /// A stable string for cache keys.
+    var cacheIdentifier: String {
+        switch self {
+        case .maxPixelSize(let side): "thumb(\(side))"
+        case .size(let width, let height, let mode): "thumb(\(width)x\(height),\(mode.rawValue))"
+        }
+    }
+}

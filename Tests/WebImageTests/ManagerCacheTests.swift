@@ -1,0 +1,229 @@
+import Foundation
+import Synchronization
+import Testing
+@_spi(Testing) import WebImageCore
+import WebImage
+import WebImageTestSupport
+
+@Suite("ImageManager: caches, local sources, failed URLs")
+struct ManagerCacheTests {
+    @Test("a file loads from the source, then from memory; a relaunch finds it on disk")
+    func sourceMemoryDisk() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.directory.remove() }
+        let request = ImageRequest(url: Fixture.url("hopper.jpg"))
+
+        let first = try await fixture.manager.image(for: request)
+        #expect(first.cacheType == .none)
+        #expect(first.image?.width == 128)
+        #expect(first.data == (try Fixture.data("hopper.jpg")))
+        let second = try await fixture.manager.image(for: request)
+        #expect(second.cacheType == .memory)
+        #expect(second.image?.pixels == first.image?.pixels)
+        #expect(fixture.decodeCount == 1)
+
+        let relaunched = try fixture.relaunched()
+        let third = try await relaunched.image(for: request)
+        #expect(third.cacheType == .disk)
+        #expect(third.image?.pixels == first.image?.pixels)
+    }
+
+    @Test("a memory hit completes before loadImage returns")
+    func memoryHitIsSynchronous() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.directory.remove() }
+        let request = ImageRequest(url: Fixture.url("hopper.png"))
+        _ = try await fixture.manager.image(for: request)
+
+        let completed = Mutex<CacheType?>(nil)
+        let task = fixture.manager.loadImage(with: request) { result in
+            completed.withLock { $0 = try? result.get().cacheType }
+        }
+        #expect(completed.withLock { $0 } == .memory)
+        #expect(task.isFinished)
+        #expect(fixture.manager.cachedResponse(for: request)?.cacheType == .memory)
+    }
+
+    @Test("a data URL loads through the manager and decodes")
+    func dataURL() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.directory.remove() }
+        let bytes = try Fixture.data("hopper.webp")
+        let response = try await fixture.manager.image(for: ImageRequest(string: "data:image/webp;base64," + bytes.base64EncodedString()))
+        #expect(response.container?.format == .webp)
+        #expect(response.image?.width == 128)
+    }
+
+    @Test("fromCacheOnly fails with cacheMiss when no cache has the image, and never loads")
+    func fromCacheOnly() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.directory.remove() }
+        let url = Fixture.url("hopper.gif")
+        await #expect(throws: ImageError.cacheMiss(url.absoluteString)) {
+            _ = try await fixture.manager.image(for: ImageRequest(url: url, options: .fromCacheOnly))
+        }
+        #expect(fixture.cache.diskCount == 0)
+        _ = try await fixture.manager.image(for: ImageRequest(url: url))
+        fixture.cache.clearMemory()
+        let cached = try await fixture.manager.image(for: ImageRequest(url: url, options: .fromCacheOnly))
+        #expect(cached.cacheType == .disk)
+    }
+
+    @Test("cacheMemoryOnly writes nothing to disk; avoidDecode delivers bytes without decoding")
+    func storeOptions() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.directory.remove() }
+        let url = Fixture.url("hopper.png")
+        let bytesOnly = try await fixture.manager.image(for: ImageRequest(url: url, options: [.avoidDecode, .cacheMemoryOnly]))
+        #expect(bytesOnly.container == nil)
+        #expect(bytesOnly.data == (try Fixture.data("hopper.png")))
+        #expect(fixture.decodeCount == 0)
+        #expect(fixture.cache.diskCount == 0)
+        #expect(fixture.cache.memoryCount == 0)
+    }
+
+    @Test("thumbnails and processors are separate variants in memory, derived from one original on disk")
+    func variants() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.directory.remove() }
+        let url = Fixture.url("hopper.jpg")
+        let thumbnail = try await fixture.manager.image(for: ImageRequest(url: url, thumbnail: .maxPixelSize(32)))
+        #expect(thumbnail.image?.width == 32)
+        await fixture.manager.waitUntilIdle()   // the original's disk write follows the first decode
+        let circle = try await fixture.manager.image(for: ImageRequest(url: url, processors: [ImageProcessors.Circle()]))
+        #expect(circle.image?.width == 128)
+        #expect(circle.cacheType == .disk)   // the original was stored by the first load
+        #expect(fixture.cache.memoryCount == 2)
+        #expect(fixture.cache.diskCount == 1)
+        #expect(fixture.manager.cachedResponse(for: ImageRequest(url: url, thumbnail: .maxPixelSize(32)))?.image?.width == 32)
+        #expect(fixture.manager.cachedResponse(for: ImageRequest(url: url)) == nil)
+    }
+
+    @Test("processed bytes go to disk on request and serve the variant after a relaunch without the original decode")
+    func processedDataOnDisk() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.directory.remove() }
+        var request = ImageRequest(url: Fixture.url("hopper.jpg"), thumbnail: .maxPixelSize(40))
+        request.processedDataFormat = .png
+        let first = try await fixture.manager.image(for: request)
+        await fixture.manager.waitUntilIdle()
+        #expect(fixture.cache.diskCount == 2)
+        let relaunched = try fixture.relaunched()
+        let second = try await relaunched.image(for: request)
+        #expect(second.cacheType == .disk)
+        #expect(second.container?.format == .png)
+        #expect(second.image?.pixels == first.image?.pixels)   // PNG is lossless
+    }
+
+    @Test("a cache key filter makes URLs that differ in signing parameters one cache entry")
+    func cacheKeyFilter() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.directory.remove() }
+        let filter: @Sendable (URL) -> String = { url in
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+            components.queryItems = components.queryItems?.filter { $0.name != "sig" }
+            if components.queryItems?.isEmpty == true { components.queryItems = nil }
+            return components.string!
+        }
+        var first = ImageRequest(url: URL(string: Fixture.url("hopper.png").absoluteString + "?sig=1"))
+        first.cacheKeyFilter = filter
+        var second = ImageRequest(url: URL(string: Fixture.url("hopper.png").absoluteString + "?sig=2"))
+        second.cacheKeyFilter = filter
+        #expect(first.dataKey == Fixture.url("hopper.png").absoluteString)
+        _ = try await fixture.manager.image(for: first)
+        #expect(try await fixture.manager.image(for: second).cacheType == .memory)
+    }
+
+    @Test("@2x and @3x in the file name set the scale; an explicit scale wins")
+    func scale() throws {
+        #expect(ImageRequest(url: URL(string: "https://example.com/a@2x.png")).resolvedScale == 2)
+        #expect(ImageRequest(url: URL(string: "https://example.com/a@3x.jpg?x=1")).resolvedScale == 3)
+        #expect(ImageRequest(url: URL(string: "https://example.com/a.png")).resolvedScale == 1)
+        var explicit = ImageRequest(url: URL(string: "https://example.com/a@2x.png"))
+        explicit.scale = 3
+        #expect(explicit.resolvedScale == 3)
+    }
+
+    @Test("undecodable bytes are refused until the failure expires, unless retryFailed; removeFailedURL forgets")
+    func failedURLs() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.directory.remove() }
+        let folder = TemporaryDirectory("failed")
+        defer { folder.remove() }
+        let file = folder.url.appendingPathComponent("not-an-image.png")
+        try Data("this is not an image".utf8).write(to: file)
+        let request = ImageRequest(url: file)
+
+        await #expect(throws: ImageError.unsupportedFormat("the bytes are not an image format the library knows")) {
+            _ = try await fixture.manager.image(for: request)
+        }
+        #expect(fixture.manager.isFailedURL(file))
+        await #expect(throws: ImageError.recentlyFailed(file.absoluteString)) {
+            _ = try await fixture.manager.image(for: request)
+        }
+        // The file is fixed; retryFailed loads it at once.
+        try Fixture.data("hopper.png").write(to: file)
+        var retry = request
+        retry.options = .retryFailed
+        #expect(try await fixture.manager.image(for: retry).image?.width == 128)
+
+        // Fails again, then the entry expires after its lifetime (10 minutes by default).
+        let broken = folder.url.appendingPathComponent("broken.png")
+        try Fixture.data("broken.png").write(to: broken)
+        _ = try? await fixture.manager.image(for: ImageRequest(url: broken))
+        #expect(fixture.manager.isFailedURL(broken))
+        fixture.clock.advance(by: .seconds(599))
+        #expect(fixture.manager.isFailedURL(broken))
+        fixture.clock.advance(by: .seconds(2))
+        #expect(!fixture.manager.isFailedURL(broken))
+
+        _ = try? await fixture.manager.image(for: ImageRequest(url: broken))
+        #expect(fixture.manager.isFailedURL(broken))
+        fixture.manager.removeFailedURL(broken)
+        #expect(!fixture.manager.isFailedURL(broken))
+        _ = try? await fixture.manager.image(for: ImageRequest(url: broken))
+        fixture.manager.removeAllFailedURLs()
+        #expect(!fixture.manager.isFailedURL(broken))
+    }
+
+    @Test("a transient failure (a missing file) never enters the failed-URL list")
+    func transientFailure() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.directory.remove() }
+        let missing = fixture.directory.url.appendingPathComponent("later.png")
+        do {
+            _ = try await fixture.manager.image(for: ImageRequest(url: missing))
+            Issue.record("a missing file loaded")
+        } catch ImageError.storage {}
+        #expect(!fixture.manager.isFailedURL(missing))
+        try Fixture.data("hopper.png").write(to: missing)
+        #expect(try await fixture.manager.image(for: ImageRequest(url: missing)).cacheType == .none)
+    }
+
+    @Test("no URL and an unknown scheme fail with invalidURL")
+    func invalidURLs() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.directory.remove() }
+        await #expect(throws: ImageError.invalidURL("the request has no URL")) {
+            _ = try await fixture.manager.image(for: ImageRequest(url: nil))
+        }
+        await #expect(throws: ImageError.invalidURL("no loader handles gopher: URLs")) {
+            _ = try await fixture.manager.image(for: ImageRequest(string: "gopher://example.invalid/a.png"))
+        }
+    }
+
+    @Test("a damaged disk entry is dropped and the image fetched again")
+    func damagedDiskEntry() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.directory.remove() }
+        let url = Fixture.url("hopper.png")
+        try await fixture.cache.disk?.store(Data("garbage".utf8), forKey: url.absoluteString)
+        do {
+            _ = try await fixture.manager.image(for: ImageRequest(url: url))
+            Issue.record("garbage decoded")
+        } catch ImageError.unsupportedFormat {}
+        #expect(!fixture.manager.isFailedURL(url))
+        #expect(fixture.cache.diskCount == 0)
+        #expect(try await fixture.manager.image(for: ImageRequest(url: url)).cacheType == .none)
+    }
+}
