@@ -89,7 +89,11 @@ let package = Package(
         .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageTestSupport"]),
         .executableTarget(
             name: "WebImageBenchmarks",
-            dependencies: ["WebImageCore", "WebImageCodecs", "CTurboJPEG", "CPNG", "CWebP", "CCodecShims"],
+            dependencies: [
+                "WebImage", "CTurboJPEG", "CPNG", "CWebP", "CCodecShims",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             path: "Benchmarks/WebImageBenchmarks"
         ),
     ],

@@ -4,4 +4,5 @@ let benchmarkGroups: [(String, @Sendable (Report) -> Void)] = [
     ("disk", runDiskCacheBenchmarks),
     ("codecs", runCodecBenchmarks),
     ("thumbnail-memory", runThumbnailMemoryBenchmarks),
+    ("pipeline", runPipelineBenchmarks),
 ]

@@ -8,7 +8,7 @@ import WebImage
 /// ```
 /// $ webimage convert shell-5120x2880.jpg thumb.webp --resize 256x256 --fit cover --quality 75
 /// ```
-struct ConvertCommand: ParsableCommand {
+struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
         abstract: "Convert an image to PNG, JPEG or WebP, optionally resized.",
@@ -21,7 +21,7 @@ struct ConvertCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The image file to read.")
+    @Argument(help: "The image file or http(s) URL to read; URLs load through the pipeline and its disk cache.")
     var input: String
 
     @Argument(help: "The file to write; its extension picks the format.")
@@ -44,6 +44,8 @@ struct ConvertCommand: ParsableCommand {
 
     @Flag(help: "Leave out metadata (the ICC profile).")
     var strip = false
+
+    @OptionGroup var cache: CacheOptions
 
     enum Fit: String, ExpressibleByArgument, CaseIterable {
         case contain, cover, fill
@@ -76,14 +78,17 @@ struct ConvertCommand: ParsableCommand {
         if let frame, frame < 0 { throw ValidationError("--frame counts from 0") }
     }
 
-    func run() throws {
+    func run() async throws {
         do {
-            try convert()
+            try await convert()
         } catch let error as ConvertError {
             FileHandle.standardError.write(Data("webimage convert: \(error.message)\n".utf8))
             throw ExitCode.failure
         } catch let error as ImageError {
             FileHandle.standardError.write(Data("webimage convert: \(input): \(error)\n".utf8))
+            throw ExitCode.failure
+        } catch let error as CommandFailure {
+            FileHandle.standardError.write(Data("webimage convert: \(error)\n".utf8))
             throw ExitCode.failure
         }
     }
@@ -92,14 +97,18 @@ struct ConvertCommand: ParsableCommand {
         var message: String
     }
 
-    private func convert() throws {
+    private func convert() async throws {
         let registry = CoderRegistry.system()
         let format = try outputFormat(registry: registry)
         let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: input), options: .mappedIfSafe)
-        } catch {
-            throw ConvertError(message: "\(input): cannot read it (\(error.localizedDescription))")
+        if isRemote(input) {
+            data = try await remoteBytes(input, cache: cache)
+        } else {
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: input), options: .mappedIfSafe)
+            } catch {
+                throw ConvertError(message: "\(input): cannot read it (\(error.localizedDescription))")
+            }
         }
 
         var decoding = ImageDecodingOptions()

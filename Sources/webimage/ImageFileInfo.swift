@@ -29,6 +29,7 @@ struct ImageFileInfo {
         var description: String
     }
 
+    /// Reads the file at `path` and reports on it.
     init(path: String, registry: CoderRegistry) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -41,12 +42,17 @@ struct ImageFileInfo {
         } catch {
             throw Failure(description: "cannot read it (\(error.localizedDescription))")
         }
+        try self.init(file: path, data: data, registry: registry)
+    }
+
+    /// Reports on `data`, named `file` (a path or a URL).
+    init(file: String, data: Data, registry: CoderRegistry) throws {
         guard let header = ImageHeader(sniffing: data) else {
             throw Failure(description: data.isEmpty
                 ? "empty file"
                 : "not an image format webimage knows (\(data.count) bytes)")
         }
-        self.file = path
+        self.file = file
         self.bytes = data.count
         self.header = header
         guard registry.decoder(for: header.format) != nil else { return }

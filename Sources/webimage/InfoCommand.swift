@@ -11,7 +11,7 @@ import WebImage
 /// Demo/images/thumb-Kite.jpg     jpeg    image/jpeg  33026  400×250
 /// Demo/images/apng-delay.png     apng    image/apng   1068  128×64
 /// ```
-struct InfoCommand: ParsableCommand {
+struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Show each image's format, MIME type, bytes, dimensions, orientation, frames, loop count and frame durations.",
@@ -27,19 +27,23 @@ struct InfoCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The image files to inspect.", valueName: "input"))
+    @Argument(help: ArgumentHelp("The image files or http(s) URLs to inspect; URLs load through the pipeline and its disk cache.", valueName: "input"))
     var inputs: [String]
+
+    @OptionGroup var cache: CacheOptions
 
     @Flag(help: "Print one JSON object per line instead of a table (keys: file, format, mime, bytes, width, height, orientation, frames, loopCount, durations; unknown ones left out).")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         var records: [ImageFileInfo] = []
         var failed = false
         let registry = CoderRegistry.system()
         for path in inputs {
             do {
-                let record = try ImageFileInfo(path: path, registry: registry)
+                let record = isRemote(path)
+                    ? try ImageFileInfo(file: path, data: try await remoteBytes(path, cache: cache), registry: registry)
+                    : try ImageFileInfo(path: path, registry: registry)
                 if json {
                     // One line per file as it is read, so a long run streams into `jq`.
                     print(try record.jsonLine())

@@ -229,8 +229,19 @@ extension ImageManager {
                 await cache.disk?.removeEntry(forKey: plan.imageKey.key)
             }
 
+            let processors = request.processors
             let waiter = JobWaiter<JobKey, DecodedImage> { event in
-                if case .progress(let progress) = event { job.send(.progress(progress)) }
+                switch event {
+                case .progress(let progress):
+                    job.send(.progress(progress))
+                case .preview(let decoded):
+                    // Previews arrive on a decode thread, where running the processors is fine.
+                    guard let preview = decoded.container,
+                          let processed = try? processors.reduce(preview, { try $1.process($0) }) else { return }
+                    job.send(.preview(ImageResponse(container: processed, url: plan.url, cacheType: .none)))
+                case .value, .failure:
+                    break
+                }
             }
             job.onPriorityChange { waiter.setPriority($0) }
             let decoded = try await waiter.value(of: decodeJobs, key: plan.decodeKey, priority: job.priority) { [self] decodeJob in
@@ -249,10 +260,9 @@ extension ImageManager {
                 job.send(.value(ImageResponse(container: nil, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, isRevalidated: decoded.loaded.isRevalidated, timings: timings)))
                 return
             }
-            if !request.processors.isEmpty {
+            if !processors.isEmpty {
                 guard job.hasSubscribers else { throw ImageError.cancelled }
                 let started = ContinuousClock.now
-                let processors = request.processors
                 container = try await configuration.executor.run { [container] in
                     try processors.reduce(container) { try $1.process($0) }
                 }
@@ -305,13 +315,26 @@ extension ImageManager {
         defer { decodeJobs.remove(job, forKey: plan.decodeKey) }
         let options = plan.request.options
         do {
+            let previewer = options.contains(.progressiveLoad) && !options.contains(.avoidDecode)
+                ? ProgressivePreviewer(
+                    registry: configuration.registry,
+                    options: decodingOptions(for: plan.request, data: Data()),
+                    executor: configuration.executor
+                ) { preview in
+                    job.send(.preview(DecodedImage(container: preview, loaded: LoadedData(data: Data(), metadata: .init(), cacheType: .none))))
+                }
+                : nil
+            defer { previewer?.stop() }
             let waiter = JobWaiter<JobKey, LoadedData> { event in
-                if case .progress(let progress) = event { job.send(.progress(progress)) }
+                guard case .progress(let progress) = event else { return }
+                job.send(.progress(progress))
+                if let chunk = progress.chunk { previewer?.append(chunk) }
             }
             job.onPriorityChange { waiter.setPriority($0) }
             let loaded = try await waiter.value(of: dataJobs, key: plan.dataKey, priority: job.priority) { [self] dataJob in
                 await runDataJob(dataJob, plan: plan)
             }
+            previewer?.stop()
             if options.contains(.avoidDecode) || loaded.isRevalidated {
                 job.send(.value(DecodedImage(container: nil, loaded: loaded)))
                 // Bytes delivered undecoded are kept only when they look like an image some
@@ -393,7 +416,7 @@ extension ImageManager {
                 validators: cachedEntry.flatMap { ImageLoadRequest.Validators($0.metadata) }
             )
             loadRequest.modifier = plan.request.requestModifier
-            let context = ImageLoadContext(priority: job.priority, wantsChunks: false) { progress in
+            let context = ImageLoadContext(priority: job.priority, wantsChunks: options.contains(.progressiveLoad)) { progress in
                 job.send(.progress(progress))
             }
             job.onPriorityChange { context.priority = $0 }

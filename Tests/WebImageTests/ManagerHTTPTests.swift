@@ -1,0 +1,360 @@
+import Foundation
+import Synchronization
+import Testing
+@_spi(Testing) import WebImageCore
+import WebImage
+import WebImageTestSupport
+
+/// The manager over the real HTTP loader, against a real server on loopback.
+@Suite("ImageManager over HTTP")
+struct ManagerHTTPTests {
+    /// A running origin serving the repository's fixtures, and a manager with an HTTP loader.
+    struct Setup {
+        let origin: TestOrigin
+        let loader: HTTPImageLoader
+        let fixture: PipelineFixture
+
+        var manager: ImageManager { fixture.manager }
+
+        init(configure: (inout HTTPImageLoader.Configuration) -> Void = { _ in }) async throws {
+            origin = try await TestOrigin.start()
+            var configuration = HTTPImageLoader.Configuration()
+            configure(&configuration)
+            loader = HTTPImageLoader(configuration: configuration)
+            fixture = try PipelineFixture(loaders: [loader])
+            for name in ["hopper.jpg", "hopper.png", "hopper.webp", "hopper.gif"] {
+                origin.register("/\(name)", data: try Fixture.data(name))
+            }
+        }
+
+        func tearDown() async throws {
+            await manager.waitUntilIdle()
+            try await loader.shutdown()
+            try await origin.shutdown()
+            fixture.directory.remove()
+        }
+    }
+
+    @Test("100 concurrent requests for one URL make one request; cancelling 99 leaves the last to complete")
+    func coalescingAndPartialCancellation() async throws {
+        let setup = try await Setup()
+        let gate = setup.origin.gate("/hopper.jpg")
+        let url = setup.origin.url("/hopper.jpg")
+        let outcomes = Recorder<(Int, Result<ImageResponse, ImageError>)>()
+        let tasks = (0..<100).map { index in
+            setup.manager.loadImage(with: ImageRequest(url: url)) { outcomes.append((index, $0)) }
+        }
+        #expect(await setup.origin.waitForRequests(path: "/hopper.jpg", count: 1))
+        for task in tasks.dropLast() { task.cancel() }
+        #expect(outcomes.all.count == 99)
+        #expect(outcomes.all.allSatisfy { if case .failure(.cancelled) = $0.1 { true } else { false } })
+        gate.open()
+        let last = try await tasks.last!.response
+        #expect(last.cacheType == .none)
+        #expect(last.image?.width == 128)
+        await setup.manager.waitUntilIdle()
+        #expect(outcomes.all.count == 100)
+        #expect(setup.origin.requestCount(path: "/hopper.jpg") == 1)
+        #expect(setup.fixture.decodeCount == 1)
+        try await setup.tearDown()
+    }
+
+    @Test("cancelling every request closes the connection and stores nothing")
+    func cancellingAllStopsTheDownload() async throws {
+        let setup = try await Setup()
+        _ = setup.origin.gate("/hopper.png", mode: .sendHeadersThenHold(bytes: 100))
+        let tasks = (0..<10).map { _ in setup.manager.loadImage(with: ImageRequest(url: setup.origin.url("/hopper.png"))) }
+        #expect(await setup.origin.waitForRequests(path: "/hopper.png", count: 1))
+        for task in tasks { task.cancel() }
+        #expect(await setup.origin.waitForConnectionClose(path: "/hopper.png"))
+        await setup.manager.waitUntilIdle()
+        for task in tasks {
+            guard case .failure(.cancelled) = task.result else { Issue.record("\(task): \(String(describing: task.result))"); continue }
+        }
+        #expect(setup.origin.requests(path: "/hopper.png").first?.outcome == .aborted)
+        #expect(setup.fixture.decodeCount == 0)
+        #expect(setup.fixture.cache.diskCount == 0)
+        #expect(setup.fixture.cache.memoryCount == 0)
+        #expect(setup.manager.activeJobs == (0, 0, 0))
+        try await setup.tearDown()
+    }
+
+    @Test("requests with different processors share one download and one decode; a thumbnail adds one decode")
+    func processorsShareDownloadAndDecode() async throws {
+        let setup = try await Setup()
+        let gate = setup.origin.gate("/hopper.jpg")
+        let url = setup.origin.url("/hopper.jpg")
+        let variants: [ImageRequest] = [
+            ImageRequest(url: url),
+            ImageRequest(url: url, processors: [ImageProcessors.Circle()]),
+            ImageRequest(url: url, processors: [ImageProcessors.Grayscale()]),
+            ImageRequest(url: url, processors: [ImageProcessors.Resize(width: 64, height: 64, contentMode: .fit)]),
+            ImageRequest(url: url, thumbnail: .maxPixelSize(32)),
+        ]
+        let tasks = variants.map { setup.manager.loadImage(with: $0) }
+        #expect(await setup.origin.waitForRequests(path: "/hopper.jpg", count: 1))
+        gate.open()
+        var sizes: [Int] = []
+        for task in tasks { sizes.append(try await task.response.image?.width ?? 0) }
+        #expect(sizes == [128, 128, 128, 64, 32])
+        #expect(setup.origin.requestCount(path: "/hopper.jpg") == 1)
+        #expect(setup.fixture.decodeCount == 2)
+        await setup.manager.waitUntilIdle()
+        #expect(setup.fixture.cache.memoryCount == 5)
+        #expect(setup.fixture.cache.diskCount == 1)
+        try await setup.tearDown()
+    }
+
+    @Test("a queued request whose priority is raised runs before the others")
+    func priorityChangeWhileQueued() async throws {
+        let setup = try await Setup { $0.maximumConcurrentDownloads = 1 }
+        let gate = setup.origin.gate("/hopper.gif")
+        let blocker = setup.manager.loadImage(with: ImageRequest(url: setup.origin.url("/hopper.gif")))
+        #expect(await setup.origin.waitForRequests(path: "/hopper.gif", count: 1))
+        let names = ["hopper.jpg", "hopper.png", "hopper.webp"]
+        let tasks = names.map { setup.manager.loadImage(with: ImageRequest(url: setup.origin.url("/\($0)"), priority: .low)) }
+        #expect(await setup.loader.waitForQueuedDownloads(count: 3))
+        tasks[2].priority = .veryHigh
+        tasks[1].priority = .high
+        gate.open()
+        _ = try await blocker.response
+        for task in tasks { _ = try await task.response }
+        let order = setup.origin.allRequests.map(\.path).filter { $0 != "/hopper.gif" }
+        #expect(order == ["/hopper.webp", "/hopper.png", "/hopper.jpg"])
+        try await setup.tearDown()
+    }
+
+    @Test("refreshCached with a 304 keeps the cached bytes; with a 200 replaces them and delivers the new image")
+    func refreshCached() async throws {
+        let setup = try await Setup()
+        let png = try Fixture.data("hopper.png")
+        setup.origin.register("/avatar.png", data: png, etag: "\"v1\"")
+        let url = setup.origin.url("/avatar.png")
+        let first = try await setup.manager.image(for: ImageRequest(url: url))
+        await setup.manager.waitUntilIdle()
+
+        // 304: the cached copy first, then the same image, marked revalidated.
+        let unchanged = setup.manager.loadImage(with: ImageRequest(url: url, options: .refreshCached))
+        var events: [String] = []
+        for await event in unchanged.events {
+            switch event {
+            case .cached(let response): events.append("cached:\(response.cacheType)")
+            case .finished(.success(let response)): events.append("finished:\(response.cacheType):\(response.isRevalidated)")
+            case .finished(.failure(let error)): events.append("failed:\(error)")
+            case .progress, .preview: break
+            }
+        }
+        #expect(events == ["cached:memory", "finished:memory:true"])
+        let revalidation = try #require(setup.origin.requests(path: "/avatar.png").last)
+        #expect(revalidation.header("If-None-Match") == "\"v1\"")
+        #expect(setup.origin.requestCount(path: "/avatar.png") == 2)
+
+        // 200: the origin has a new image.
+        let jpeg = try Fixture.data("hopper.jpg")
+        setup.origin.register("/avatar.png", data: jpeg, etag: "\"v2\"")
+        let changed = try await setup.manager.image(for: ImageRequest(url: url, options: .refreshCached))
+        #expect(changed.cacheType == .none)
+        #expect(changed.container?.format == .jpeg)
+        #expect(changed.image?.pixels != first.image?.pixels)
+        await setup.manager.waitUntilIdle()
+        #expect(try await setup.manager.image(for: ImageRequest(url: url)).container?.format == .jpeg)
+        let relaunched = try setup.fixture.relaunched(loaders: [setup.loader])
+        let fromDisk = try await relaunched.image(for: ImageRequest(url: url))
+        #expect(fromDisk.cacheType == .disk)
+        #expect(fromDisk.container?.format == .jpeg)
+        try await setup.tearDown()
+    }
+
+    @Test("404 enters the failed-URL list and is not requested again; 500, 408 and 429 never do")
+    func failedURLRules() async throws {
+        let setup = try await Setup()
+        let missing = setup.origin.url("/status/404")
+        await #expect(throws: ImageError.httpStatus(404)) { _ = try await setup.manager.image(for: ImageRequest(url: missing)) }
+        await #expect(throws: ImageError.recentlyFailed(missing.absoluteString)) { _ = try await setup.manager.image(for: ImageRequest(url: missing)) }
+        #expect(setup.origin.requestCount(path: "/status/404") == 1)
+        await #expect(throws: ImageError.httpStatus(404)) { _ = try await setup.manager.image(for: ImageRequest(url: missing, options: .retryFailed)) }
+        #expect(setup.origin.requestCount(path: "/status/404") == 2)
+
+        for status in [500, 408, 429] {
+            let url = setup.origin.url("/status/\(status)")
+            for _ in 0..<2 {
+                await #expect(throws: ImageError.httpStatus(status)) { _ = try await setup.manager.image(for: ImageRequest(url: url)) }
+            }
+            #expect(setup.origin.requestCount(path: "/status/\(status)") == 2)
+            #expect(!setup.manager.isFailedURL(url))
+        }
+        try await setup.tearDown()
+    }
+
+    @Test("a stalled download fails with a timeout, a closed port with connectionRefused; neither is remembered")
+    func transientNetworkFailures() async throws {
+        let setup = try await Setup { $0.timeout = .milliseconds(300) }
+        let stalled = setup.origin.url("/stall/x?bytes=5000")
+        do {
+            _ = try await setup.manager.image(for: ImageRequest(url: stalled))
+            Issue.record("a stalled download completed")
+        } catch ImageError.timeout {}
+        #expect(!setup.manager.isFailedURL(stalled))
+
+        let port = try await TestOrigin.closedPort()
+        let refused = try #require(URL(string: "http://127.0.0.1:\(port)/a.png"))
+        await #expect(throws: ImageError.self) { _ = try await setup.manager.image(for: ImageRequest(url: refused)) }
+        do {
+            _ = try await setup.manager.image(for: ImageRequest(url: refused))
+        } catch ImageError.network(let failure) {
+            #expect(failure.kind == .connectionRefused)
+        }
+        #expect(!setup.manager.isFailedURL(refused))
+        try await setup.tearDown()
+    }
+
+    @Test("progress events rise to the expected size and come before the outcome")
+    func progressEvents() async throws {
+        let setup = try await Setup()
+        let size = try Fixture.data("hopper.webp").count
+        let task = setup.manager.loadImage(with: ImageRequest(url: setup.origin.url("/slow/hopper.webp?chunk=1000&delayMs=1")))
+        var received: [Int] = []
+        var finished = false
+        for await event in task.events {
+            switch event {
+            case .progress(let bytes, let expected):
+                #expect(!finished)
+                #expect(expected == size)
+                received.append(bytes)
+            case .finished(let result):
+                finished = true
+                #expect(try result.get().image?.width == 128)
+            case .preview, .cached: break
+            }
+        }
+        #expect(finished)
+        #expect(received.count >= 2)
+        #expect(received == received.sorted())
+        #expect(received.last == size)
+        try await setup.tearDown()
+    }
+
+    @Test("progressiveLoad delivers previews of a progressive JPEG while it downloads, then the final image, nothing after")
+    func progressivePreviews() async throws {
+        let setup = try await Setup()
+        let jpeg = try Data(contentsOf: Fixture.directory.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Demo/images/thumb-summer_1am.jpg"))
+        setup.origin.register("/summer.jpg", data: jpeg)
+        // The server paces the body (2 KB every 110 ms), longer than the 100 ms preview throttle.
+        let task = setup.manager.loadImage(with: ImageRequest(url: setup.origin.url("/slow/summer.jpg?chunk=2000&delayMs=110"), options: .progressiveLoad))
+        var kinds: [String] = []
+        var previews: [ImageResponse] = []
+        var final: ImageResponse?
+        for await event in task.events {
+            switch event {
+            case .progress: kinds.append("progress")
+            case .preview(let response):
+                kinds.append("preview")
+                previews.append(response)
+            case .cached: kinds.append("cached")
+            case .finished(let result):
+                kinds.append("finished")
+                final = try result.get()
+            }
+        }
+        let image = try #require(final?.image)
+        #expect(final?.container?.isPreview == false)
+        #expect(!previews.isEmpty)
+        #expect(kinds.last == "finished")
+        #expect(kinds.filter { $0 == "finished" }.count == 1)
+        for preview in previews {
+            #expect(preview.container?.isPreview == true)
+            #expect(preview.image?.width == image.width)
+            #expect(preview.image?.height == image.height)
+        }
+        // The last preview is closer to the final image than the first (scans refine it).
+        if previews.count >= 2, let first = previews.first?.image, let last = previews.last?.image {
+            #expect(meanDifference(last, image) <= meanDifference(first, image))
+        }
+        try await setup.tearDown()
+    }
+
+    private func meanDifference(_ a: Bitmap, _ b: Bitmap) -> Double {
+        zip(a.pixels, b.pixels).reduce(0.0) { $0 + Double(abs(Int($1.0) - Int($1.1))) } / Double(a.pixels.count)
+    }
+
+    @Test("a request modifier and per-request headers reach the server; a cache key filter drops signing parameters")
+    func modifiersAndKeyFilter() async throws {
+        let setup = try await Setup()
+        var request = ImageRequest(url: setup.origin.url("/hopper.png?sig=abc"))
+        request.headers["X-Client"] = "tests"
+        request.requestModifier = { original in
+            var modified = original
+            modified.headers["Authorization"] = "Bearer token"
+            return modified
+        }
+        request.cacheKeyFilter = { url in url.absoluteString.components(separatedBy: "?")[0] }
+        _ = try await setup.manager.image(for: request)
+        let record = try #require(setup.origin.requests(path: "/hopper.png").first)
+        #expect(record.header("X-Client") == "tests")
+        #expect(record.header("Authorization") == "Bearer token")
+        var resigned = ImageRequest(url: setup.origin.url("/hopper.png?sig=def"))
+        resigned.cacheKeyFilter = request.cacheKeyFilter
+        #expect(try await setup.manager.image(for: resigned).cacheType == .memory)
+        #expect(setup.origin.requestCount(path: "/hopper.png") == 1)
+        try await setup.tearDown()
+    }
+
+    @Test("stress: 2,000 requests over 200 URLs with random cancellations and priority changes each complete exactly once")
+    func stress() async throws {
+        let setup = try await Setup()
+        let images = try ["hopper.jpg", "hopper.png", "hopper.webp", "hopper.gif"].map { try Fixture.data($0) }
+        for index in 0..<200 {
+            setup.origin.register("/stress/\(index)", data: images[index % images.count])
+        }
+        var generator = SeededGenerator(seed: 42)
+        let completions = Mutex<[Int: Int]>([:])
+        var tasks: [ImageTask] = []
+        var listeners: [Task<Void, Never>] = []
+        for _ in 0..<2000 {
+            let index = Int.random(in: 0..<200, using: &generator)
+            var request = ImageRequest(url: setup.origin.url("/stress/\(index)"))
+            if Bool.random(using: &generator) { request.thumbnail = .maxPixelSize(48) }
+            request.priority = ImagePriority.allCases.randomElement(using: &generator)!
+            let task = setup.manager.loadImage(with: request) { _ in }
+            tasks.append(task)
+            let id = task.id
+            let events = task.events
+            listeners.append(Task {
+                for await event in events {
+                    if case .finished = event { completions.withLock { $0[id, default: 0] += 1 } }
+                }
+            })
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0, 1: task.cancel()
+            case 2: tasks.randomElement(using: &generator)!.priority = .veryHigh
+            case 3: tasks.randomElement(using: &generator)!.cancel()
+            default: break
+            }
+        }
+        var succeeded = 0
+        var cancelled = 0
+        for task in tasks {
+            do {
+                _ = try await task.response
+                succeeded += 1
+            } catch ImageError.cancelled {
+                cancelled += 1
+            } catch {
+                Issue.record("\(task): \(error)")
+            }
+        }
+        for listener in listeners { await listener.value }
+        #expect(succeeded + cancelled == 2000)
+        #expect(succeeded > 1000)
+        await setup.manager.waitUntilIdle()
+        #expect(setup.manager.activeJobs == (0, 0, 0))
+        // Each task's event stream ended with exactly one outcome.
+        let counts = completions.withLock { $0 }
+        #expect(tasks.allSatisfy { counts[$0.id] == 1 })
+        // No URL was downloaded more often than there were separate waves of requests for it;
+        // with 2,000 requests over 200 URLs, far fewer downloads than requests.
+        #expect(setup.origin.allRequests.count < 2000 / 2)
+        try await setup.tearDown()
+    }
+}
