@@ -319,6 +319,7 @@ final class OriginHandler: ChannelInboundHandler {
         if let etag = content.etag { headers.add(name: "ETag", value: etag) }
         if let lastModified = content.lastModified { headers.add(name: "Last-Modified", value: lastModified) }
         if let cacheControl = content.cacheControl { headers.add(name: "Cache-Control", value: cacheControl) }
+        for (name, value) in content.extraHeaders.sorted(by: { $0.key < $1.key }) { headers.add(name: name, value: value) }
         if Self.isNotModified(content, head.headers) {
             return ResponsePlan(status: .notModified, headers: headers, body: .data(Data()))
         }

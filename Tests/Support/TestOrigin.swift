@@ -51,6 +51,8 @@ public final class TestOrigin: Sendable {
         public var etag: String?
         public var lastModified: String?
         public var cacheControl: String?
+        /// More header fields sent with the content (and its 304s): `Expires`, `Vary`, ….
+        public var extraHeaders: [String: String]
     }
 
     /// What became of a request's response.
@@ -176,16 +178,19 @@ public final class TestOrigin: Sendable {
         URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")!
     }
 
-    /// Serves `data` at `path` from now on, replacing what was there. `contentType` defaults to
+    /// Serves `data` at `path` from now on, replacing what was there (a test can change an image
+    /// and see a `200` after a `304`). `contentType` defaults to
     /// the MIME type sniffed from the bytes, else `application/octet-stream`.
     public func register(
         _ path: String, data: Data, contentType: String? = nil, etag: String? = nil,
-        lastModified: String? = nil, cacheControl: String? = nil
+        lastModified: String? = nil, cacheControl: String? = nil, extraHeaders: [String: String] = [:]
     ) {
         let type = contentType
             ?? data.withUnsafeBytes { ImageFormat(sniffing: $0)?.mimeType }
             ?? "application/octet-stream"
-        let content = Content(data: data, contentType: type, etag: etag, lastModified: lastModified, cacheControl: cacheControl)
+        let content = Content(
+            data: data, contentType: type, etag: etag, lastModified: lastModified, cacheControl: cacheControl,
+            extraHeaders: extraHeaders)
         state.withLock { $0.content[path] = content }
     }
 

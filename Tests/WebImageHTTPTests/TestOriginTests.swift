@@ -57,8 +57,8 @@ struct TestOriginTests {
             #expect(record.outcome == .completed)
             #expect(record.bodyBytesSent == data.count)
             #expect(origin.requestCount(path: "/missing") == 0)
-            let value1 = try await get(client, origin.url("/missing")).status
-            #expect(value1 == 404)
+            let missingStatus = try await get(client, origin.url("/missing")).status
+            #expect(missingStatus == 404)
         }
     }
 
@@ -91,8 +91,8 @@ struct TestOriginTests {
             #expect(origin.requests(path: "/held").first?.outcome == .pending)
             #expect(gate.heldCount == 1)
             gate.open()
-            let value2 = try await reply.body
-            #expect(value2 == Data("held".utf8))
+            let heldBody = try await reply.body
+            #expect(heldBody == Data("held".utf8))
             #expect(origin.requests(path: "/held").first?.outcome == .completed)
         }
     }
@@ -112,10 +112,10 @@ struct TestOriginTests {
 
     @Test func statusAuthCookiesAndHTML() async throws {
         try await withOrigin { origin, client in
-            let value3 = try await get(client, origin.url("/status/429")).status
-            #expect(value3 == 429)
-            let value4 = try await get(client, origin.url("/status/500")).status
-            #expect(value4 == 500)
+            let tooManyStatus = try await get(client, origin.url("/status/429")).status
+            #expect(tooManyStatus == 429)
+            let serverErrorStatus = try await get(client, origin.url("/status/500")).status
+            #expect(serverErrorStatus == 500)
 
             let denied = try await get(client, origin.url("/auth/x?bytes=10"))
             #expect(denied.status == 401)
