@@ -70,13 +70,15 @@ final class OriginHandler: ChannelInboundHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             requestHead = head
-            current = origin.recordArrival(head, connection: connection)
         case .body:
             break
         case .end:
-            guard let head = requestHead, let index = current else { return }
+            guard let head = requestHead else { return }
+            let index = origin.recordArrival(head, connection: connection)
+            current = index
             keepAlive = head.isKeepAlive
             start(plan(for: head), path: TestOrigin.path(of: head.uri), index: index)
+            origin.notifyWaiters()
         }
     }
 

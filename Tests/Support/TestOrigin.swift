@@ -297,8 +297,10 @@ public final class TestOrigin: Sendable {
 
     // MARK: Called by the handler
 
+    /// Logs a request. Waiters hear of it only at ``notifyWaiters()``, which the handler calls
+    /// once the request is held at its gate (so a test that saw it arrive also sees it held).
     func recordArrival(_ head: HTTPRequestHead, connection: Int) -> Int {
-        changeState { state in
+        changeState(notify: false) { state in
             let path = Self.path(of: head.uri)
             let record = Record(
                 index: state.records.count, method: head.method.rawValue, uri: head.uri, path: path,
@@ -347,12 +349,17 @@ public final class TestOrigin: Sendable {
 
     var credentials: (user: String, password: String) { state.withLock { $0.credentials } }
 
-    /// Applies `change` and resumes the waiters whose condition now holds, outside the lock.
-    private func changeState<T>(_ change: (inout State) -> T) -> T {
+    func notifyWaiters() {
+        changeState { _ in }
+    }
+
+    /// Applies `change` and (unless told not to) resumes the waiters whose condition now
+    /// holds, outside the lock.
+    private func changeState<T>(notify: Bool = true, _ change: (inout State) -> T) -> T {
         let (result, ready) = state.withLock { state in
             let result = change(&state)
             var ready: [CheckedContinuation<Bool, Never>] = []
-            for (id, waiter) in state.waiters where waiter.condition(state.records) {
+            for (id, waiter) in state.waiters where notify && waiter.condition(state.records) {
                 ready.append(waiter.continuation)
                 state.waiters[id] = nil
             }
