@@ -9,7 +9,7 @@ import WebImageCore
 /// by ``release(_:)``.
 ///
 /// ```swift
-/// let slot = try await queue.acquire(priority: .high)   // throws ImageError.cancelled
+/// let slot = try await queue.acquire(priority: { context.priority })   // throws ImageError.cancelled
 /// defer { queue.release(slot) }
 /// ```
 final class DownloadQueue: Sendable {
@@ -60,12 +60,13 @@ final class DownloadQueue: Sendable {
         }
     }
 
-    /// Waits for a slot. `onQueued` receives the slot's id as soon as it is known, so the
-    /// caller can route priority changes to ``setPriority(_:of:)`` while it waits.
+    /// Waits for a slot. `onQueued` receives the slot's id before it enters the queue, so the
+    /// caller can route priority changes to ``setPriority(_:of:)`` while it waits; `priority`
+    /// is read as it enters the queue, so a change between the two is not lost.
     ///
     /// - Throws: ``ImageError/cancelled`` when the task is cancelled before the slot is
     ///   granted; the download then never starts.
-    func acquire(priority: ImagePriority, onQueued: (Slot) -> Void = { _ in }) async throws -> Slot {
+    func acquire(priority: () -> ImagePriority, onQueued: (Slot) -> Void = { _ in }) async throws -> Slot {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
@@ -86,7 +87,7 @@ final class DownloadQueue: Sendable {
                         return .start
                     }
                     state.nextSequence += 1
-                    state.entries[id] = .waiting(Waiter(priority: priority, sequence: state.nextSequence, continuation: continuation))
+                    state.entries[id] = .waiting(Waiter(priority: priority(), sequence: state.nextSequence, continuation: continuation))
                     return .wait
                 }
                 switch decision {

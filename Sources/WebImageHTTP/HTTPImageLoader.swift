@@ -73,8 +73,14 @@ public final class HTTPImageLoader: ImageLoader {
         guard canLoad(request.url), request.url.host?.isEmpty == false else {
             throw ImageError.invalidURL(request.url.absoluteString)
         }
-        let slot = try await queue.acquire(priority: context.priority) { slot in
-            context.onPriorityChange { [queue] priority in queue.setPriority(priority, of: slot) }
+        let slot: DownloadQueue.Slot
+        do {
+            slot = try await queue.acquire(priority: { context.priority }) { slot in
+                context.onPriorityChange { [queue] priority in queue.setPriority(priority, of: slot) }
+            }
+        } catch {
+            context.onPriorityChange(nil)
+            throw error
         }
         defer { queue.release(slot) }
         // Running downloads are not re-prioritised: an HTTP/1.1 request has no priority.

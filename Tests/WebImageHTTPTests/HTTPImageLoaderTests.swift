@@ -245,14 +245,13 @@ struct HTTPImageLoaderTests {
         }
     }
 
-    @Test func aStalledBodyTimesOut() async throws {
+    /// The head arrives, then nothing: AsyncHTTPClient's own deadline would let this hang for
+    /// good; the time limit turns such a hang into a failure.
+    @Test(.timeLimit(.minutes(1)))
+    func aStalledBodyTimesOut() async throws {
         try await withLoader({ $0.timeout = .milliseconds(300) }) { origin, loader in
-            let started = ContinuousClock.now
             let error = await imageError { try await loader.load(origin.url("/stall/x?bytes=100000")) }
             #expect(error?.isTimeout == true)
-            // A failure, not a measurement: the body timeout works at all (AsyncHTTPClient's
-            // own deadline would have let this hang for good).
-            #expect(ContinuousClock.now - started < .seconds(10))
             #expect(await origin.waitForConnectionClose(path: "/stall/x"))
         }
     }
