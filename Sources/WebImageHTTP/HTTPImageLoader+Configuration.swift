@@ -1,0 +1,109 @@
+import Foundation
+import WebImageCore
+
+extension HTTPImageLoader {
+    /// The order in which downloads of the same priority leave the queue.
+    public enum QueueOrder: Sendable, Equatable {
+        /// First queued, first started (the default).
+        case fifo
+        /// Last queued, first started: what a scrolling list wants, since the newest cells are
+        /// the visible ones.
+        case lifo
+    }
+
+    /// HTTP basic credentials, sent as `Authorization: Basic …` to the host of the requested
+    /// URL (never to another host a redirect leads to).
+    public struct Credentials: Sendable, Equatable {
+        public var user: String
+        public var password: String
+
+        public init(user: String, password: String) {
+            self.user = user
+            self.password = password
+        }
+
+        var headerValue: String {
+            "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+        }
+    }
+
+    /// Limits, headers and policies of an ``HTTPImageLoader``.
+    ///
+    /// ```swift
+    /// var configuration = HTTPImageLoader.Configuration(acceptedFormats: registry.decodableFormats)
+    /// configuration.maximumConcurrentDownloads = 4
+    /// configuration.timeout = .seconds(30)
+    /// configuration.headers["X-Client"] = "gallery"
+    /// configuration.requestModifier = { request in
+    ///     var request = request
+    ///     request.headers["Authorization"] = "Bearer \(await tokens.current())"
+    ///     return request
+    /// }
+    /// let loader = HTTPImageLoader(configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// Downloads that run at once; more wait in the queue. Also the width of the
+        /// connection pool per host, so that no download waits for a connection while holding
+        /// a slot. Default: 6.
+        public var maximumConcurrentDownloads = 6
+        /// Order among waiting downloads of the same priority. Default: ``QueueOrder/fifo``.
+        public var order: QueueOrder = .fifo
+        /// The longest a whole download may take, from sending the request to the last body
+        /// byte (redirects included). AsyncHTTPClient's own deadline ends at the response
+        /// head, so the loader enforces the body itself. Default: 15 seconds.
+        public var timeout: Duration = .seconds(15)
+        /// The longest a TCP (and TLS) connection may take to open. Default: 10 seconds.
+        public var connectTimeout: Duration = .seconds(10)
+        /// The most bytes a response body may have: a larger `Content-Length` fails at once
+        /// without reading the body, and a body without one fails as soon as it passes the
+        /// limit. Default: 50 MiB.
+        public var maximumResponseSize = 50 << 20
+        /// Redirects followed before the download fails with
+        /// ``ImageError/NetworkFailure/Kind/redirects``. A redirect back to a URL already seen
+        /// fails at once. Default: 10.
+        public var maximumRedirects = 10
+        /// Sent as `User-Agent` unless a request sets its own.
+        public var userAgent = "swift-web-image/0.1"
+        /// Sent as `Accept` unless a request sets its own: the MIME types of the formats the
+        /// loader was told the decoders read, then `image/*;q=0.8`.
+        public var accept: String
+        /// Header fields sent with every request; a request's own headers win.
+        public var headers: [String: String] = [:]
+        /// Changes every request just before it is sent (before the request's own modifier):
+        /// sign URLs, add fresh tokens.
+        public var requestModifier: (@Sendable (ImageLoadRequest) async throws -> ImageLoadRequest)?
+        /// Basic credentials sent with every request to the requested host.
+        public var credentials: Credentials?
+        /// Whether every request sends and keeps cookies, as if it carried
+        /// ``ImageOptions/handleCookies``. Default: `false`.
+        public var handlesCookies = false
+        /// The cookies kept for requests that handle cookies.
+        public var cookieJar = CookieJar()
+        /// Whether a `2xx` response whose `Content-Type` is neither `image/*` nor
+        /// `application/octet-stream` (which object stores send for anything) fails with
+        /// ``ImageError/unsupportedFormat(_:)`` before its body is read. Default: `false`: the
+        /// format is sniffed from the bytes anyway.
+        public var validatesContentType = false
+        /// Called with every URL before it is requested: the first one and each redirect
+        /// target. Throw to refuse it (for instance a private address, against SSRF); an
+        /// ``ImageError`` passes through as it is.
+        public var redirectPolicy: (@Sendable (URL) async throws -> Void)?
+
+        /// A configuration whose `Accept` header lists `acceptedFormats` (for example
+        /// `CoderRegistry.decodableFormats`), most preferred first.
+        public init(acceptedFormats: Set<ImageFormat> = [.webp, .png, .jpeg, .gif]) {
+            accept = Self.acceptHeader(for: acceptedFormats)
+        }
+
+        /// `image/webp,image/png,image/jpeg,image/gif,image/*;q=0.8` for those four formats:
+        /// modern, compact formats first, so that an origin that negotiates picks them.
+        public static func acceptHeader(for formats: Set<ImageFormat>) -> String {
+            let preference: [ImageFormat] = [.avif, .jxl, .webp, .heic, .heif, .apng, .png, .jpeg, .gif, .svg, .tiff, .bmp, .ico]
+            let known = preference.filter(formats.contains)
+            let others = formats.subtracting(preference).map(\.mimeType).sorted()
+            var types: [String] = []
+            for type in known.map(\.mimeType) + others where !types.contains(type) { types.append(type) }
+            return (types + ["image/*;q=0.8"]).joined(separator: ",")
+        }
+    }
+}

@@ -1,0 +1,291 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import Synchronization
+import WebImageCore
+
+/// Downloads images over HTTP and HTTPS with AsyncHTTPClient: a bounded, prioritised queue,
+/// a whole-download timeout, a size limit, redirects followed (and checked) one hop at a time,
+/// revalidation with `304`, cookies, and progress per chunk.
+///
+/// One loader owns one `HTTPClient` (a second, lazily, for requests that accept invalid
+/// certificates); share the loader, and call ``shutdown()`` before dropping it.
+///
+/// ```swift
+/// let loader = HTTPImageLoader(configuration: .init(acceptedFormats: registry.decodableFormats))
+/// let context = ImageLoadContext(priority: .high) { progress in
+///     print(progress.received, progress.expected ?? -1)
+/// }
+/// let response = try await loader.load(ImageLoadRequest(url: url), context: context)
+/// try await loader.shutdown()
+/// ```
+public final class HTTPImageLoader: ImageLoader {
+    public let configuration: Configuration
+    private let client: HTTPClient
+    /// Created on first use by a request with ``ImageOptions/allowInvalidSSLCertificates``:
+    /// most processes never need it.
+    private let insecureClient = Mutex<HTTPClient?>(nil)
+    private let isShutDown = Mutex(false)
+    let queue: DownloadQueue
+    private let logger = Logger(label: "webimage.http")
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        self.queue = DownloadQueue(limit: configuration.maximumConcurrentDownloads, order: configuration.order)
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.clientConfiguration(configuration, verifyCertificates: true))
+    }
+
+    deinit {
+        // AsyncHTTPClient traps in debug builds when a client is released without a
+        // shutdown; a loader dropped without ``shutdown()`` still shuts its clients down.
+        // The task keeps them alive until then. After an explicit shutdown this does nothing.
+        guard !isShutDown.withLock({ $0 }) else { return }
+        let clients = [client] + (insecureClient.withLock { $0 }.map { [$0] } ?? [])
+        Task { for client in clients { try? await client.shutdown() } }
+    }
+
+    /// Shuts the HTTP clients down; loads after this fail. Waits for running requests to end.
+    public func shutdown() async throws {
+        let alreadyShutDown = isShutDown.withLock { state in
+            defer { state = true }
+            return state
+        }
+        guard !alreadyShutDown else { return }
+        try await client.shutdown()
+        if let insecure = insecureClient.withLock({ $0 }) { try await insecure.shutdown() }
+    }
+
+    public func canLoad(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        return scheme == "http" || scheme == "https"
+    }
+
+    /// Downloads `request.url`: waits for a slot in the queue at `context.priority` (following
+    /// later priority changes), then requests it, following redirects, within
+    /// ``Configuration/timeout``.
+    ///
+    /// - Returns: the body and its metadata, or for a revalidation answered `304`, an empty
+    ///   body with ``ImageLoadResponse/isNotModified`` and the refreshed metadata.
+    /// - Throws: an ``ImageError``, never a transport error.
+    public func load(_ request: ImageLoadRequest, context: ImageLoadContext) async throws -> ImageLoadResponse {
+        guard canLoad(request.url), request.url.host?.isEmpty == false else {
+            throw ImageError.invalidURL(request.url.absoluteString)
+        }
+        let slot: DownloadQueue.Slot
+        do {
+            slot = try await queue.acquire(priority: { context.priority }) { slot in
+                context.onPriorityChange { [queue] priority in queue.setPriority(priority, of: slot) }
+            }
+        } catch {
+            context.onPriorityChange(nil)
+            throw error
+        }
+        defer { queue.release(slot) }
+        // Running downloads are not re-prioritised: an HTTP/1.1 request has no priority.
+        context.onPriorityChange(nil)
+        guard !Task.isCancelled else { throw ImageError.cancelled }
+
+        let started = ContinuousClock.now
+        logger.debug("download started", metadata: ["url": "\(request.url)"])
+        do {
+            let response = try await withTimeout(configuration.timeout) {
+                try await self.perform(request, context: context)
+            }
+            logger.debug("download finished", metadata: [
+                "url": "\(request.url)", "status": "\(response.statusCode ?? 0)", "bytes": "\(response.data.count)",
+                "elapsed": "\(ContinuousClock.now - started)",
+            ])
+            return response
+        } catch {
+            let mapped = Self.imageError(from: error, cancelled: Task.isCancelled)
+            logger.debug("download failed", metadata: ["url": "\(request.url)", "error": "\(mapped)"])
+            throw mapped
+        }
+    }
+
+    // MARK: The download
+
+    /// Runs `operation`, failing with ``ImageError/timeout(_:)`` when it takes longer than
+    /// `timeout`; the operation is then cancelled, which closes its connection.
+    private func withTimeout<T: Sendable>(_ timeout: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw ImageError.timeout("the download took longer than \(timeout)")
+            }
+            defer { group.cancelAll() }
+            guard let result = try await group.next() else { throw ImageError.cancelled }
+            return result
+        }
+    }
+
+    private func perform(_ original: ImageLoadRequest, context: ImageLoadContext) async throws -> ImageLoadResponse {
+        var request = original
+        if let modifier = configuration.requestModifier { request = try await modifier(request) }
+        if let modifier = request.modifier { request = try await modifier(request) }
+
+        let deadline = NIODeadline.now() + TimeAmount(configuration.timeout)
+        let handlesCookies = configuration.handlesCookies || request.options.contains(.handleCookies)
+        let client = try self.client(for: request.options)
+        let firstOrigin = Self.origin(of: request.url)
+        var url = request.url
+        var seen: Set<String> = [url.absoluteString]
+        var redirects = 0
+
+        while true {
+            if let policy = configuration.redirectPolicy {
+                do { try await policy(url) } catch let error as ImageError { throw error } catch {
+                    throw ImageError.invalidURL("\(url) refused: \(error)")
+                }
+            }
+            let httpRequest = makeRequest(request, url: url, sameOrigin: Self.origin(of: url) == firstOrigin, handlesCookies: handlesCookies)
+            let response = try await client.execute(httpRequest, deadline: deadline)
+            let status = Int(response.status.code)
+            if handlesCookies {
+                configuration.cookieJar.store(setCookie: response.headers["Set-Cookie"], from: url)
+            }
+
+            if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "Location") {
+                await Self.discard(response)
+                guard let next = URL(string: location, relativeTo: url)?.absoluteURL, canLoad(next) else {
+                    throw ImageError.network(.init(.invalidResponse, "redirect to an unusable location \(location)"))
+                }
+                guard seen.insert(next.absoluteString).inserted else {
+                    throw ImageError.network(.init(.redirects, "redirect cycle back to \(next)"))
+                }
+                redirects += 1
+                guard redirects <= configuration.maximumRedirects else {
+                    throw ImageError.network(.init(.redirects, "more than \(configuration.maximumRedirects) redirects"))
+                }
+                logger.debug("following redirect", metadata: ["from": "\(url)", "to": "\(next)"])
+                url = next
+                continue
+            }
+            return try await receive(response, status: status, request: request, finalURL: url, context: context)
+        }
+    }
+
+    private func receive(_ response: HTTPClientResponse, status: Int, request: ImageLoadRequest, finalURL: URL, context: ImageLoadContext) async throws -> ImageLoadResponse {
+        let metadata = Self.metadata(of: response.headers, url: request.url)
+        if status == 304, request.validators != nil {
+            await Self.discard(response)
+            return ImageLoadResponse(data: Data(), url: finalURL, statusCode: status, isNotModified: true, metadata: metadata)
+        }
+        guard (200..<300).contains(status) else {
+            await Self.discard(response)
+            throw ImageError.httpStatus(status)
+        }
+        if configuration.validatesContentType, let type = metadata.contentType?.lowercased(),
+           !type.hasPrefix("image/"), !type.hasPrefix("application/octet-stream") {
+            throw ImageError.unsupportedFormat("the server sent \(type), not an image")
+        }
+        let limit = configuration.maximumResponseSize
+        let expected = response.headers.first(name: "Content-Length").flatMap { Int($0) }
+        if let expected, expected > limit {
+            // Thrown before the body is read: AsyncHTTPClient then closes the connection
+            // instead of draining megabytes nobody wants.
+            throw ImageError.tooLarge("Content-Length \(expected) is over the limit of \(limit) bytes")
+        }
+
+        // One buffer, sized up front when the length is known, so the body is copied once.
+        var data = Data()
+        data.reserveCapacity(min(expected ?? 256 << 10, limit))
+        var received = 0
+        for try await chunk in response.body {
+            received += chunk.readableBytes
+            guard received <= limit else {
+                throw ImageError.tooLarge("the body passed the limit of \(limit) bytes")
+            }
+            chunk.withUnsafeReadableBytes { data.append(contentsOf: $0) }
+            context.didReceive(context.wantsChunks ? Data(chunk.readableBytesView) : nil, received: received, expected: expected)
+        }
+        if let expected, received != expected {
+            throw ImageError.network(.init(.invalidResponse, "received \(received) of \(expected) announced bytes"))
+        }
+        return ImageLoadResponse(data: data, url: finalURL, statusCode: status, metadata: metadata)
+    }
+
+    private func makeRequest(_ request: ImageLoadRequest, url: URL, sameOrigin: Bool, handlesCookies: Bool) -> HTTPClientRequest {
+        var httpRequest = HTTPClientRequest(url: url.absoluteString)
+        httpRequest.method = .GET
+        var headers = HTTPHeaders()
+        headers.add(name: "Accept", value: configuration.accept)
+        headers.add(name: "User-Agent", value: configuration.userAgent)
+        for (name, value) in configuration.headers { headers.replaceOrAdd(name: name, value: value) }
+        if sameOrigin, let credentials = configuration.credentials {
+            headers.replaceOrAdd(name: "Authorization", value: credentials.headerValue)
+        }
+        for (name, value) in request.headers {
+            // Credentials a request carries are for the host it names, not for wherever a
+            // redirect leads.
+            if !sameOrigin, ["authorization", "cookie"].contains(name.lowercased()) { continue }
+            headers.replaceOrAdd(name: name, value: value)
+        }
+        if let validators = request.validators {
+            if let etag = validators.etag { headers.replaceOrAdd(name: "If-None-Match", value: etag) }
+            if let lastModified = validators.lastModified { headers.replaceOrAdd(name: "If-Modified-Since", value: lastModified) }
+        }
+        if handlesCookies, let cookies = configuration.cookieJar.cookieHeader(for: url) {
+            let existing = headers["Cookie"]
+            headers.replaceOrAdd(name: "Cookie", value: (existing + [cookies]).joined(separator: "; "))
+        }
+        httpRequest.headers = headers
+        return httpRequest
+    }
+
+    /// Reads and drops a small body (a redirect's, an error page) so the connection goes back
+    /// to the pool; a large one is abandoned, which closes the connection instead.
+    private static func discard(_ response: HTTPClientResponse) async {
+        _ = try? await response.body.collect(upTo: 64 << 10)
+    }
+
+    private static func metadata(of headers: HTTPHeaders, url: URL) -> DiskCache.Metadata {
+        var expiresAt: Date?
+        if let cacheControl = headers.first(name: "Cache-Control") {
+            expiresAt = DiskCache.Metadata.expiration(cacheControl: cacheControl)
+        }
+        if expiresAt == nil, let expires = headers.first(name: "Expires") {
+            // An unparsable Expires ("0", "-1") means "already expired" (RFC 9111 §5.3).
+            expiresAt = HTTPDate.parse(expires) ?? Date()
+        }
+        return DiskCache.Metadata(
+            contentType: headers.first(name: "Content-Type"), url: url.absoluteString,
+            etag: headers.first(name: "ETag"), lastModified: headers.first(name: "Last-Modified"),
+            expiresAt: expiresAt)
+    }
+
+    private static func origin(of url: URL) -> String {
+        "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(url.port ?? -1)"
+    }
+
+    // MARK: Clients
+
+    private func client(for options: ImageOptions) throws -> HTTPClient {
+        guard options.contains(.allowInvalidSSLCertificates) else { return client }
+        return try insecureClient.withLock { insecure in
+            if let insecure { return insecure }
+            guard !isShutDown.withLock({ $0 }) else { throw ImageError.cancelled }
+            let created = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.clientConfiguration(configuration, verifyCertificates: false))
+            insecure = created
+            return created
+        }
+    }
+
+    private static func clientConfiguration(_ configuration: Configuration, verifyCertificates: Bool) -> HTTPClient.Configuration {
+        var client = verifyCertificates ? HTTPClient.Configuration() : HTTPClient.Configuration(certificateVerification: .none)
+        // Redirects are followed by the loader, hop by hop, so every hop is checked.
+        client.redirectConfiguration = .disallow
+        // Images are already compressed; decompressing would also defeat the size limit.
+        client.decompression = .disabled
+        client.timeout = .init(connect: TimeAmount(configuration.connectTimeout))
+        client.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, configuration.maximumConcurrentDownloads)
+        // Without this, AsyncHTTPClient retries a refused or unresolvable connection with
+        // back-off until the request's deadline, and a closed port looks like a 15-second
+        // timeout instead of failing at once with the real cause.
+        client.connectionPool.retryConnectionEstablishment = false
+        return client
+    }
+}
