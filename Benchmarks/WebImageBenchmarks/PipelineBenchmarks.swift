@@ -38,7 +38,7 @@ private func memoryHitBenchmarks(_ report: Report) {
     let cache = ImageCache(disk: nil)
     let manager = ImageManager(configuration: .init(cache: cache, loaders: [], registry: CoderRegistry()))
     let urls = (0..<1000).map { URL(string: "https://cdn.example.com/photos/2024/\($0)/avatar.jpg")! }
-    let bitmap = try! Bitmap(width: 8, height: 8, format: .rgba8, pixels: [UInt8](repeating: 0, count: 256))
+    let bitmap = try! Bitmap(width: 8, height: 8, pixelFormat: .rgba8, pixels: [UInt8](repeating: 0, count: 256))
     for url in urls {
         cache.memory.set(ImageContainer(image: bitmap), forKey: url.absoluteString, cost: 256)
     }
@@ -59,7 +59,7 @@ private func memoryHitBenchmarks(_ report: Report) {
                      referenceName: "MemoryCache.value(forKey:) on the URL string", unit: "ns", goal: .valueAtMost(2000)))
 
     let asyncHit = waitFor {
-        nanosecondsPerOperationAsync(operations: operations) {
+        await nanosecondsPerOperationAsync(operations: operations) {
             for index in 0..<operations {
                 blackHole(try! await manager.image(for: ImageRequest(url: urls[index % urls.count])))
             }
@@ -166,7 +166,7 @@ private func coldLoadBenchmarks(_ report: Report) {
                      unit: "ms", goal: .ratioAtMost(1 / 0.85)))
     report.add(.init(group: "pipeline", name: "cold load, every URL requested 4 times", ours: four * 1000, reference: once * 1000,
                      referenceName: "each URL once", unit: "ms", goal: .ratioAtMost(1.10)))
-    // seconds(rounds:) runs a warm-up plus the rounds: 4 runs of each load.
+    // medianSeconds(rounds:) runs a warm-up plus the rounds: 4 runs of each load.
     report.add(.init(group: "pipeline", name: "origin requests per run, every URL requested 4 times", ours: Double(afterFour - afterOnce) / 4,
                      reference: Double(afterOnce - before) / 4, referenceName: "each URL once", unit: "requests", goal: .ratioAtMost(1.0)))
 }

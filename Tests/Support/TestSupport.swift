@@ -113,7 +113,7 @@ public enum WebImageExecutable {
 }
 
 /// One run of a command: its exit status and what it printed.
-public struct CommandRun {
+public struct CommandRun: Sendable {
     public var status: Int32
     public var stdout: String
     public var stderr: String

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @_spi(Testing) import WebImageCore
 import WebImage
+@testable import WebImageHTTP
 import WebImageTestSupport
 
 /// The manager over the real HTTP loader, against a real server on loopback.
@@ -113,7 +114,9 @@ struct ManagerHTTPTests {
         #expect(await setup.origin.waitForRequests(path: "/hopper.gif", count: 1))
         let names = ["hopper.jpg", "hopper.png", "hopper.webp"]
         let tasks = names.map { setup.manager.loadImage(with: ImageRequest(url: setup.origin.url("/\($0)"), priority: .low)) }
-        #expect(await setup.loader.waitForQueuedDownloads(count: 3))
+        // The manager starts each download in a task of its own; yield (never sleep) until all
+        // three wait in the loader's queue.
+        while setup.loader.queue.waitingCount < 3 { await Task.yield() }
         tasks[2].priority = .veryHigh
         tasks[1].priority = .high
         gate.open()
@@ -308,7 +311,7 @@ struct ManagerHTTPTests {
             setup.origin.register("/stress/\(index)", data: images[index % images.count])
         }
         var generator = SeededGenerator(seed: 42)
-        let completions = Mutex<[Int: Int]>([:])
+        let completions = Recorder<Int>()
         var tasks: [ImageTask] = []
         var listeners: [Task<Void, Never>] = []
         for _ in 0..<2000 {
@@ -322,7 +325,7 @@ struct ManagerHTTPTests {
             let events = task.events
             listeners.append(Task {
                 for await event in events {
-                    if case .finished = event { completions.withLock { $0[id, default: 0] += 1 } }
+                    if case .finished = event { completions.append(id) }
                 }
             })
             switch Int.random(in: 0..<10, using: &generator) {
@@ -350,7 +353,7 @@ struct ManagerHTTPTests {
         await setup.manager.waitUntilIdle()
         #expect(setup.manager.activeJobs == (0, 0, 0))
         // Each task's event stream ended with exactly one outcome.
-        let counts = completions.withLock { $0 }
+        let counts = Dictionary(completions.all.map { ($0, 1) }, uniquingKeysWith: +)
         #expect(tasks.allSatisfy { counts[$0.id] == 1 })
         // No URL was downloaded more often than there were separate waves of requests for it;
         // with 2,000 requests over 200 URLs, far fewer downloads than requests.
