@@ -57,6 +57,13 @@ public final class HTTPImageLoader: ImageLoader {
         if let insecure = insecureClient.withLock({ $0 }) { try await insecure.shutdown() }
     }
 
+    /// Downloads waiting for a slot now: lets tests (the manager's too) wait until a request
+    /// is queued before changing its priority or cancelling it.
+    @_spi(Testing) public var waitingDownloadCount: Int { queue.waitingCount }
+
+    /// Downloads holding a slot now.
+    @_spi(Testing) public var runningDownloadCount: Int { queue.runningCount }
+
     public func canLoad(_ url: URL) -> Bool {
         guard let scheme = url.scheme?.lowercased() else { return false }
         return scheme == "http" || scheme == "https"
