@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @_spi(Testing) import WebImageCore
 import WebImage
-@testable import WebImageHTTP
+@_spi(Testing) import WebImageHTTP
 import WebImageTestSupport
 
 /// The manager over the real HTTP loader, against a real server on loopback.
@@ -116,7 +116,7 @@ struct ManagerHTTPTests {
         let tasks = names.map { setup.manager.loadImage(with: ImageRequest(url: setup.origin.url("/\($0)"), priority: .low)) }
         // The manager starts each download in a task of its own; yield (never sleep) until all
         // three wait in the loader's queue.
-        while setup.loader.queue.waitingCount < 3 { await Task.yield() }
+        while setup.loader.waitingDownloadCount < 3 { await Task.yield() }
         tasks[2].priority = .veryHigh
         tasks[1].priority = .high
         gate.open()

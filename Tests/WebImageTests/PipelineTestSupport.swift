@@ -38,6 +38,10 @@ final class CountingDecoder: ImageDecoder {
         decodes.withLock { $0 += 1 }
         return try base.decode(data, options: options)
     }
+
+    func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoder)? {
+        base.makeIncrementalDecoder(options: options)
+    }
 }
 
 /// A manager over a fresh disk cache in a temporary folder, with counted decoders.
