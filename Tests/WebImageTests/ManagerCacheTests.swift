@@ -226,4 +226,66 @@ struct ManagerCacheTests {
         #expect(fixture.cache.diskCount == 0)
         #expect(try await fixture.manager.image(for: ImageRequest(url: url)).cacheType == .none)
     }
+
+    @Test("fromLoaderOnly skips both caches; queryMemoryData adds the bytes to a memory hit, queryDiskSync reads them on the spot")
+    func cacheQueryOptions() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.directory.remove() }
+        let url = Fixture.url("hopper.png")
+        _ = try await fixture.manager.image(for: ImageRequest(url: url))
+        await fixture.manager.waitUntilIdle()
+        let reloaded = try await fixture.manager.image(for: ImageRequest(url: url, options: .fromLoaderOnly))
+        #expect(reloaded.cacheType == .none)
+        #expect(fixture.decodeCount == 2)
+
+        let plain = try await fixture.manager.image(for: ImageRequest(url: url))
+        #expect(plain.cacheType == .memory)
+        #expect(plain.data == nil)
+        let withData = try await fixture.manager.image(for: ImageRequest(url: url, options: .queryMemoryData))
+        #expect(withData.cacheType == .memory)
+        #expect(withData.data == (try Fixture.data("hopper.png")))
+        let bytes = Recorder<Data?>()
+        let task = fixture.manager.loadImage(with: ImageRequest(url: url, options: [.queryMemoryData, .queryDiskSync])) { result in
+            bytes.append(try? result.get().data)
+        }
+        #expect(task.isFinished)   // read from disk on the calling thread, before loadImage returned
+        #expect(bytes.all == [try Fixture.data("hopper.png")])
+    }
+
+    @Test("decodeFirstFrameOnly and scaleDownLargeImages change the decode and the cache key")
+    func decodeOptions() async throws {
+        let fixture = try PipelineFixture { $0.scaleDownLimit = 64 * 64 }
+        defer { fixture.directory.remove() }
+        let animated = Fixture.url("hopper.gif")
+        let full = try await fixture.manager.image(for: ImageRequest(url: animated))
+        let first = try await fixture.manager.image(for: ImageRequest(url: animated, options: .decodeFirstFrameOnly))
+        #expect((full.container?.animation?.frames.count ?? 1) > 1 || full.container?.animation == nil)
+        #expect(first.container?.animation == nil)
+        #expect(first.cacheType != .memory)
+        let scaled = try await fixture.manager.image(for: ImageRequest(url: Fixture.url("hopper.jpg"), options: .scaleDownLargeImages))
+        let image = try #require(scaled.image)
+        #expect(image.width * image.height <= 64 * 64)
+        #expect(image.width == 64)
+    }
+
+    @Test("a request's own cache and loader are used instead of the manager's")
+    func perRequestCacheAndLoader() async throws {
+        let fixture = try PipelineFixture(loaders: [])
+        defer { fixture.directory.remove() }
+        let own = ImageCache(disk: nil)
+        var request = ImageRequest(url: Fixture.url("hopper.webp"))
+        request.cache = own
+        request.loader = FileImageLoader()
+        let response = try await fixture.manager.image(for: request)
+        #expect(response.cacheType == .none)
+        #expect(response.timings.load != nil)
+        #expect(response.timings.decode != nil)
+        #expect(response.timings.total >= (response.timings.decode ?? .zero))
+        #expect(own.memoryCount == 1)
+        #expect(fixture.cache.memoryCount == 0)
+        // The manager has no loader of its own for file URLs.
+        await #expect(throws: ImageError.invalidURL("no loader handles file: URLs")) {
+            _ = try await fixture.manager.image(for: ImageRequest(url: Fixture.url("hopper.webp")))
+        }
+    }
 }

@@ -115,12 +115,13 @@ extension ImageManager {
         }
         metrics.requests.increment()
 
-        guard let url = request.url, let dataKey = request.dataKey, let imageKey = request.imageKey else {
+        guard let url = request.url, let dataKey = request.dataKey else {
             task.complete(.failure(.invalidURL("the request has no URL")))
             return task
         }
+        let imageKey = request.imageKey(forDataKey: dataKey)
         let options = request.options
-        if !options.contains(.retryFailed), failedURLs.contains(url.absoluteString) {
+        if !options.contains(.retryFailed), failedURLs.contains(url) {
             task.complete(.failure(.recentlyFailed(url.absoluteString)))
             return task
         }
@@ -216,13 +217,14 @@ extension ImageManager {
 
             if request.processedDataFormat != nil, plan.imageKey.mode == .normal || plan.imageKey.mode == .cacheOnly,
                let entry = await cache.disk?.entry(forKey: plan.imageKey.key) {
-                let started = ContinuousClock.now
-                if let container = try? await configuration.executor.run({ [registry = configuration.registry] in
-                    try registry.decode(entry.data, options: .init())
+                if let (container, duration) = try? await configuration.executor.run({ [registry = configuration.registry] in
+                    let started = ContinuousClock.now
+                    let container = try registry.decode(entry.data, options: .init())
+                    return (container, ContinuousClock.now - started)
                 }) {
                     cache.memory.set(container, forKey: plan.imageKey.key, cost: container.cost)
                     var timings = ImageResponse.Timings()
-                    timings.decode = ContinuousClock.now - started
+                    timings.decode = duration
                     job.send(.value(ImageResponse(container: container, data: entry.data, url: plan.url, cacheType: .disk, timings: timings)))
                     return
                 }
@@ -251,9 +253,23 @@ extension ImageManager {
             timings.load = decoded.loaded.duration
             timings.decode = decoded.duration
 
-            if decoded.loaded.isRevalidated, var cached {
-                cached.isRevalidated = true
-                job.send(.value(cached))
+            if decoded.loaded.isRevalidated {
+                // 304: the copy shown first stays; without one (it did not decode before), the
+                // cached bytes the origin just confirmed are decoded now.
+                var confirmed: ImageResponse
+                if let cached {
+                    confirmed = cached
+                } else {
+                    let container = try await configuration.executor.run { [self, data = decoded.loaded.data] in
+                        try processors.reduce(try configuration.registry.decode(data, options: decodingOptions(for: request, data: data))) { try $1.process($0) }
+                    }
+                    confirmed = ImageResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: .disk, timings: timings)
+                }
+                confirmed.isRevalidated = true
+                if let container = confirmed.container {
+                    cache.memory.set(container, forKey: plan.imageKey.key, cost: container.cost)
+                }
+                job.send(.value(confirmed))
                 return
             }
             guard var container = decoded.container else {
@@ -262,11 +278,13 @@ extension ImageManager {
             }
             if !processors.isEmpty {
                 guard job.hasSubscribers else { throw ImageError.cancelled }
-                let started = ContinuousClock.now
-                container = try await configuration.executor.run { [container] in
-                    try processors.reduce(container) { try $1.process($0) }
+                let duration: Duration
+                (container, duration) = try await configuration.executor.run { [container] in
+                    let started = ContinuousClock.now
+                    let processed = try processors.reduce(container) { try $1.process($0) }
+                    return (processed, ContinuousClock.now - started)
                 }
-                timings.process = ContinuousClock.now - started
+                timings.process = duration
             }
             cache.memory.set(container, forKey: plan.imageKey.key, cost: container.cost)
             job.send(.value(ImageResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, timings: timings)))
@@ -347,11 +365,14 @@ extension ImageManager {
             }
             guard job.hasSubscribers else { throw ImageError.cancelled }
             let decodingOptions = decodingOptions(for: plan.request, data: loaded.data)
-            let started = ContinuousClock.now
             let container: ImageContainer
+            let duration: Duration
             do {
-                container = try await configuration.executor.run { [registry = configuration.registry, data = loaded.data] in
-                    try registry.decode(data, options: decodingOptions)
+                // Timed on the decode thread: the time spent decoding, not waiting for a thread.
+                (container, duration) = try await configuration.executor.run { [registry = configuration.registry, data = loaded.data] in
+                    let started = ContinuousClock.now
+                    let container = try registry.decode(data, options: decodingOptions)
+                    return (container, ContinuousClock.now - started)
                 }
             } catch let error as ImageError where error != .cancelled {
                 if loaded.cacheType == .disk {
@@ -363,7 +384,7 @@ extension ImageManager {
                 throw error
             }
             logger.debug("decoded", metadata: ["url": "\(plan.url)", "width": "\(container.image.width)", "height": "\(container.image.height)"])
-            job.send(.value(DecodedImage(container: container, loaded: loaded, duration: ContinuousClock.now - started)))
+            job.send(.value(DecodedImage(container: container, loaded: loaded, duration: duration)))
             await loaded.pendingStore?.write(logger: logger)
         } catch {
             job.send(.failure(ImageError(error)))

@@ -91,13 +91,15 @@ public final class ImageManager: Sendable {
     /// The decoded image in memory for `request`, answered synchronously; `nil` on a miss or
     /// when the request's options rule the memory cache out.
     public func cachedResponse(for request: ImageRequest) -> ImageResponse? {
-        guard !request.options.contains(.fromLoaderOnly), !request.options.contains(.refreshCached),
-              !request.options.contains(.queryMemoryData), !request.options.contains(.avoidDecode),
+        guard request.options.isDisjoint(with: Self.optionsBypassingMemory),
               let url = request.url, let key = request.imageKey,
               let container = (request.cache ?? configuration.cache).memory.value(forKey: key)
         else { return nil }
         return ImageResponse(container: container, url: url, cacheType: .memory, scale: request.resolvedScale)
     }
+
+    /// Options under which a memory hit does not answer a request on its own.
+    private static let optionsBypassingMemory: ImageOptions = [.fromLoaderOnly, .refreshCached, .queryMemoryData, .avoidDecode]
 
     /// Starts loading `request` and returns its task: await ``ImageTask/response`` or iterate
     /// ``ImageTask/events``.

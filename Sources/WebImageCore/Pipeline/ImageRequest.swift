@@ -83,7 +83,10 @@ public struct ImageRequest: Sendable {
     /// The key of the decoded, processed image in memory: the data key plus what changes the
     /// pixels (thumbnail, first frame only, scale-down, processors).
     public var imageKey: String? {
-        guard let dataKey else { return nil }
+        dataKey.map(imageKey(forDataKey:))
+    }
+
+    func imageKey(forDataKey dataKey: String) -> String {
         let variant = variantSuffix
         return variant.isEmpty ? dataKey : dataKey + "#" + variant
     }
@@ -100,10 +103,28 @@ public struct ImageRequest: Sendable {
     /// The scale from ``scale``, else from an `@2x` / `@3x` suffix of the file name, else 1.
     public var resolvedScale: Double {
         if let scale { return scale }
-        guard let name = url?.deletingPathExtension().lastPathComponent else { return 1 }
-        if name.hasSuffix("@3x") { return 3 }
-        if name.hasSuffix("@2x") { return 2 }
-        return 1
+        guard let url else { return 1 }
+        return Self.scale(fromURLString: url.absoluteString)
+    }
+
+    /// `@2x` / `@3x` at the end of the last path component, before its extension. Read from
+    /// the URL's string (no URL parsing): it is on every memory hit's path.
+    static func scale(fromURLString string: String) -> Double {
+        let bytes = string.utf8
+        var end = bytes.endIndex
+        if let query = bytes.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { end = query }
+        var start = bytes.startIndex
+        if let slash = bytes[..<end].lastIndex(of: UInt8(ascii: "/")) { start = bytes.index(after: slash) }
+        var name = bytes[start..<end]
+        if let dot = name.lastIndex(of: UInt8(ascii: ".")) { name = name[..<dot] }
+        guard name.count >= 3 else { return 1 }
+        let suffix = name.suffix(3)
+        guard suffix.first == UInt8(ascii: "@"), suffix.last == UInt8(ascii: "x") else { return 1 }
+        switch suffix[suffix.index(after: suffix.startIndex)] {
+        case UInt8(ascii: "2"): return 2
+        case UInt8(ascii: "3"): return 3
+        default: return 1
+        }
     }
 }
 
