@@ -88,7 +88,10 @@ let package = Package(
         .testTarget(name: "WebImageCoreTests", dependencies: ["WebImageCore", "WebImageTestSupport"]),
         .testTarget(name: "WebImageCodecsTests", dependencies: ["WebImageCodecs", "WebImageTestSupport"]),
         .testTarget(name: "WebImageHTTPTests", dependencies: ["WebImage", "WebImageTestSupport"]),
-        .testTarget(name: "WebImageTests", dependencies: ["WebImage", "WebImageTestSupport"]),
+        .testTarget(
+            name: "WebImageTests",
+            dependencies: ["WebImage", "WebImageTestSupport", .product(name: "MetricsTestKit", package: "swift-metrics")]
+        ),
         .executableTarget(
             name: "WebImageBenchmarks",
             dependencies: [

@@ -1,4 +1,5 @@
 import Foundation
+import MetricsTestKit
 import Synchronization
 import Testing
 @_spi(Testing) import WebImageCore
@@ -355,9 +356,48 @@ struct ManagerHTTPTests {
         // Each task's event stream ended with exactly one outcome.
         let counts = Dictionary(completions.all.map { ($0, 1) }, uniquingKeysWith: +)
         #expect(tasks.allSatisfy { counts[$0.id] == 1 })
+        #expect(counts.count == 2000)
+        // Nothing holds on to a finished task: the jobs let go of their subscribers.
+        final class WeakTask { weak var task: ImageTask?; init(_ task: ImageTask) { self.task = task } }
+        let weakTasks = tasks.map(WeakTask.init)
+        tasks.removeAll()
+        #expect(weakTasks.allSatisfy { $0.task == nil })
         // No URL was downloaded more often than there were separate waves of requests for it;
         // with 2,000 requests over 200 URLs, far fewer downloads than requests.
         #expect(setup.origin.allRequests.count < 2000 / 2)
         try await setup.tearDown()
+    }
+}
+
+@Suite("ImageManager metrics")
+struct ManagerMetricsTests {
+    @Test("requests, hits by cache type, bytes downloaded, coalesced requests and failures by kind are counted")
+    func counters() async throws {
+        let origin = try await TestOrigin.start()
+        let metrics = TestMetrics()
+        let loader = HTTPImageLoader()
+        let fixture = try PipelineFixture(loaders: [loader]) { $0.metricsFactory = metrics }
+        let png = try Fixture.data("hopper.png")
+        origin.register("/a.png", data: png)
+        let gate = origin.gate("/a.png")
+        let url = origin.url("/a.png")
+        let tasks = (0..<3).map { _ in fixture.manager.loadImage(with: ImageRequest(url: url)) }
+        #expect(await origin.waitForRequests(path: "/a.png", count: 1))
+        gate.open()
+        for task in tasks { _ = try await task.response }
+        _ = try await fixture.manager.image(for: ImageRequest(url: url))
+        await #expect(throws: ImageError.httpStatus(404)) { _ = try await fixture.manager.image(for: ImageRequest(url: origin.url("/status/404"))) }
+        await fixture.manager.waitUntilIdle()
+
+        #expect(metrics.counterTotal(label: "webimage_requests_total") == 5)
+        #expect(metrics.counterTotal(label: "webimage_hits_total", dimensions: [("cache", "none")]) == 3)
+        #expect(metrics.counterTotal(label: "webimage_hits_total", dimensions: [("cache", "memory")]) == 1)
+        #expect(metrics.counterTotal(label: "webimage_coalesced_requests_total") == 2)
+        #expect(metrics.counterTotal(label: "webimage_downloaded_bytes_total") == Int64(png.count))
+        #expect(metrics.counterTotal(label: "webimage_failures_total", dimensions: [("kind", "http_status")]) == 1)
+        #expect(try metrics.expectTimer("webimage_load_duration_seconds").values.count == 4)
+        try await loader.shutdown()
+        try await origin.shutdown()
+        fixture.directory.remove()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 
 /// Loads images: memory cache, then disk cache, then a loader, then the decoder and the
 /// processors, with identical work shared and each request cancellable on its own.
@@ -43,6 +44,9 @@ public final class ImageManager: Sendable {
         /// Default: 16 megapixels (64 MB as RGBA).
         public var scaleDownLimit = 16_000_000
         public var logger = Logger(label: "webimage.manager")
+        /// Where the counters and timers go; `nil` uses the process-wide `MetricsSystem`
+        /// (bootstrapped by the app, e.g. with swift-prometheus).
+        public var metricsFactory: (any MetricsFactory)?
 
         /// The clock failed URLs expire by; tests move it forward instead of waiting.
         @_spi(Testing) public var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
@@ -56,7 +60,7 @@ public final class ImageManager: Sendable {
 
     public let configuration: Configuration
     let failedURLs: FailedURLList
-    let metrics = PipelineMetrics()
+    let metrics: PipelineMetrics
     let activity = ActivityTracker()
     let imageJobs: JobTable<JobKey, ImageResponse>
     let decodeJobs: JobTable<JobKey, DecodedImage>
@@ -65,6 +69,7 @@ public final class ImageManager: Sendable {
 
     public init(configuration: Configuration) {
         self.configuration = configuration
+        self.metrics = PipelineMetrics(factory: configuration.metricsFactory)
         self.failedURLs = FailedURLList(lifetime: configuration.failedURLLifetime, now: configuration.now)
         self.imageJobs = JobTable(activity: activity)
         self.decodeJobs = JobTable(activity: activity)

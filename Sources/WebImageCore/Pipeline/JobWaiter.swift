@@ -44,9 +44,10 @@ final class JobWaiter<Key: Hashable & Sendable, Value: Sendable>: Sendable {
                 let (job, id, joined) = table.subscribe(key: key, priority: priority, handler: { [self] in handle($0) }, body: body)
                 joinedFlag.withLock { $0 = joined }
                 let leave = state.withLock { state -> Bool in
+                    guard !state.isDone else { return id != nil }
                     state.job = job
                     state.id = id
-                    return state.isDone && id != nil
+                    return false
                 }
                 // Cancelled while subscribing: leave now that there is an id to leave with.
                 if leave, let id { job.unsubscribe(id) }
@@ -67,7 +68,10 @@ final class JobWaiter<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         let (continuation, job, id) = state.withLock { state -> (CheckedContinuation<Value, any Error>?, SharedJob<Value>?, Int?) in
             guard !state.isDone else { return (nil, nil, nil) }
             state.isDone = true
-            defer { state.continuation = nil }
+            defer {
+                state.continuation = nil
+                state.job = nil
+            }
             return (state.continuation, state.job, state.id)
         }
         if let job, let id { job.unsubscribe(id) }
@@ -90,7 +94,10 @@ final class JobWaiter<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         let continuation = state.withLock { state -> CheckedContinuation<Value, any Error>? in
             guard !state.isDone else { return nil }
             state.isDone = true
-            defer { state.continuation = nil }
+            defer {
+                state.continuation = nil
+                state.job = nil
+            }
             return state.continuation
         }
         continuation?.resume(with: result.mapError { $0 as any Error })

@@ -7,13 +7,26 @@ import Metrics
 /// `webimage_downloaded_bytes_total`, `webimage_coalesced_requests_total`,
 /// `webimage_failures_total{kind=…}`, `webimage_load_duration_seconds`.
 struct PipelineMetrics: Sendable {
-    let requests = Counter(label: "webimage_requests_total")
-    let memoryHits = Counter(label: "webimage_hits_total", dimensions: [("cache", "memory")])
-    let diskHits = Counter(label: "webimage_hits_total", dimensions: [("cache", "disk")])
-    let sourceLoads = Counter(label: "webimage_hits_total", dimensions: [("cache", "none")])
-    let downloadedBytes = Counter(label: "webimage_downloaded_bytes_total")
-    let coalesced = Counter(label: "webimage_coalesced_requests_total")
-    let duration = Timer(label: "webimage_load_duration_seconds")
+    let factory: any MetricsFactory
+    let requests: Counter
+    let memoryHits: Counter
+    let diskHits: Counter
+    let sourceLoads: Counter
+    let downloadedBytes: Counter
+    let coalesced: Counter
+    let duration: Timer
+
+    init(factory: (any MetricsFactory)?) {
+        let factory = factory ?? MetricsSystem.factory
+        self.factory = factory
+        requests = Counter(label: "webimage_requests_total", factory: factory)
+        memoryHits = Counter(label: "webimage_hits_total", dimensions: [("cache", "memory")], factory: factory)
+        diskHits = Counter(label: "webimage_hits_total", dimensions: [("cache", "disk")], factory: factory)
+        sourceLoads = Counter(label: "webimage_hits_total", dimensions: [("cache", "none")], factory: factory)
+        downloadedBytes = Counter(label: "webimage_downloaded_bytes_total", factory: factory)
+        coalesced = Counter(label: "webimage_coalesced_requests_total", factory: factory)
+        duration = Timer(label: "webimage_load_duration_seconds", factory: factory)
+    }
 
     func recordHit(_ cacheType: CacheType) {
         switch cacheType {
@@ -24,7 +37,7 @@ struct PipelineMetrics: Sendable {
     }
 
     func recordFailure(_ error: ImageError) {
-        Counter(label: "webimage_failures_total", dimensions: [("kind", error.kindName)]).increment()
+        Counter(label: "webimage_failures_total", dimensions: [("kind", error.kindName)], factory: factory).increment()
     }
 }
 

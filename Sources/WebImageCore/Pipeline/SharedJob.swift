@@ -75,6 +75,11 @@ final class SharedJob<Value: Sendable>: Sendable {
             state.subscribers.remove(at: index)
             guard state.subscribers.isEmpty, state.outcome == nil, !state.isCancelled else { return nil }
             state.isCancelled = true
+            defer {
+                state.task = nil
+                state.cancellationHandler = nil
+                state.priorityHandler = nil
+            }
             return (state.task, state.cancellationHandler)
         }
         guard let (task, handler) = cancel else {
@@ -133,8 +138,17 @@ final class SharedJob<Value: Sendable>: Sendable {
     func send(_ event: Event) {
         let handlers: [Handler] = state.withLock { state in
             guard state.outcome == nil else { return [] }
-            if event.isFinal { state.outcome = event }
-            return state.subscribers.map(\.handler)
+            let handlers = state.subscribers.map(\.handler)
+            if event.isFinal {
+                // Nothing follows the outcome: let go of the subscribers and handlers, which
+                // capture the tasks and waiters downstream, so no reference cycle outlives it.
+                state.outcome = event
+                state.subscribers = []
+                state.priorityHandler = nil
+                state.cancellationHandler = nil
+                state.task = nil
+            }
+            return handlers
         }
         for handler in handlers { handler(event) }
     }
