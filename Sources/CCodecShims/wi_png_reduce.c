@@ -438,6 +438,10 @@ wi_png_status wi_png_decode_reduced(wi_png_reduce_job *job) {
     wi_png_status status = wi_walk_chunks(job, &chunks);
     if (status != WI_PNG_OK) goto done;
 
+    if (chunks.idat_total < 2) {
+        status = wi_reduce_fail(job, WI_PNG_CORRUPT, "the image data is too short for a zlib stream");
+        goto done;
+    }
     // The zlib stream, in one piece.
     const uint8_t *stream = chunks.idat[0];
     if (chunks.idat_count > 1) {
@@ -451,7 +455,7 @@ wi_png_status wi_png_decode_reduced(wi_png_reduce_job *job) {
         stream = joined;
     }
     // The zlib header: deflate, a window of at most 32 KiB, no preset dictionary, a valid check.
-    if (chunks.idat_total < 2 || (stream[0] & 0x0f) != 8 || (stream[0] >> 4) > 7 || (stream[1] & 0x20) != 0 ||
+    if ((stream[0] & 0x0f) != 8 || (stream[0] >> 4) > 7 || (stream[1] & 0x20) != 0 ||
         ((stream[0] << 8) | stream[1]) % 31 != 0) {
         status = wi_reduce_fail(job, WI_PNG_CORRUPT, "the image data is not a zlib stream");
         goto done;

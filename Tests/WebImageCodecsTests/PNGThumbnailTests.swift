@@ -283,6 +283,12 @@ import WebImageCore
             + PNGBuilder.chunk("IDAT", [UInt8](repeating: 0xAB, count: 3000)) + PNGBuilder.chunk("IEND", [])
         #expect(throws: ImageError.self) { try decoder.decode(Data(notZlib), options: options) }
 
+        // Empty IDAT chunks on an image small enough to pass the header's data-size check.
+        let empty = PNGBuilder.signature
+            + PNGBuilder.chunk("IHDR", PNGBuilder.ihdr(width: 12, height: 12, bitDepth: 8, colorType: 6, interlaced: false))
+            + PNGBuilder.chunk("IDAT", []) + PNGBuilder.chunk("IDAT", []) + PNGBuilder.chunk("IEND", [])
+        #expect(throws: ImageError.self) { try decoder.decode(Data(empty), options: Self.thumbnailOptions(2)) }
+
         let extra = Self.filteredPNG(pixels, bitDepth: 8, colorType: 6, extraData: [UInt8](repeating: 0, count: 97))
         let shown = try decoder.decode(Data(extra), options: options).image
         #expect(shown == (try decoder.decode(Data(extra), options: .init()).image), "libpng's full decode, not the reduced one")

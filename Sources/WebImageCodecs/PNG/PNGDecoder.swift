@@ -17,6 +17,13 @@ import WebImageCore
 /// before `IDAT`), it is skipped, as the APNG specification says. A one-frame APNG is a still
 /// image.
 ///
+/// With ``ImageDecodingOptions/thumbnail`` a still, non-interlaced file of at most 8 bits per
+/// sample that shrinks by 6× or more is not decoded in full: its image data is inflated with
+/// libdeflate and each row, once unfiltered, is added into the blocks that
+/// ``Bitmap/resized(width:height:)`` would average first, so only the reduced bitmap is made
+/// (``ImageContainer/blockReduction`` tells the registry how to finish it). 16-bit, interlaced
+/// and APNG files, and files that path finds damaged, take libpng's full decode.
+///
 /// Hostile input: IHDR's size is checked against ``ImageDecodingOptions/maximumPixelCount``
 /// and an APNG's frame count times its canvas against
 /// ``ImageDecodingOptions/maximumAnimationBytes`` before anything is allocated; frames must lie
