@@ -138,6 +138,17 @@ static inline __m128i wi_load_pixel(const uint8_t *p) {
     return _mm_unpacklo_epi8(_mm_cvtsi32_si128((int)word), _mm_setzero_si128());
 }
 
+/// The Paeth predictor as in wi_paeth, in its compare-with-3c form, for 16-bit lanes.
+static inline __m128i wi_paeth_sse2(__m128i a, __m128i b, __m128i c) {
+    __m128i lo = _mm_min_epi16(a, b), hi = _mm_max_epi16(a, b);
+    __m128i sum = _mm_add_epi16(lo, hi);
+    __m128i three_c = _mm_add_epi16(_mm_add_epi16(c, c), c);
+    __m128i above_hi = _mm_cmpgt_epi16(three_c, _mm_add_epi16(sum, lo));   // 3c > hi + 2lo
+    __m128i below_lo = _mm_cmpgt_epi16(_mm_add_epi16(sum, hi), three_c);   // 3c < 2hi + lo
+    __m128i inner = _mm_xor_si128(hi, _mm_and_si128(_mm_xor_si128(c, hi), above_hi));
+    return _mm_xor_si128(lo, _mm_and_si128(_mm_xor_si128(inner, lo), below_lo));
+}
+
 /// Paeth for 3- and 4-byte pixels, one pixel at a time in 16-bit lanes (the pixels depend on
 /// each other left to right, their channels do not). Each step loads and stores four bytes;
 /// for 3-byte pixels the fourth lane's predictor is zero, so the byte after the pixel is
@@ -152,14 +163,7 @@ static void wi_unpaeth_sse2(uint8_t *cur, const uint8_t *prev, size_t rowbytes, 
     __m128i d = wi_load_pixel(cur);
     while (x + 4 <= rowbytes) {
         __m128i b = wi_load_pixel(prev + x);
-        // The predictor as in wi_paeth, in its compare-with-3c form.
-        __m128i lo = _mm_min_epi16(a, b), hi = _mm_max_epi16(a, b);
-        __m128i sum = _mm_add_epi16(lo, hi);
-        __m128i three_c = _mm_add_epi16(_mm_add_epi16(c, c), c);
-        __m128i above_hi = _mm_cmpgt_epi16(three_c, _mm_add_epi16(sum, lo));   // 3c > hi + 2lo
-        __m128i below_lo = _mm_cmpgt_epi16(_mm_add_epi16(sum, hi), three_c);   // 3c < 2hi + lo
-        __m128i inner = _mm_xor_si128(hi, _mm_and_si128(_mm_xor_si128(c, hi), above_hi));
-        __m128i predictor = _mm_xor_si128(lo, _mm_and_si128(_mm_xor_si128(inner, lo), below_lo));
+        __m128i predictor = wi_paeth_sse2(a, b, c);
         d = _mm_and_si128(_mm_add_epi16(d, _mm_and_si128(predictor, lanes)), _mm_set1_epi16(0xff));
         __m128i next = x + bpp + 4 <= rowbytes ? wi_load_pixel(cur + x + bpp) : zero;
         uint32_t word = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(d, d));
@@ -173,6 +177,63 @@ scalar:
     for (; x < rowbytes; x++) {
         int left = x >= bpp ? cur[x - bpp] : 0, corner = x >= bpp ? prev[x - bpp] : 0;
         cur[x] = (uint8_t)(cur[x] + wi_paeth(left, prev[x], corner));
+    }
+}
+
+/// The bytes of the pixel at byte `x` of a row of `rowbytes`: four, or only the pixel's three
+/// at the very end of a 3-byte row, so nothing past the row is read.
+static inline __m128i wi_load_pixel_in(const uint8_t *row, size_t x, size_t rowbytes) {
+    uint32_t word;
+    if (x + 4 <= rowbytes) memcpy(&word, row + x, 4);
+    else word = (uint32_t)row[x] | (uint32_t)row[x + 1] << 8 | (uint32_t)row[x + 2] << 16;
+    return _mm_cvtsi32_si128((int)word);
+}
+
+static inline void wi_store_pixel_in(uint8_t *row, size_t x, size_t rowbytes, uint32_t word) {
+    if (x + 4 <= rowbytes) {
+        memcpy(row + x, &word, 4);
+    } else {
+        row[x] = (uint8_t)word;
+        row[x + 1] = (uint8_t)(word >> 8);
+        row[x + 2] = (uint8_t)(word >> 16);
+    }
+}
+
+/// Paeth on two consecutive rows at once, both Paeth-filtered, 3- or 4-byte pixels. Each row's
+/// pixels form a chain (each needs its left neighbour), so one row alone waits on that chain;
+/// the second row only needs the pixel of the first above and above-left of it, so it runs one
+/// pixel behind in the upper half of the same registers and the two chains overlap. Step k
+/// makes pixel k of `row0` (low half: a = row0[k-1], b = prev[k], c = prev[k-1]) and pixel
+/// k-1 of `row1` (high half: a = row1[k-2], b = row0[k-1], c = row0[k-2]), all of which are in
+/// registers from the steps before. Loads and stores are as in wi_unpaeth_sse2.
+static void wi_unpaeth2_sse2(uint8_t *row0, uint8_t *row1, const uint8_t *prev, size_t rowbytes, size_t bpp) {
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i lanes = bpp == 4 ? _mm_set1_epi16(-1) : _mm_set_epi16(0, -1, -1, -1, 0, -1, -1, -1);
+    const __m128i low_half = _mm_set_epi32(0, 0, -1, -1);
+    const size_t count = rowbytes / bpp;
+    // d: this step's result; the two before it, and the previous b.
+    __m128i d_before = zero, d_before2 = zero, b_before = zero;
+    // Raw (filtered) bytes for step 0: row0's pixel 0, nothing for row1.
+    __m128i raw = _mm_unpacklo_epi8(wi_load_pixel_in(row0, 0, rowbytes), zero);
+    for (size_t k = 0; k <= count; k++) {
+        __m128i above = k < count ? wi_load_pixel_in(prev, k * bpp, rowbytes) : zero;
+        __m128i a = d_before;
+        __m128i b = _mm_unpacklo_epi64(_mm_unpacklo_epi8(above, zero), d_before);
+        __m128i c = _mm_unpacklo_epi64(b_before, d_before2);
+        __m128i predictor = _mm_and_si128(wi_paeth_sse2(a, b, c), lanes);
+        // The next step's raw bytes, loaded before this step's stores overlap them.
+        __m128i next0 = k + 1 < count ? wi_load_pixel_in(row0, (k + 1) * bpp, rowbytes) : zero;
+        __m128i next1 = k < count ? wi_load_pixel_in(row1, k * bpp, rowbytes) : zero;
+        __m128i next = _mm_unpacklo_epi8(_mm_unpacklo_epi32(next0, next1), zero);
+        __m128i d = _mm_add_epi8(raw, predictor);  // lanes' high bytes stay zero
+        if (k == 0) d = _mm_and_si128(d, low_half);  // row1 has no pixel -1: its left is zero
+        __m128i packed = _mm_packus_epi16(d, d);
+        if (k < count) wi_store_pixel_in(row0, k * bpp, rowbytes, (uint32_t)_mm_cvtsi128_si32(packed));
+        if (k > 0) wi_store_pixel_in(row1, (k - 1) * bpp, rowbytes, (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(packed, 4)));
+        d_before2 = d_before;
+        d_before = d;
+        b_before = b;
+        raw = next;
     }
 }
 #endif
@@ -485,13 +546,26 @@ wi_png_status wi_png_decode_reduced(wi_png_reduce_job *job) {
     const int has_alpha = type == 4 || type == 6 || chunks.has_key || chunks.has_palette_alpha;
     const uint8_t *prev = zero_row;
     uint32_t y = 0;
+    // Consecutive Paeth rows of 3- or 4-byte pixels are unfiltered two at a time.
+#if defined(__SSE2__)
+    const int pairs = bpp == 3 || bpp == 4;
+#endif
+    int unfiltered_ahead = 0;
     for (uint32_t out_y = 0; out_y < out_height; out_y++) {
         memset(sums, 0, (size_t)out_width * 4 * sizeof(uint32_t));
         uint32_t rows = 0;
         for (; rows < ry && y < height; rows++, y++) {
             uint8_t *line = raw + (size_t)y * (rowbytes + 1);
             uint8_t *cur = line + 1;
-            if (!wi_unfilter(line[0], cur, prev, rowbytes, bpp)) {
+            if (unfiltered_ahead) {
+                // Done with the row before, as the second of a Paeth pair.
+                unfiltered_ahead = 0;
+#if defined(__SSE2__)
+            } else if (pairs && line[0] == 4 && y + 1 < height && line[rowbytes + 1] == 4) {
+                wi_unpaeth2_sse2(cur, cur + rowbytes + 1, prev, rowbytes, bpp);
+                unfiltered_ahead = 1;
+#endif
+            } else if (!wi_unfilter(line[0], cur, prev, rowbytes, bpp)) {
                 status = wi_reduce_fail(job, WI_PNG_CORRUPT, "a scanline names an unknown filter type");
                 goto done;
             }

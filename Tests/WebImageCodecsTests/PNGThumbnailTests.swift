@@ -12,8 +12,8 @@ import WebImageCore
 @Suite struct PNGThumbnailTests {
     typealias Pixel = PNGBuilder.Pixel
 
-    /// Scanlines with every row filtered, cycling through None, Sub, Up, Average and Paeth (the
-    /// builder writes only None), split over several IDAT chunks.
+    /// Scanlines filtered with None, Sub, Up, Average and Paeth, with runs of one to four Paeth
+    /// rows (the builder writes only None), split over several IDAT chunks.
     static func filteredPNG(_ pixels: [[Pixel]], bitDepth: Int, colorType: UInt8, before: [(String, [UInt8])] = [],
                             idatParts: Int = 3, extraData: [UInt8] = []) -> [UInt8] {
         let width = pixels[0].count, height = pixels.count
@@ -22,7 +22,8 @@ import WebImageCore
         let rows = pixels.map { PNGBuilder.pack($0, bitDepth: bitDepth) }
         var data: [UInt8] = []
         for y in 0..<height {
-            let filter = y % 5
+            // Runs of Paeth rows of every parity (the C unfilters Paeth pairs together).
+            let filter = [4, 4, 4, 0, 1, 4, 2, 3, 4, 4][y % 10]
             let row = rows[y]
             let prior = y > 0 ? rows[y - 1] : [UInt8](repeating: 0, count: row.count)
             data.append(UInt8(filter))
