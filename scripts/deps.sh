@@ -8,6 +8,7 @@ packages=(
   libturbojpeg0-dev      # TurboJPEG API: fast full and DCT-scaled decodes
   libjpeg62-turbo-dev    # classic libjpeg API: progressive previews, ICC, markers
   libpng-dev             # PNG and APNG
+  libdeflate-dev         # fast whole-buffer inflate for PNG thumbnails
   libwebp-dev            # WebP, including demux/mux for animation
   libgif-dev             # GIF
   liblcms2-dev           # ICC profile to sRGB conversion

@@ -58,6 +58,39 @@ void wi_png_free(void *pointer);
 /// The PNG/zlib CRC-32 of `size` bytes, continuing from `crc` (0 to start).
 uint32_t wi_png_crc32(uint32_t crc, const uint8_t *data, size_t size);
 
+// MARK: - Reduced decoding (thumbnails)
+
+/// Decodes a non-interlaced PNG of at most 8 bits per sample straight to a box-reduced RGBA
+/// bitmap: the image data is inflated with libdeflate, each row is unfiltered and added to the
+/// sums of its `reduce_x` × `reduce_y` blocks as it goes by, and only the reduced image is
+/// written. Colours are averaged weighted by alpha, so transparent pixels add no colour. The
+/// last block of a row or column may be narrower; it averages what there is.
+///
+/// The caller has walked the chunks and checked IHDR (and the pixel limit); `width`,
+/// `height`, `bit_depth` and `color_type` are IHDR's. The raw scanlines take
+/// `height * (1 + rowbytes)` bytes, never more than 4 bytes a pixel plus one a row. Chunks
+/// after the image data and the zlib Adler-32 are not read; the CRCs of IDAT, PLTE and tRNS
+/// are checked. Returns WI_PNG_CORRUPT when the data does not inflate to exactly the
+/// scanlines IHDR describes (truncated, damaged, or extra data), WI_PNG_NO_MEMORY.
+typedef struct {
+    const uint8_t *data;
+    size_t size;
+    uint32_t width;
+    uint32_t height;
+    uint8_t bit_depth;
+    uint8_t color_type;
+    /// Block size; `reduce_x * reduce_y` at most 65536 (the sums are 32-bit).
+    uint32_t reduce_x;
+    uint32_t reduce_y;
+    /// The destination: ceil(height / reduce_y) rows of `stride` bytes, each
+    /// ceil(width / reduce_x) RGBA pixels.
+    uint8_t *pixels;
+    size_t stride;
+    char message[160];
+} wi_png_reduce_job;
+
+wi_png_status wi_png_decode_reduced(wi_png_reduce_job *job);
+
 // MARK: - Progressive decoding
 
 /// A progressive (push) decoder: feed the file as it arrives; rows land in an RGBA canvas

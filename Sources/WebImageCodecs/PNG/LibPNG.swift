@@ -28,6 +28,37 @@ enum LibPNG {
         throw error(status, "PNG: \(message)")
     }
 
+    /// Decodes a non-interlaced PNG of at most 8 bits per sample into a box-reduced 8-bit
+    /// straight-alpha RGBA `pixels` (`ceil(height / reduction.y)` rows of `stride` bytes, each
+    /// `ceil(width / reduction.x)` pixels), never making the full-size bitmap; see
+    /// `wi_png_decode_reduced`. The header values must be IHDR's.
+    ///
+    /// - Throws: ``ImageError/corruptData(_:)`` when the image data does not inflate to exactly
+    ///   the scanlines IHDR describes, ``ImageError/tooLarge(_:)`` when memory runs out.
+    static func decodeReduced(
+        _ bytes: UnsafeRawBufferPointer, header: PNGFile.Header, reduction: (x: Int, y: Int),
+        into pixels: UnsafeMutableRawBufferPointer, stride: Int
+    ) throws {
+        let outputWidth = (header.width + reduction.x - 1) / reduction.x
+        let outputHeight = (header.height + reduction.y - 1) / reduction.y
+        precondition(pixels.count >= stride * outputHeight && stride >= outputWidth * 4)
+        var job = wi_png_reduce_job()
+        job.data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        job.size = bytes.count
+        job.width = UInt32(header.width)
+        job.height = UInt32(header.height)
+        job.bit_depth = header.bitDepth
+        job.color_type = header.colorType
+        job.reduce_x = UInt32(reduction.x)
+        job.reduce_y = UInt32(reduction.y)
+        job.pixels = pixels.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        job.stride = stride
+        let status = wi_png_decode_reduced(&job)
+        guard status != WI_PNG_OK else { return }
+        let message = withUnsafeBytes(of: &job.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        throw error(status, "PNG: \(message)")
+    }
+
     /// Inflates the zlib stream in `range` of `bytes`, up to `limit` bytes of output.
     ///
     /// - Throws: ``ImageError/tooLarge(_:)`` past `limit`, ``ImageError/corruptData(_:)`` for a

@@ -17,6 +17,13 @@ import WebImageCore
 /// before `IDAT`), it is skipped, as the APNG specification says. A one-frame APNG is a still
 /// image.
 ///
+/// With ``ImageDecodingOptions/thumbnail`` a still, non-interlaced file of at most 8 bits per
+/// sample that shrinks by 6× or more is not decoded in full: its image data is inflated with
+/// libdeflate and each row, once unfiltered, is added into the blocks that
+/// ``Bitmap/resized(width:height:)`` would average first, so only the reduced bitmap is made
+/// (``ImageContainer/blockReduction`` tells the registry how to finish it). 16-bit, interlaced
+/// and APNG files, and files that path finds damaged, take libpng's full decode.
+///
 /// Hostile input: IHDR's size is checked against ``ImageDecodingOptions/maximumPixelCount``
 /// and an APNG's frame count times its canvas against
 /// ``ImageDecodingOptions/maximumAnimationBytes`` before anything is allocated; frames must lie
@@ -71,10 +78,47 @@ public struct PNGDecoder: ImageDecoder {
             // Refused before the bitmap is allocated: a few bytes claiming a huge image.
             throw ImageError.corruptData("PNG: \(file.imageDataBytes) bytes of image data cannot hold \(header.width)×\(header.height) pixels\(file.truncated ? " (the file is truncated)" : "")")
         }
+        if let reduction = thumbnailReduction(file, orientation: metadata.orientation, options: options) {
+            do {
+                let width = (header.width + reduction.x - 1) / reduction.x
+                let height = (header.height + reduction.y - 1) / reduction.y
+                let image = try Bitmap(width: width, height: height, pixelFormat: .rgba8) { pixels in
+                    try LibPNG.decodeReduced(bytes, header: header, reduction: reduction, into: pixels, stride: width * 4)
+                }
+                var container = ImageContainer(image: image, format: .png, orientation: metadata.orientation, iccProfile: metadata.iccProfile)
+                container.blockReduction = BlockReduction(sourceWidth: header.width, sourceHeight: header.height, x: reduction.x, y: reduction.y)
+                return container
+            } catch ImageError.corruptData {
+                // libpng has the last word on damaged files: it tolerates some damage (extra
+                // image data, a bad Adler-32) and reports the rest in its own words.
+            }
+        }
         let image = try Bitmap(width: header.width, height: header.height, pixelFormat: .rgba8) { pixels in
             try LibPNG.decode(bytes, width: header.width, height: header.height, into: pixels, stride: header.width * 4)
         }
         return ImageContainer(image: image, format: .png, orientation: metadata.orientation, iccProfile: metadata.iccProfile)
+    }
+
+    /// The box reduction for a thumbnail decode, when the file can take the reducing path
+    /// (``LibPNG/decodeReduced(_:header:reduction:into:stride:)``) and it saves work: a still,
+    /// non-interlaced image of at most 8 bits per sample, shrunk by more than the resampler's
+    /// Lanczos gap. The factors are the ones ``Bitmap/resized(width:height:)`` would apply to
+    /// the full image on the way to the thumbnail's size, so the result keeps its quality;
+    /// `nil` otherwise (16-bit, interlaced and APNG files, small reductions).
+    static func thumbnailReduction(_ file: PNGFile, orientation: ImageOrientation, options: ImageDecodingOptions) -> (x: Int, y: Int)? {
+        let header = file.header
+        guard let thumbnail = options.thumbnail, !header.interlaced, header.bitDepth <= 8, !file.declaresAnimation else { return nil }
+        let swaps = options.appliesOrientation && orientation.swapsDimensions
+        let oriented = swaps ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
+        let size = thumbnail.outputSize(width: oriented.width, height: oriented.height)
+        let stored = swaps ? (width: size.height, height: size.width) : size
+        var reduction = (x: Bitmap.boxReduction(from: header.width, to: stored.width),
+                         y: Bitmap.boxReduction(from: header.height, to: stored.height))
+        // The C sums are 32-bit: at most 65536 pixels a block (a 256×256 block), far past any
+        // photo's reduction; the Lanczos filter does what remains.
+        reduction.x = min(reduction.x, 256)
+        reduction.y = min(reduction.y, 256)
+        return reduction.x > 1 || reduction.y > 1 ? reduction : nil
     }
 
     /// The pixel limit, from IHDR, and the zlib bombs hidden in text chunks.

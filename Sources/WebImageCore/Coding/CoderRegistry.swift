@@ -98,12 +98,17 @@ public final class CoderRegistry: Sendable {
         var container = container
         let orientation = options.appliesOrientation ? container.orientation : .up
         let orientedSource = sourceSize.map { orientation.swapsDimensions ? ($0.height, $0.width) : ($0.width, $0.height) }
+        // A decoder that averaged blocks hands over their geometry; it is oriented with the pixels.
+        let reduction = container.blockReduction.map { $0.oriented(orientation) }
+        container.blockReduction = nil
         func finish(_ bitmap: Bitmap) throws -> Bitmap {
             var bitmap = bitmap.oriented(orientation)
             if let thumbnail = options.thumbnail {
-                let (width, height) = orientedSource ?? (bitmap.width, bitmap.height)
+                let (width, height) = orientedSource ?? reduction.map { ($0.sourceWidth, $0.sourceHeight) } ?? (bitmap.width, bitmap.height)
                 let size = thumbnail.outputSize(width: width, height: height)
-                if size.width != bitmap.width || size.height != bitmap.height {
+                if let reduction {
+                    bitmap = try bitmap.resized(width: size.width, height: size.height, from: reduction)
+                } else if size.width != bitmap.width || size.height != bitmap.height {
                     bitmap = try bitmap.resized(width: size.width, height: size.height)
                 }
             }

@@ -27,6 +27,11 @@ public struct ImageContainer: Sendable {
     public var orientation: ImageOrientation
     /// The embedded ICC colour profile, when the source had one.
     public var iccProfile: Data?
+    /// Set by a decoder that averaged blocks of source pixels while decoding (the PNG
+    /// thumbnail path): ``image`` holds the block averages, and the registry's finishing resize
+    /// (``CoderRegistry/finish(_:options:sourceSize:)``) uses this to place each block where it
+    /// lies in the source. `nil` for every other decode, and once the registry has resized.
+    public var blockReduction: BlockReduction?
 
     public init(
         image: Bitmap,
@@ -54,5 +59,39 @@ public struct ImageContainer: Sendable {
     /// cost a ``MemoryCache`` is charged.
     public var cost: Int {
         (animation?.cost ?? image.cost) + (data?.count ?? 0)
+    }
+}
+
+/// How a decoder shrank an image while decoding by averaging blocks of pixels: the image is the
+/// `sourceWidth` × `sourceHeight` source averaged over blocks of `x` × `y` pixels, the last block
+/// of a row or column narrower, so it is `ceil(sourceWidth / x)` × `ceil(sourceHeight / y)`.
+/// Sizes are as the pixels are stored (before orientation).
+///
+/// ```swift
+/// let reduction = BlockReduction(sourceWidth: 5120, sourceHeight: 2880, x: 6, y: 6)  // 854×480
+/// let thumbnail = try blocks.resized(width: 256, height: 144, from: reduction)
+/// ```
+public struct BlockReduction: Sendable, Hashable {
+    public var sourceWidth: Int
+    public var sourceHeight: Int
+    public var x: Int
+    public var y: Int
+
+    public init(sourceWidth: Int, sourceHeight: Int, x: Int, y: Int) {
+        self.sourceWidth = sourceWidth
+        self.sourceHeight = sourceHeight
+        self.x = x
+        self.y = y
+    }
+
+    /// The reduced image's width and height.
+    public var reducedSize: (width: Int, height: Int) {
+        ((sourceWidth + x - 1) / max(1, x), (sourceHeight + y - 1) / max(1, y))
+    }
+
+    /// The same reduction seen after turning the pixels by `orientation` (axes swapped for the
+    /// quarter turns).
+    public func oriented(_ orientation: ImageOrientation) -> BlockReduction {
+        orientation.swapsDimensions ? BlockReduction(sourceWidth: sourceHeight, sourceHeight: sourceWidth, x: y, y: x) : self
     }
 }

@@ -29,6 +29,42 @@ extension Bitmap {
         if newWidth == width && newHeight == height { return self }
         return try Resampler.lanczos3(self, width: newWidth, height: newHeight)
     }
+
+    /// Finishes a resize that a decoder began by averaging blocks: `self` is `reduction`'s
+    /// source averaged over its blocks, and the result is what ``resized(width:height:)`` of
+    /// the source gives when it picks the same blocks (``boxReduction(from:to:)``): the
+    /// Lanczos filter places every output pixel in the source's coordinates, so a narrower
+    /// last block does not stretch the image.
+    ///
+    /// - Throws: ``ImageError/invalidBitmap(_:)`` when `self` is not `reduction`'s size or the
+    ///   output size is not positive.
+    public func resized(width newWidth: Int, height newHeight: Int, from reduction: BlockReduction) throws -> Bitmap {
+        guard reduction.x > 0, reduction.y > 0, reduction.reducedSize == (width, height) else {
+            throw ImageError.invalidBitmap("a \(width)×\(height) bitmap is not \(reduction.sourceWidth)×\(reduction.sourceHeight) in blocks of \(reduction.x)×\(reduction.y)")
+        }
+        guard newWidth > 0, newHeight > 0, newWidth <= reduction.sourceWidth, newHeight <= reduction.sourceHeight else {
+            throw ImageError.invalidBitmap("cannot resize blocks of a \(reduction.sourceWidth)×\(reduction.sourceHeight) image to \(newWidth)×\(newHeight)")
+        }
+        return try Resampler.filter(
+            self,
+            horizontal: .lanczos3(source: reduction.sourceWidth, reduction: reduction.x, output: newWidth),
+            vertical: .lanczos3(source: reduction.sourceHeight, reduction: reduction.y, output: newHeight)
+        )
+    }
+
+    /// The whole-pixel box reduction ``resized(width:height:)`` applies along an axis of
+    /// `source` pixels before its Lanczos filter takes that axis to `output` pixels (1: none).
+    ///
+    /// A decoder that can average blocks of pixels while decoding (the PNG thumbnail path)
+    /// reduces by this factor, and the Lanczos resize of its smaller result to `output` then
+    /// needs no further reduction: the two steps are the ones `resized` takes on the full image.
+    ///
+    /// ```swift
+    /// Bitmap.boxReduction(from: 5120, to: 256)   // 6: 5120 → 854, then Lanczos to 256
+    /// ```
+    public static func boxReduction(from source: Int, to output: Int) -> Int {
+        Resampler.reductionFactor(source: source, output: max(1, output))
+    }
 }
 
 /// Separable filtering of a bitmap: resampling and blurring share these loops.
