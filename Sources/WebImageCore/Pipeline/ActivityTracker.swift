@@ -23,8 +23,6 @@ final class ActivityTracker: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    var running: Int { state.withLock { $0.running } }
-
     /// Returns once no job runs.
     func waitUntilIdle() async {
         await withCheckedContinuation { continuation in

@@ -91,6 +91,8 @@ struct StagePlan: Sendable {
     var dataKey: JobKey
     var decodeKey: JobKey
     var imageKey: JobKey
+    /// The processed image's key in the memory cache (and on disk, for processed bytes).
+    var memoryKey: String
     var cache: ImageCache
     var loader: (any ImageLoader)?
 }
@@ -168,7 +170,9 @@ extension ImageManager {
             url: url,
             dataKey: base,
             decodeKey: base.with(key: dataKey + "\u{1}" + request.decodeVariant),
-            imageKey: base.with(key: imageKey),
+            // Bytes-only requests never share a processing job with requests that want pixels.
+            imageKey: base.with(key: options.contains(.avoidDecode) ? imageKey + "\u{1}bytes" : imageKey),
+            memoryKey: imageKey,
             cache: cache,
             loader: loader
         )
@@ -216,19 +220,19 @@ extension ImageManager {
             }
 
             if request.processedDataFormat != nil, plan.imageKey.mode == .normal || plan.imageKey.mode == .cacheOnly,
-               let entry = await cache.disk?.entry(forKey: plan.imageKey.key) {
+               let entry = await cache.disk?.entry(forKey: plan.memoryKey) {
                 if let (container, duration) = try? await configuration.executor.run({ [registry = configuration.registry] in
                     let started = ContinuousClock.now
                     let container = try registry.decode(entry.data, options: .init())
                     return (container, ContinuousClock.now - started)
                 }) {
-                    cache.memory.set(container, forKey: plan.imageKey.key, cost: container.cost)
+                    cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)
                     var timings = ImageResponse.Timings()
                     timings.decode = duration
                     job.send(.value(ImageResponse(container: container, data: entry.data, url: plan.url, cacheType: .disk, timings: timings)))
                     return
                 }
-                await cache.disk?.removeEntry(forKey: plan.imageKey.key)
+                await cache.disk?.removeEntry(forKey: plan.memoryKey)
             }
 
             let processors = request.processors
@@ -267,7 +271,7 @@ extension ImageManager {
                 }
                 confirmed.isRevalidated = true
                 if let container = confirmed.container {
-                    cache.memory.set(container, forKey: plan.imageKey.key, cost: container.cost)
+                    cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)
                 }
                 job.send(.value(confirmed))
                 return
@@ -286,14 +290,14 @@ extension ImageManager {
                 }
                 timings.process = duration
             }
-            cache.memory.set(container, forKey: plan.imageKey.key, cost: container.cost)
+            cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)
             job.send(.value(ImageResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, timings: timings)))
 
             if let format = request.processedDataFormat, !options.contains(.cacheMemoryOnly), let disk = cache.disk {
                 let encoded = try? await configuration.executor.run { [registry = configuration.registry, container] in
                     try registry.encode(container, as: format)
                 }
-                if let encoded { try? await disk.store(encoded, forKey: plan.imageKey.key, metadata: .init(contentType: format.mimeType, url: plan.url.absoluteString)) }
+                if let encoded { try? await disk.store(encoded, forKey: plan.memoryKey, metadata: .init(contentType: format.mimeType, url: plan.url.absoluteString)) }
             }
         } catch {
             job.send(.failure(ImageError(error)))
@@ -303,7 +307,7 @@ extension ImageManager {
     /// The cached image for a refreshing request: from memory, else decoded from the bytes on
     /// disk; `nil` when neither has it.
     private func cachedCopy(plan: StagePlan) async -> ImageResponse? {
-        if let container = plan.cache.memory.value(forKey: plan.imageKey.key) {
+        if let container = plan.cache.memory.value(forKey: plan.memoryKey) {
             return ImageResponse(container: container, url: plan.url, cacheType: .memory)
         }
         guard plan.cache.existsOnDisk(forKey: plan.dataKey.key) else { return nil }
@@ -313,7 +317,7 @@ extension ImageManager {
             dataKey: plan.dataKey.with(key: plan.dataKey.key, mode: .cacheOnly),
             decodeKey: plan.decodeKey.with(key: plan.decodeKey.key, mode: .cacheOnly),
             imageKey: plan.imageKey.with(key: plan.imageKey.key, mode: .cacheOnly),
-            cache: plan.cache, loader: plan.loader)
+            memoryKey: plan.memoryKey, cache: plan.cache, loader: plan.loader)
         guard let decoded = try? await waiter.value(of: decodeJobs, key: cacheOnly.decodeKey, priority: plan.request.effectivePriority, body: { [self] job in
             await runDecodeJob(job, plan: cacheOnly)
         }), var container = decoded.container else { return nil }
@@ -466,18 +470,6 @@ extension ImageManager {
             logger.debug("load failed", metadata: ["url": "\(plan.url)", "error": "\(error)"])
             job.send(.failure(error))
         }
-    }
-}
-
-extension ImageRequest {
-    /// What changes the decode: the key part of the decode stage.
-    var decodeVariant: String {
-        var parts: [String] = []
-        if let thumbnail { parts.append(thumbnail.cacheIdentifier) }
-        if options.contains(.decodeFirstFrameOnly) { parts.append("first-frame") }
-        if options.contains(.scaleDownLargeImages) { parts.append("scale-down") }
-        if options.contains(.avoidDecode) { parts.append("bytes") }
-        return parts.joined(separator: "|")
     }
 }
 

@@ -91,13 +91,22 @@ public struct ImageRequest: Sendable {
         return variant.isEmpty ? dataKey : dataKey + "#" + variant
     }
 
+    /// What changes the pixels: the decode's variant, then the processors.
     var variantSuffix: String {
+        (decodeVariantParts + processors.map(\.identifier)).joined(separator: "|")
+    }
+
+    /// What changes the decode: the key part of the decode stage.
+    var decodeVariant: String {
+        (decodeVariantParts + (options.contains(.avoidDecode) ? ["bytes"] : [])).joined(separator: "|")
+    }
+
+    private var decodeVariantParts: [String] {
         var parts: [String] = []
         if let thumbnail { parts.append(thumbnail.cacheIdentifier) }
         if options.contains(.decodeFirstFrameOnly) { parts.append("first-frame") }
         if options.contains(.scaleDownLargeImages) { parts.append("scale-down") }
-        for processor in processors { parts.append(processor.identifier) }
-        return parts.joined(separator: "|")
+        return parts
     }
 
     /// The scale from ``scale``, else from an `@2x` / `@3x` suffix of the file name, else 1.

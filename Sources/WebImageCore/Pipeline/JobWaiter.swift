@@ -14,14 +14,9 @@ final class JobWaiter<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let state = Mutex(State())
     private let forward: @Sendable (SharedJob<Value>.Event) -> Void
 
-    /// Whether the subscription joined a job already under way.
-    private let joinedFlag = Mutex(false)
-
     init(forward: @escaping @Sendable (SharedJob<Value>.Event) -> Void = { _ in }) {
         self.forward = forward
     }
-
-    var joined: Bool { joinedFlag.withLock { $0 } }
 
     /// Subscribes to `key` in `table` (starting `body` when no job runs) and returns its value.
     ///
@@ -41,8 +36,7 @@ final class JobWaiter<Key: Hashable & Sendable, Value: Sendable>: Sendable {
                     return true
                 }
                 guard proceed else { return continuation.resume(throwing: ImageError.cancelled) }
-                let (job, id, joined) = table.subscribe(key: key, priority: priority, handler: { [self] in handle($0) }, body: body)
-                joinedFlag.withLock { $0 = joined }
+                let (job, id, _) = table.subscribe(key: key, priority: priority, handler: { [self] in handle($0) }, body: body)
                 let leave = state.withLock { state -> Bool in
                     guard !state.isDone else { return id != nil }
                     state.job = job

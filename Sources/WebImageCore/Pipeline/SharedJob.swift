@@ -105,9 +105,6 @@ final class SharedJob<Value: Sendable>: Sendable {
     /// The highest priority among the subscribers.
     var priority: ImagePriority { state.withLock { $0.priority } }
 
-    /// Whether every subscriber left before the job finished.
-    var isCancelled: Bool { state.withLock { $0.isCancelled } }
-
     /// Registers who follows the job's priority (the loader's context, or the subscription to
     /// the job upstream), and is told the current one at once.
     func onPriorityChange(_ handler: @escaping @Sendable (ImagePriority) -> Void) {
