@@ -63,7 +63,15 @@ let package = Package(
             ]
         ),
         .target(name: "WebImage", dependencies: ["WebImageCore", "WebImageCodecs", "WebImageHTTP"]),
-        .target(name: "WebImageServer", dependencies: ["WebImage"]),
+        .target(
+            name: "WebImageServer",
+            dependencies: [
+                "WebImage",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "webimage",
             dependencies: [
