@@ -329,14 +329,25 @@ public final class DiskCache: Sendable {
             throw ImageError.tooLarge("an entry of \(size) bytes does not fit a disk cache of \(configuration.sizeLimit) bytes")
         }
         let path = path(for: digest)
+        let temporary: String
         do {
-            try writeFile(path, data: data, trailer: trailer)
+            temporary = try writeTemporaryFile(beside: path, data: data, trailer: trailer)
         } catch {
             state.withLock { $0.statistics.failedWrites += 1 }
             throw error
         }
         let expiresAt = metadata.expiresAt.map(milliseconds) ?? 0
-        let (overLimit, dueForExpirySweep) = state.withLock { state in
+        let (overLimit, dueForExpirySweep) = try state.withLock { state in
+            // The rename and the index update happen under one lock, as a removal's unlink and
+            // index update do: otherwise a removal between the two could leave a file the index
+            // does not know (or an index entry without its file).
+            do {
+                try POSIXFile.rename(temporary, path)
+            } catch {
+                POSIXFile.unlinkIfPresent(temporary)
+                state.statistics.failedWrites += 1
+                throw error
+            }
             if state.journal.isOrphaned { reopenAfterDeletion(&state) }
             state.catchUp(logger: logger)
             state.insert(digest, IndexEntry(size: size, storedAt: now, accessedAt: now, recordedAccess: now, expiresAt: expiresAt))
@@ -354,8 +365,9 @@ public final class DiskCache: Sendable {
         Int(Double(configuration.sizeLimit) * configuration.lowWaterFraction)
     }
 
-    /// Writes the file under a temporary name in its final folder, then renames it into place.
-    private func writeFile(_ path: String, data: Data, trailer: [UInt8]) throws {
+    /// Writes the file under a temporary name in its final folder and returns that name; the
+    /// caller renames it into place.
+    private func writeTemporaryFile(beside path: String, data: Data, trailer: [UInt8]) throws -> String {
         let folder = String(path[..<path.lastIndex(of: "/")!])
         let temporary = "\(folder)/.tmp.\(getpid()).\(temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue)"
         let fd: Int32
@@ -379,7 +391,7 @@ public final class DiskCache: Sendable {
             }
             try trailer.withUnsafeBytes { try POSIXFile.writeAll(fd, $0, path: temporary) }
             guard close(fd) == 0 else { throw POSIXFile.failure("close", temporary) }
-            try POSIXFile.rename(temporary, path)
+            return temporary
         } catch {
             close(fd)
             POSIXFile.unlinkIfPresent(temporary)
@@ -406,8 +418,9 @@ public final class DiskCache: Sendable {
     func removeEntry(forKey key: String) {
         let digest = DiskCacheDigest(key: key)
         let path = path(for: digest)
-        POSIXFile.unlinkIfPresent(path)
         state.withLock { state in
+            // Under the lock, like a write's rename (see `write`).
+            POSIXFile.unlinkIfPresent(path)
             state.catchUp(logger: logger)
             if state.remove(digest) != nil {
                 state.record([.init(operation: .remove, digest: digest)], logger: logger)
