@@ -8,6 +8,12 @@ struct CacheOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The disk cache folder (default: $XDG_CACHE_HOME/swift-web-image, or ~/.cache/swift-web-image).", valueName: "dir"))
     var cacheDir: String?
 
+    init() {}
+
+    init(cacheDir: String) {
+        self.cacheDir = cacheDir
+    }
+
     var directory: URL {
         cacheDir.map { URL(fileURLWithPath: $0) } ?? DiskCache.userCacheDirectory.appendingPathComponent("swift-web-image")
     }
