@@ -121,7 +121,7 @@ struct PrefetcherTests {
         let setup = try await Setup()
         let jpeg = try Fixture.data("hopper.jpg")
         let paths = (0..<8).map { "/p\($0).jpg" }
-        var gates: [String: Gate] = [:]
+        var gates: [String: TestOrigin.Gate] = [:]
         for path in paths {
             setup.origin.register(path, data: jpeg)
             gates[path] = setup.origin.gate(path)
@@ -152,7 +152,7 @@ struct PrefetcherTests {
         let setup = try await Setup()
         let jpeg = try Fixture.data("hopper.jpg")
         let paths = (0..<6).map { "/c\($0).jpg" }
-        var gates: [Gate] = []
+        var gates: [TestOrigin.Gate] = []
         for path in paths {
             setup.origin.register(path, data: jpeg)
             gates.append(setup.origin.gate(path))
