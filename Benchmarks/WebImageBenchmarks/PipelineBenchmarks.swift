@@ -195,7 +195,7 @@ private func rawFetch(_ urls: [URL], client: HTTPClient, concurrency: Int) async
 
 /// nginx serving a folder on a free loopback port, with its own configuration and access log
 /// in a temporary folder.
-private final class Nginx {
+final class Nginx {
     let port: Int
     private let process = Process()
     private let folder: URL

@@ -2,7 +2,10 @@ import Foundation
 
 // `make bench` runs every group; `WebImageBenchmarks memory disk` runs the named ones.
 if CommandLine.arguments.dropFirst().first == "--child" {
-    // A fresh process for a memory measurement (see CodecBenchmarks.swift).
+    // A fresh process for a memory measurement (see CodecBenchmarks.swift, PrefetchBenchmarks.swift).
+    if CommandLine.arguments.dropFirst(2).first == "prefetch" {
+        runPrefetchChild(Array(CommandLine.arguments.dropFirst(3)))
+    }
     runMemoryChild(Array(CommandLine.arguments.dropFirst(3)))
 }
 let requested = Set(CommandLine.arguments.dropFirst())

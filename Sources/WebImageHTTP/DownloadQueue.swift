@@ -60,6 +60,15 @@ final class DownloadQueue: Sendable {
         }
     }
 
+    /// The priorities of the waiting downloads, highest first.
+    var waitingPriorities: [ImagePriority] {
+        state.withLock { state in
+            state.entries.values.compactMap { entry -> ImagePriority? in
+                if case .waiting(let waiter) = entry { waiter.priority } else { nil }
+            }.sorted(by: >)
+        }
+    }
+
     /// Waits for a slot. `onQueued` receives the slot's id before it enters the queue, so the
     /// caller can route priority changes to ``setPriority(_:of:)`` while it waits; `priority`
     /// is read as it enters the queue, so a change between the two is not lost.

@@ -61,6 +61,10 @@ public final class HTTPImageLoader: ImageLoader {
     /// is queued before changing its priority or cancelling it.
     @_spi(Testing) public var waitingDownloadCount: Int { queue.waitingCount }
 
+    /// The priorities of the downloads waiting for a slot, highest first: lets tests wait
+    /// until a priority change has reached the queue.
+    @_spi(Testing) public var waitingDownloadPriorities: [ImagePriority] { queue.waitingPriorities }
+
     /// Downloads holding a slot now.
     @_spi(Testing) public var runningDownloadCount: Int { queue.runningCount }
 

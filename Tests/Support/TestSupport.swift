@@ -118,8 +118,9 @@ public struct CommandRun: Sendable {
     public var stdout: String
     public var stderr: String
 
-    /// Runs `executable` with `arguments` in `directory` and waits for it.
-    public init(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws {
+    /// Runs `executable` with `arguments` in `directory` and waits for it. `input`, when given,
+    /// is written to its standard input (which is then closed); otherwise it inherits ours.
+    public init(_ executable: URL, _ arguments: [String], in directory: URL? = nil, input: Data? = nil) throws {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -127,7 +128,14 @@ public struct CommandRun: Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let stdin = input.map { _ in Pipe() }
+        if let stdin { process.standardInput = stdin }
         try process.run()
+        if let stdin, let input {
+            // Small inputs only: the pipe's buffer takes them before the process reads.
+            stdin.fileHandleForWriting.write(input)
+            try stdin.fileHandleForWriting.close()
+        }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -163,6 +163,14 @@ public final class ImageManager: Sendable {
         await activity.waitUntilIdle()
     }
 
+    /// The priority the download of `url` (data key: the absolute URL) runs at, `nil` when none
+    /// runs: it rises when a request of higher priority joins. Lets tests wait until a request
+    /// has joined a download in flight.
+    @_spi(Testing) public func downloadPriority(for url: URL) -> ImagePriority? {
+        let key = url.absoluteString
+        return dataJobs.jobs { $0.key == key }.map(\.priority).max()
+    }
+
     /// Work under way, per stage: downloads (or disk reads), decodes, and processing chains.
     public var activeJobs: (data: Int, decode: Int, image: Int) {
         (dataJobs.count, decodeJobs.count, imageJobs.count)

@@ -221,6 +221,11 @@ final class JobTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
+    /// The jobs whose key satisfies `predicate` (for tests).
+    func jobs(where predicate: (Key) -> Bool) -> [SharedJob<Value>] {
+        jobs.withLock { jobs in jobs.filter { predicate($0.key) }.map(\.value) }
+    }
+
     /// Jobs in the table (for tests and statistics).
     var count: Int { jobs.withLock { $0.count } }
 }

@@ -1,0 +1,121 @@
+import Foundation
+import WebImage
+
+/// Peak memory while prefetching 500 photo URLs from nginx into a fresh disk cache, then loading
+/// them as 256 px thumbnails through a memory cache with a cost limit smaller than all the
+/// thumbnails together. Measured in a child process (VmHWM from /proc/self/status), so that
+/// nothing an earlier group allocated counts.
+func runPrefetchBenchmarks(_ report: Report) {
+    let photos = URL(fileURLWithPath: "../shared/corpus/photos").standardizedFileURL
+    let registry = CoderRegistry.system()
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: photos.path).sorted().filter({ name in
+        guard let data = try? Data(contentsOf: photos.appendingPathComponent(name)), let format = ImageFormat(sniffing: data) else { return false }
+        return registry.decoder(for: format) != nil
+    }), !names.isEmpty else {
+        FileHandle.standardError.write(Data("  prefetch: ../shared/corpus/photos is absent; skipped\n".utf8))
+        return
+    }
+    guard let nginx = Nginx(root: photos) else { return }
+    defer { nginx.stop() }
+    let sizes = names.map { (try? FileManager.default.attributesOfItem(atPath: photos.appendingPathComponent($0).path)[.size] as? Int) ?? 0 }
+    let largest = sizes.max() ?? 0
+    let count = 500
+    let costLimit = 32 << 20
+    let cacheFolder = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-bench-prefetch-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: cacheFolder) }
+
+    let output = childOutput(["prefetch", String(nginx.port), String(count), cacheFolder.path, String(costLimit)] + names)
+    let fields = output.split(separator: " ").compactMap { Int($0) }
+    guard fields.count == 8 else {
+        FileHandle.standardError.write(Data("  prefetch: the child failed: \(output)\n".utf8))
+        return
+    }
+    let (baseline, afterPrefetch, peak, finished, failed, bytes, memoryCost, thumbnails) =
+        (fields[0], fields[1], fields[2], fields[3], fields[4], fields[5], fields[6], fields[7])
+    let mib = { (kib: Int) in Double(kib) / 1024 }
+    FileHandle.standardError.write(Data(String(format: "  prefetch: %d finished, %d failed, %.1f MiB downloaded; %d thumbnails, %.1f MiB in memory; VmHWM %.1f MiB (baseline %.1f)\n",
+                                               finished, failed, Double(bytes) / 1_048_576, thumbnails, Double(memoryCost) / 1_048_576, mib(peak), mib(baseline)).utf8))
+
+    // Prefetching alone keeps no pixels and no bodies: what it holds is the downloads in flight
+    // (3 prefetches; the loader's 6 slots at most), each at most the largest photo.
+    let downloadBuffers = 6 * largest
+    report.add(.init(group: "prefetch", name: "peak RSS above baseline, prefetching \(count) photo URLs (disk only, 3 at once)",
+                     ours: mib(afterPrefetch - baseline), reference: Double(downloadBuffers) / 1_048_576,
+                     referenceName: "in-flight buffers: 6 downloads × largest photo", unit: "MiB", goal: .valueAtMost(Double(downloadBuffers) / 1_048_576)))
+    // Then the thumbnails: the memory cache holds at most its limit; in flight are 6 loads (the
+    // bytes read from disk) and one decode per decode thread, each bounded here by the largest
+    // photo's full bitmap (a decoder that cannot downsample while decoding).
+    let fullBitmap = 5120 * 2880 * 4
+    let inFlight = 6 * largest + BlockingExecutor.decoding.width * fullBitmap
+    let allowance = Double(costLimit + inFlight) / 1_048_576
+    report.add(.init(group: "prefetch", name: "peak RSS above baseline, prefetch then \(count) × 256 px thumbnails",
+                     ours: mib(peak - baseline), reference: Double(costLimit) / 1_048_576,
+                     referenceName: String(format: "memory cache cost limit (+ %.0f MiB in flight allowed)", Double(inFlight) / 1_048_576),
+                     unit: "MiB", goal: .valueAtMost(allowance)))
+}
+
+/// The child side: prefetch, then load every URL as a thumbnail (6 at a time, as a screen of
+/// cells would), then print `baseline afterPrefetch peak finished failed bytes memoryCost
+/// thumbnails` (memory in KiB).
+func runPrefetchChild(_ arguments: [String]) -> Never {
+    let port = arguments[0], count = Int(arguments[1])!, folder = URL(fileURLWithPath: arguments[2]), costLimit = Int(arguments[3])!
+    let names = Array(arguments.dropFirst(4))
+    let urls = (0..<count).map { URL(string: "http://127.0.0.1:\(port)/\(names[$0 % names.count])?n=\($0)")! }
+    try? FileManager.default.removeItem(at: folder)
+    let disk = try! DiskCache(directory: folder)
+    let memory = MemoryCache<String, ImageContainer>(configuration: .init(costLimit: costLimit))
+    let manager = ImageManager(configuration: .standard(cache: ImageCache(memory: memory, disk: disk)))
+    let baseline = procStatusKiB("VmRSS")
+
+    let summary = waitFor {
+        let summary = await ImagePrefetcher(manager: manager).prefetch(urls)
+        await manager.waitUntilIdle()
+        return summary
+    }
+    let afterPrefetch = procStatusKiB("VmHWM")
+    let thumbnails = waitFor {
+        await withTaskGroup(of: Bool.self) { group in
+            var next = 0, loaded = 0
+            func add() {
+                let url = urls[next]
+                next += 1
+                group.addTask {
+                    (try? await manager.image(for: ImageRequest(url: url, thumbnail: .maxPixelSize(256)))) != nil
+                }
+            }
+            while next < min(6, urls.count) { add() }
+            while let ok = await group.next() {
+                if ok { loaded += 1 }
+                if next < urls.count { add() }
+            }
+            return loaded
+        }
+    }
+    let peak = procStatusKiB("VmHWM")
+    print(baseline, afterPrefetch, peak, summary.finished, summary.failed, summary.bytes, memory.totalCost, thumbnails)
+    exit(0)
+}
+
+/// A `kB` field of /proc/self/status (VmRSS, VmHWM).
+private func procStatusKiB(_ field: String) -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+        return Int(line.dropFirst(field.count + 1).split(separator: " ").first ?? "") ?? 0
+    }
+    return 0
+}
+
+/// Runs this very binary with `--child` and returns what it printed.
+private func childOutput(_ arguments: [String]) -> String {
+    let process = Process()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let length = buffer.withUnsafeMutableBufferPointer { readlink("/proc/self/exe", $0.baseAddress!, $0.count) }
+    process.executableURL = URL(fileURLWithPath: length > 0 ? String(decoding: buffer[..<length], as: UTF8.self) : CommandLine.arguments[0])
+    process.arguments = ["--child"] + arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try! process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import WebImage
+import WebImageTestSupport
+
+/// `webimage prefetch`, run as the built executable against a real origin on loopback.
+@Suite("webimage prefetch", .enabled(if: WebImageExecutable.url != nil, "the webimage executable was not built beside the tests"))
+struct PrefetchCommandTests {
+    let repository = Fixture.directory.deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Runs the command off the cooperative pool (it blocks until the process exits).
+    func run(_ arguments: [String], input: String? = nil) async throws -> CommandRun {
+        let executable = try #require(WebImageExecutable.url)
+        let repository = self.repository
+        return try await Task.detached { try CommandRun(executable, arguments, in: repository, input: input.map { Data($0.utf8) }) }.value
+    }
+
+    @Test("prefetch reads a list from a file or stdin, reports progress lines and a summary; fetch then reads the disk")
+    func prefetch() async throws {
+        let origin = try await TestOrigin.start()
+        let folder = TemporaryDirectory("prefetch")
+        defer { folder.remove() }
+        let names = ["hopper.jpg", "hopper.png", "hopper.webp", "hopper.gif"]
+        for name in names { origin.register("/\(name)", data: try Fixture.data(name)) }
+        let urls = names.map { origin.url("/\($0)").absoluteString }
+        let bytes = try names.reduce(0) { $0 + (try Fixture.data($1)).count }
+        let cacheDir = folder.url.appendingPathComponent("cache").path
+        let list = folder.url.appendingPathComponent("urls.txt")
+        try ("# photos\n\n" + urls[0...1].joined(separator: "\n") + "\n   \n" + urls[0] + "\n").write(to: list, atomically: true, encoding: .utf8)
+
+        // From a file: two URLs (one listed twice), both downloaded once.
+        let first = try await run(["prefetch", "--input", list.path, "--cache-dir", cacheDir])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("prefetched 3 URLs: 2 finished, 1 skipped, 0 failed"), "\(first.stdout)")
+        let twoBytes = try (Fixture.data(names[0])).count + (Fixture.data(names[1])).count
+        #expect(first.stdout.contains(" \(twoBytes) bytes"), "\(first.stdout)")
+        // Not a terminal: plain progress lines, the last at 100%.
+        let progress = first.stderr.split(separator: "\n").filter { $0.hasPrefix("prefetch: ") }
+        #expect(!progress.isEmpty)
+        #expect(progress.last?.hasPrefix("prefetch: 3/3 (100%)") == true, "\(first.stderr)")
+        #expect(!first.stderr.contains("\r"))
+        #expect(origin.requestCount(path: "/hopper.jpg") == 1)
+
+        // From stdin: all four, with a 404 and a line that is not a URL.
+        let input = (urls + [origin.url("/status/404").absoluteString, "not a url"]).joined(separator: "\n")
+        let second = try await run(["prefetch", "--concurrency", "2", "--cache-dir", cacheDir], input: input)
+        #expect(second.status == 1)
+        #expect(second.stdout.contains("prefetched 6 URLs: 2 finished, 2 skipped, 2 failed"), "\(second.stdout)")
+        #expect(second.stderr.contains("not a url: not a valid URL"))
+        #expect(second.stderr.contains("prefetch: 6/6 (100%)"), "\(second.stderr)")
+        let dash = try await run(["prefetch", "--input", "-", "--cache-dir", cacheDir], input: urls.joined(separator: "\n"))
+        #expect(dash.status == 0, "\(dash.stderr)")
+        #expect(dash.stdout.contains("prefetched 4 URLs: 0 finished, 4 skipped, 0 failed, 0 bytes"), "\(dash.stdout)")
+        for name in names { #expect(origin.requestCount(path: "/\(name)") == 1, "\(name)") }
+        #expect(bytes > twoBytes)
+
+        // Everything prefetched is now read from the disk cache.
+        let fetch = try await run(["fetch"] + urls + ["--json", "--cache-dir", cacheDir])
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        let sources = fetch.stdout.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["source"] as? String
+        }
+        #expect(sources == ["disk", "disk", "disk", "disk"])
+        for name in names { #expect(origin.requestCount(path: "/\(name)") == 1, "\(name)") }
+        try await origin.shutdown()
+    }
+}
