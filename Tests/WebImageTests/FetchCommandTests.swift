@@ -110,4 +110,27 @@ struct FetchCommandTests {
         #expect(origin.requestCount(path: "/anim.gif") == 1)   // the second command read the disk cache
         try await origin.shutdown()
     }
+
+    @Test("demo serves a folder on loopback, prefetches it from the network, then loads thumbnails from disk and from memory")
+    func demo() async throws {
+        let folder = TemporaryDirectory("demo")
+        defer { folder.remove() }
+        let images = folder.url.appendingPathComponent("images")
+        try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
+        let names = ["hopper.jpg", "hopper.png", "hopper.webp", "hopper.gif"]
+        for name in names { try Fixture.data(name).write(to: images.appendingPathComponent(name)) }
+        let output = folder.url.appendingPathComponent("thumbnails")
+        let run = try await run(["demo", "--images", images.path, "--cache-dir", folder.url.appendingPathComponent("cache").path,
+                                 "--output-dir", output.path, "--size", "64"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let rows = run.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.contains { $0.hasPrefix("prefetch (originals)") && $0.hasSuffix("network 4") }, "\(run.stdout)")
+        #expect(rows.contains { $0.hasPrefix("64 px thumbnails, pass 1") && $0.hasSuffix("disk 4") }, "\(run.stdout)")
+        #expect(rows.contains { $0.hasPrefix("64 px thumbnails, pass 2") && $0.hasSuffix("memory 4") }, "\(run.stdout)")
+        for name in names {
+            let thumbnail = try Data(contentsOf: output.appendingPathComponent(name.replacingOccurrences(of: #"\.\w+$"#, with: ".webp", options: .regularExpression)))
+            #expect(ImageHeader(sniffing: thumbnail)?.format == .webp)
+            #expect(ImageHeader(sniffing: thumbnail)?.pixelWidth == 64)
+        }
+    }
 }
