@@ -24,12 +24,16 @@ func runPrefetchBenchmarks(_ report: Report) {
     let cacheFolder = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-bench-prefetch-\(getpid())")
     defer { try? FileManager.default.removeItem(at: cacheFolder) }
 
-    let output = childOutput(["prefetch", String(nginx.port), String(count), cacheFolder.path, String(costLimit)] + names)
+    let arguments = ["prefetch", String(nginx.port), String(count), cacheFolder.path, String(costLimit)] + names
+    let output = childOutput(arguments)
     let fields = output.split(separator: " ").compactMap { Int($0) }
     guard fields.count == 8 else {
         FileHandle.standardError.write(Data("  prefetch: the child failed: \(output)\n".utf8))
         return
     }
+    // The same run with one malloc arena: how much of the peak is glibc keeping freed decode
+    // buffers in per-thread arenas rather than memory the pipeline holds.
+    let oneArena = childOutput(arguments, environment: ["MALLOC_ARENA_MAX": "1"]).split(separator: " ").compactMap { Int($0) }
     let (baseline, afterPrefetch, peak, finished, failed, bytes, memoryCost, thumbnails) =
         (fields[0], fields[1], fields[2], fields[3], fields[4], fields[5], fields[6], fields[7])
     let mib = { (kib: Int) in Double(kib) / 1024 }
@@ -52,6 +56,11 @@ func runPrefetchBenchmarks(_ report: Report) {
                      ours: mib(peak - baseline), reference: Double(costLimit) / 1_048_576,
                      referenceName: String(format: "memory cache cost limit (+ %.0f MiB in flight allowed)", Double(inFlight) / 1_048_576),
                      unit: "MiB", goal: .valueAtMost(allowance)))
+    if oneArena.count == 8 {
+        report.add(.init(group: "prefetch", name: "the same with MALLOC_ARENA_MAX=1 (glibc: one arena for every thread)",
+                         ours: mib(oneArena[2] - oneArena[0]), reference: mib(peak - baseline),
+                         referenceName: "default malloc arenas (row above)", unit: "MiB", goal: .valueAtMost(allowance)))
+    }
 }
 
 /// The child side: prefetch, then load every URL as a thumbnail (6 at a time, as a screen of
@@ -100,14 +109,17 @@ func runPrefetchChild(_ arguments: [String]) -> Never {
 private func procStatusKiB(_ field: String) -> Int {
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
     for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
-        return Int(line.dropFirst(field.count + 1).split(separator: " ").first ?? "") ?? 0
+        return Int(line.dropFirst(field.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") ?? 0
     }
     return 0
 }
 
 /// Runs this very binary with `--child` and returns what it printed.
-private func childOutput(_ arguments: [String]) -> String {
+private func childOutput(_ arguments: [String], environment: [String: String] = [:]) -> String {
     let process = Process()
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     var buffer = [UInt8](repeating: 0, count: 4096)
     let length = buffer.withUnsafeMutableBufferPointer { readlink("/proc/self/exe", $0.baseAddress!, $0.count) }
     process.executableURL = URL(fileURLWithPath: length > 0 ? String(decoding: buffer[..<length], as: UTF8.self) : CommandLine.arguments[0])

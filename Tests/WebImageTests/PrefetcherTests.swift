@@ -12,6 +12,17 @@ import WebImageTestSupport
 struct PrefetcherTests {
     typealias Setup = ManagerHTTPTests.Setup
 
+    /// Yields (never sleeps) until `condition` holds; `false` after `timeout`, a safety net
+    /// against a hanging test when the feature is broken, not a timing assertion.
+    func yieldUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            await Task.yield()
+        }
+        return true
+    }
+
     @Test("counts: fresh URLs finish, cached and recently failed ones are skipped, 404s fail; nothing is decoded")
     func counts() async throws {
         let setup = try await Setup()
@@ -203,7 +214,7 @@ struct PrefetcherTests {
         #expect(setup.manager.downloadPriority(for: url) == .low)
         let foreground = setup.manager.loadImage(with: ImageRequest(url: url))
         // Joined once the download runs at the foreground's priority.
-        while setup.manager.downloadPriority(for: url) != .normal { await Task.yield() }
+        #expect(await yieldUntil { setup.manager.downloadPriority(for: url) == .normal })
         gate.open()
         let response = try await foreground.response
         #expect(response.cacheType == .none)
@@ -229,12 +240,12 @@ struct PrefetcherTests {
         let paths = ["/hopper.jpg", "/hopper.png", "/hopper.webp"]
         let prefetcher = ImagePrefetcher(manager: setup.manager)
         let batch = prefetcher.startPrefetching(paths.map(setup.origin.url))
-        while setup.loader.waitingDownloadCount < 3 { await Task.yield() }
+        #expect(await yieldUntil { setup.loader.waitingDownloadCount == 3 })
         #expect(setup.loader.waitingDownloadPriorities == [.low, .low, .low])
 
         let last = setup.origin.url(paths[2])
         let foreground = setup.manager.loadImage(with: ImageRequest(url: last))
-        while setup.loader.waitingDownloadPriorities.first != .normal { await Task.yield() }
+        #expect(await yieldUntil { setup.loader.waitingDownloadPriorities.first == .normal })
         gate.open()
         _ = try await blocker.response
         let response = try await foreground.response
