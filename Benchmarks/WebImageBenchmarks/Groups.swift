@@ -5,4 +5,5 @@ let benchmarkGroups: [(String, @Sendable (Report) -> Void)] = [
     ("codecs", runCodecBenchmarks),
     ("thumbnail-memory", runThumbnailMemoryBenchmarks),
     ("pipeline", runPipelineBenchmarks),
+    ("scroll", runScrollBenchmarks),
 ]
