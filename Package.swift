@@ -106,6 +106,8 @@ let package = Package(
             name: "WebImageBenchmarks",
             dependencies: [
                 "WebImage", "CTurboJPEG", "CPNG", "CWebP", "CCodecShims",
+                // The loopback origin that paces its bodies, for the simulated scroll.
+                "WebImageTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

@@ -6,4 +6,5 @@ let benchmarkGroups: [(String, @Sendable (Report) -> Void)] = [
     ("thumbnail-memory", runThumbnailMemoryBenchmarks),
     ("pipeline", runPipelineBenchmarks),
     ("prefetch", runPrefetchBenchmarks),
+    ("scroll", runScrollBenchmarks),
 ]

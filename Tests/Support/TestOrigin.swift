@@ -94,6 +94,8 @@ public final class TestOrigin: Sendable {
     struct State {
         var content: [String: Content] = [:]
         var records: [Record] = []
+        /// The latest record of each request target (path with query).
+        var recordByURI: [String: Int] = [:]
         var gates: [String: Gate] = [:]
         var credentials: (user: String, password: String) = ("user", "pass")
         var connections: [Channel] = []
@@ -233,6 +235,12 @@ public final class TestOrigin: Sendable {
         state.withLock { $0.records.filter { $0.path == path } }
     }
 
+    /// The latest request whose target (path and query) is exactly `uri`, found without scanning
+    /// the log: what a benchmark uses to read one download's bytes while thousands run.
+    public func record(uri: String) -> Record? {
+        state.withLock { state in state.recordByURI[uri].map { state.records[$0] } }
+    }
+
     public func requestCount(path: String) -> Int {
         state.withLock { $0.records.count(where: { $0.path == path }) }
     }
@@ -307,6 +315,7 @@ public final class TestOrigin: Sendable {
                 headers: head.headers.map { (name: $0.name, value: $0.value) }, connection: connection,
                 outcome: .pending, connectionClosed: false, bodyBytesSent: 0)
             state.records.append(record)
+            state.recordByURI[head.uri] = record.index
             state.inFlight += 1
             state.maxInFlight = max(state.maxInFlight, state.inFlight)
             return record.index

@@ -1,0 +1,348 @@
+import Foundation
+import Synchronization
+
+/// Binds targets to image URLs: SDWebImage's `UIView+WebCache`, made portable.
+///
+/// Per target and per operation key, a binder:
+/// - cancels the previous load when a new URL is set, and clears the binding on a `nil` URL
+///   (the completion gets ``ImageError/invalidURL(_:)``);
+/// - shows the placeholder at once, unless ``ImageBindingOptions/delayPlaceholder`` (then only
+///   if the load fails);
+/// - serves a memory hit synchronously, before `setImage` returns and without showing the
+///   placeholder first, so a reused cell never flashes;
+/// - never applies a result that belongs to an older URL: every `setImage` (and ``cancel(on:operationKey:)``)
+///   advances the binding's generation, and every result is checked against it before anything
+///   is shown (YYWebImage's sentinel);
+/// - shows progressive previews (with ``ImageOptions/progressiveLoad``) in order and none after
+///   the final image, reports progress, and completes exactly once per `setImage`, with the
+///   response (its ``ImageResponse/cacheType`` says where it came from) or an error;
+///   ``ImageError/cancelled`` when a later `setImage` superseded it.
+///
+/// ```swift
+/// let binder = ImageBinder(manager: manager, delivery: .init { job in mainLoop.schedule(job) })
+///
+/// func configure(_ cell: Cell, row: Row) {
+///     binder.setImage(on: cell.thumbnail, with: row.imageURL, placeholder: grey,
+///                     transition: .fade(.milliseconds(200))) { result in
+///         if case .success(let response) = result { log(response.cacheType) }
+///     }
+/// }
+/// ```
+///
+/// See ``ImageTarget`` for the threading model. The binder keeps no target alive: a target
+/// that goes away simply shows nothing more, and its state is dropped.
+public final class ImageBinder: Sendable {
+    /// How results reach targets: runs each job it is given, in order.
+    ///
+    /// ```swift
+    /// // A toolkit with a main loop: display on it.
+    /// let delivery = ImageBinder.Delivery { job in DispatchQueue.main.async(execute: job) }
+    /// ```
+    public struct Delivery: Sendable {
+        let schedule: @Sendable (@escaping @Sendable () -> Void) -> Void
+
+        /// `schedule` runs each job it is given, in the order given (a serial queue, a main
+        /// loop's idle source).
+        public init(_ schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+            self.schedule = schedule
+        }
+
+        /// Runs each job at once on the thread that produced the result (the pipeline's): for
+        /// servers, command-line tools and tests, which have no main thread. The binder's
+        /// per-target lock still keeps what a target is shown consistent.
+        public static let immediate = Delivery { job in job() }
+    }
+
+    /// The operation key of a target's main image.
+    public static let defaultOperationKey = "image"
+
+    /// The manager that loads.
+    public let manager: ImageManager
+    public let delivery: Delivery
+
+    private let targets = Mutex(TargetTable())
+
+    public init(manager: ImageManager, delivery: Delivery = .immediate) {
+        self.manager = manager
+        self.delivery = delivery
+    }
+
+    // MARK: - Binding
+
+    /// Binds `target` to `url`, loaded with `requestOptions`: the ``ImageRequest`` variant below,
+    /// for the common case.
+    ///
+    /// ```swift
+    /// binder.setImage(on: cell, with: url, placeholder: grey, options: .delayPlaceholder)
+    /// ```
+    @discardableResult
+    public func setImage(
+        on target: some ImageTarget,
+        with url: URL?,
+        placeholder: ImageContainer? = nil,
+        options: ImageBindingOptions = [],
+        requestOptions: ImageOptions = [],
+        operationKey: String = ImageBinder.defaultOperationKey,
+        transition: ImageTransition = .none,
+        progress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)? = nil,
+        completion: (@Sendable (Result<ImageResponse, ImageError>) -> Void)? = nil
+    ) -> ImageTask? {
+        setImage(
+            on: target, with: url.map { ImageRequest(url: $0, options: requestOptions) }, placeholder: placeholder,
+            options: options, operationKey: operationKey, transition: transition, progress: progress,
+            completion: completion)
+    }
+
+    /// Binds `target` (under `operationKey`) to the image `request` names, replacing whatever it
+    /// was bound to.
+    ///
+    /// ```swift
+    /// var request = ImageRequest(url: url, options: .progressiveLoad, thumbnail: .maxPixelSize(256))
+    /// binder.setImage(on: view, with: request, placeholder: grey, options: .delayPlaceholder,
+    ///                 progress: { received, expected in bar.update(received, expected) }) { result in
+    ///     print((try? result.get())?.cacheType ?? .none)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - request: what to load; `nil` (or a request without a URL) clears the binding: the
+    ///     placeholder is shown and the completion gets ``ImageError/invalidURL(_:)``.
+    ///   - placeholder: shown at once (or, with ``ImageBindingOptions/delayPlaceholder``, when
+    ///     the load fails); `nil` shows nothing.
+    ///   - transition: passed to the target with a loaded image (not with memory hits, unless
+    ///     ``ImageBindingOptions/forceTransition``).
+    ///   - progress: bytes received and expected, while this binding is current.
+    ///   - completion: called exactly once: synchronously on a memory hit or a cleared binding,
+    ///     else through the ``delivery``. A superseded binding completes with
+    ///     ``ImageError/cancelled``.
+    /// - Returns: the load's task, or `nil` when no load was needed (memory hit, no URL).
+    @discardableResult
+    public func setImage(
+        on target: some ImageTarget,
+        with request: ImageRequest?,
+        placeholder: ImageContainer? = nil,
+        options: ImageBindingOptions = [],
+        operationKey: String = ImageBinder.defaultOperationKey,
+        transition: ImageTransition = .none,
+        progress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)? = nil,
+        completion: (@Sendable (Result<ImageResponse, ImageError>) -> Void)? = nil
+    ) -> ImageTask? {
+        let state = self.state(of: target)
+        let url = request?.url
+        // A new generation: from here on, everything the previous load delivers is stale. The
+        // previous task is cancelled only after the new one has joined the manager, so that
+        // rebinding to a URL already downloading keeps the shared download alive.
+        let (generation, previous) = state.begin(operationKey, url: url)
+        let binding = Binding(
+            target: target, state: state, key: operationKey, generation: generation, placeholder: placeholder,
+            options: options, transition: transition, progress: progress, completion: completion)
+
+        guard let request, url != nil else {
+            previous?.cancel()
+            binding.finish(.failure(.invalidURL("no URL to load")), showing: .placeholder(placeholder))
+            return nil
+        }
+
+        if let response = manager.cachedResponse(for: request) {
+            previous?.cancel()
+            let shown: ImageDisplay.Content? = options.contains(.avoidAutoSetImage) ? nil : .image(response)
+            binding.finish(.success(response), showing: shown, transition: options.contains(.forceTransition) ? transition : .none)
+            return nil
+        }
+
+        if !options.contains(.delayPlaceholder) {
+            binding.show(.placeholder(placeholder))
+        }
+        let delivery = self.delivery
+        let task = manager.start(request) { event in
+            delivery.schedule { binding.handle(event) }
+        }
+        previous?.cancel()
+        if !state.attach(task, to: operationKey, generation: generation) {
+            // Superseded (or finished) while starting: a finished task ignores the cancel.
+            task.cancel()
+        }
+        return task
+    }
+
+    /// Cancels `target`'s load under `operationKey` and forgets its URL, leaving what it shows
+    /// untouched; the load's completion gets ``ImageError/cancelled``.
+    public func cancel(on target: some ImageTarget, operationKey: String = ImageBinder.defaultOperationKey) {
+        let (_, previous) = state(of: target).begin(operationKey, url: nil)
+        previous?.cancel()
+    }
+
+    /// The URL `target` is bound to under `operationKey`, or `nil`.
+    public func url(of target: some ImageTarget, operationKey: String = ImageBinder.defaultOperationKey) -> URL? {
+        state(of: target).url(of: operationKey)
+    }
+
+    /// How many targets the binder keeps state for (targets that went away are dropped as new
+    /// ones arrive).
+    public var targetCount: Int { targets.withLock { $0.entries.count } }
+
+    // MARK: - Per-target state
+
+    private func state(of target: some ImageTarget) -> TargetState {
+        targets.withLock { $0.state(of: target) }
+    }
+}
+
+/// The binder's per-target states, keyed by object identity. An entry remembers its target
+/// weakly: when the target has gone (and its identifier may be reused by a new object), the
+/// entry is replaced, and dead entries are swept whenever the table has doubled since the last
+/// sweep.
+private struct TargetTable {
+    struct Entry {
+        weak var target: AnyObject?
+        let state: TargetState
+    }
+
+    var entries: [ObjectIdentifier: Entry] = [:]
+    var sweepAt = 64
+
+    mutating func state(of target: some ImageTarget) -> TargetState {
+        let id = ObjectIdentifier(target)
+        if let entry = entries[id], entry.target === target { return entry.state }
+        let state = TargetState()
+        entries[id] = Entry(target: target, state: state)
+        if entries.count >= sweepAt {
+            entries = entries.filter { $0.value.target != nil }
+            sweepAt = max(64, entries.count * 2)
+        }
+        return state
+    }
+}
+
+/// One target's bindings, one slot per operation key, behind the lock that also covers every
+/// call to the target's ``ImageTarget/display(_:)``.
+final class TargetState: Sendable {
+    struct Slot {
+        /// Advanced by every `setImage` and cancel: the sentinel results are checked against.
+        var generation: UInt64 = 0
+        var url: URL?
+        var task: ImageTask?
+        /// The current generation has delivered its outcome: nothing more is shown for it.
+        var isFinished = false
+    }
+
+    let slots = Mutex<[String: Slot]>([:])
+
+    /// Starts a new generation for `key`; returns it and the task of the previous one.
+    func begin(_ key: String, url: URL?) -> (UInt64, ImageTask?) {
+        slots.withLock { slots in
+            var slot = slots[key] ?? Slot()
+            let previous = slot.task
+            slot.generation &+= 1
+            slot.url = url
+            slot.task = nil
+            slot.isFinished = false
+            slots[key] = slot
+            return (slot.generation, previous)
+        }
+    }
+
+    /// Records `task` as the load of `generation`; `false` when that generation is no longer
+    /// current or already finished.
+    func attach(_ task: ImageTask, to key: String, generation: UInt64) -> Bool {
+        slots.withLock { slots in
+            guard var slot = slots[key], slot.generation == generation else { return false }
+            guard !slot.isFinished else { return true }
+            slot.task = task
+            slots[key] = slot
+            return true
+        }
+    }
+
+    func isCurrent(_ key: String, generation: UInt64) -> Bool {
+        slots.withLock { slots in
+            guard let slot = slots[key] else { return false }
+            return slot.generation == generation && !slot.isFinished
+        }
+    }
+
+    func url(of key: String) -> URL? {
+        slots.withLock { $0[key]?.url }
+    }
+}
+
+/// One `setImage` call: what it shows and whom it tells, checked against its generation.
+private final class Binding<Target: ImageTarget>: Sendable {
+    weak let target: Target?
+    let state: TargetState
+    let key: String
+    let generation: UInt64
+    let placeholder: ImageContainer?
+    let options: ImageBindingOptions
+    let transition: ImageTransition
+    let progress: (@Sendable (Int, Int?) -> Void)?
+    let completion: (@Sendable (Result<ImageResponse, ImageError>) -> Void)?
+
+    init(
+        target: Target, state: TargetState, key: String, generation: UInt64, placeholder: ImageContainer?,
+        options: ImageBindingOptions, transition: ImageTransition, progress: (@Sendable (Int, Int?) -> Void)?,
+        completion: (@Sendable (Result<ImageResponse, ImageError>) -> Void)?
+    ) {
+        self.target = target
+        self.state = state
+        self.key = key
+        self.generation = generation
+        self.placeholder = placeholder
+        self.options = options
+        self.transition = transition
+        self.progress = progress
+        self.completion = completion
+    }
+
+    /// Shows `content` if this binding is still current and unfinished.
+    func show(_ content: ImageDisplay.Content, transition: ImageTransition = .none) {
+        state.slots.withLock { slots in
+            guard let slot = slots[key], slot.generation == generation, !slot.isFinished else { return }
+            target?.display(ImageDisplay(content: content, transition: transition, operationKey: key))
+        }
+    }
+
+    /// Ends this binding with `result`, showing `content` first if it is still current; then
+    /// calls the completion (with ``ImageError/cancelled`` if it was superseded).
+    func finish(_ result: Result<ImageResponse, ImageError>, showing content: ImageDisplay.Content?, transition: ImageTransition = .none) {
+        let current = state.slots.withLock { slots -> Bool in
+            guard var slot = slots[key], slot.generation == generation, !slot.isFinished else { return false }
+            slot.isFinished = true
+            slot.task = nil
+            slots[key] = slot
+            if let content {
+                target?.display(ImageDisplay(content: content, transition: transition, operationKey: key))
+            }
+            return true
+        }
+        completion?(current ? result : .failure(.cancelled))
+    }
+
+    /// An event of the load, on the delivery's thread.
+    func handle(_ event: ImageTask.Event) {
+        switch event {
+        case .progress(let received, let expected):
+            guard let progress, state.isCurrent(key, generation: generation) else { return }
+            progress(received, expected)
+        case .preview(let response):
+            guard !options.contains(.avoidAutoSetImage) else { return }
+            show(.preview(response))
+        case .cached(let response):
+            guard !options.contains(.avoidAutoSetImage) else { return }
+            show(.image(response))
+        case .finished(.success(let response)):
+            let shown: ImageDisplay.Content? = options.contains(.avoidAutoSetImage) ? nil : .image(response)
+            let fades = response.cacheType != .memory || options.contains(.forceTransition)
+            finish(.success(response), showing: shown, transition: fades ? transition : .none)
+        case .finished(.failure(let error)):
+            let shown: ImageDisplay.Content? = options.contains(.delayPlaceholder) && !error.isCancellation ? .placeholder(placeholder) : nil
+            finish(.failure(error), showing: shown)
+        }
+    }
+}
+
+extension ImageError {
+    fileprivate var isCancellation: Bool {
+        if case .cancelled = self { true } else { false }
+    }
+}
