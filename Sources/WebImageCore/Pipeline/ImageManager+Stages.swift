@@ -453,8 +453,10 @@ extension ImageManager {
             if response.isNotModified, let cachedEntry {
                 var metadata = cachedEntry.metadata
                 metadata.merge(response.metadata)
-                job.send(.value(LoadedData(data: cachedEntry.data, metadata: metadata, cacheType: .disk, isRevalidated: true, duration: ContinuousClock.now - started)))
+                // Stored before the outcome is known, so that a request made after it cannot see
+                // the old validators, nor race this write with a newer copy of its own.
                 try? await disk?.store(cachedEntry.data, forKey: plan.dataKey.key, metadata: metadata)
+                job.send(.value(LoadedData(data: cachedEntry.data, metadata: metadata, cacheType: .disk, isRevalidated: true, duration: ContinuousClock.now - started)))
                 return
             }
             var metadata = response.metadata

@@ -71,9 +71,12 @@ public final class ImageManager: Sendable {
         self.configuration = configuration
         self.metrics = PipelineMetrics(factory: configuration.metricsFactory)
         self.failedURLs = FailedURLList(lifetime: configuration.failedURLLifetime, now: configuration.now)
-        self.imageJobs = JobTable(activity: activity)
-        self.decodeJobs = JobTable(activity: activity)
-        self.dataJobs = JobTable(activity: activity)
+        // A revalidation asked for after another finished must reach the origin again: the
+        // image may have changed since.
+        let joinsFinished: @Sendable (JobKey) -> Bool = { $0.mode != .refresh }
+        self.imageJobs = JobTable(activity: activity, joinsFinished: joinsFinished)
+        self.decodeJobs = JobTable(activity: activity, joinsFinished: joinsFinished)
+        self.dataJobs = JobTable(activity: activity, joinsFinished: joinsFinished)
     }
 
     // MARK: - Loading

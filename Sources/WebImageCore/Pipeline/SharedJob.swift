@@ -165,9 +165,15 @@ final class SharedJob<Value: Sendable>: Sendable {
 final class JobTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let jobs = Mutex<[Key: SharedJob<Value>]>([:])
     private let activity: ActivityTracker
+    private let joinsFinished: @Sendable (Key) -> Bool
 
-    init(activity: ActivityTracker) {
+    /// - Parameter joinsFinished: whether a job that has delivered its outcome, but is still in
+    ///   the table doing its after-work (a disk write), answers a new subscriber for `key` with
+    ///   that outcome. Work that must reflect the world as it is when asked (a revalidation)
+    ///   says no, and gets a job of its own.
+    init(activity: ActivityTracker, joinsFinished: @escaping @Sendable (Key) -> Bool = { _ in true }) {
         self.activity = activity
+        self.joinsFinished = joinsFinished
     }
 
     /// Subscribes to the job for `key`, starting one with `body` when there is none (or the one
@@ -184,10 +190,10 @@ final class JobTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             if let existing = jobs[key] {
                 switch existing.subscribe(priority: priority, handler: handler) {
                 case .subscribed(let id): return (existing, id, true, false)
-                case .finished(let outcome):
+                case .finished(let outcome) where joinsFinished(key):
                     replay = outcome
                     return (existing, nil, true, false)
-                case .cancelled: break
+                case .finished, .cancelled: break
                 }
             }
             let job = SharedJob<Value>()
