@@ -162,3 +162,14 @@ public struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// Yields (never sleeps) until `condition` holds; `false` after `timeout`, a safety net against
+/// a hanging test when the feature is broken, not a timing assertion.
+public func yieldUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        await Task.yield()
+    }
+    return true
+}

@@ -6,11 +6,11 @@ import Testing
 /// to hold (see Tests/Fixtures/LICENSES.md for each file's origin).
 @Suite struct ImageHeaderTests {
     static let expectations: [(file: String, header: ImageHeader)] = [
-        ("hopper.jpg", .init(format: .jpeg, isAnimated: false, hasAlpha: false, pixelWidth: 128, pixelHeight: 128)),
-        ("hopper_16bit_qtables.jpg", .init(format: .jpeg, isAnimated: false, hasAlpha: false, pixelWidth: 128, pixelHeight: 128)),
-        ("hopper-progressive-32.jpg", .init(format: .jpeg, isAnimated: false, hasAlpha: false, pixelWidth: 32, pixelHeight: 32)),
+        ("hopper.jpg", .init(format: .jpeg, isAnimated: false, hasAlpha: false, pixelWidth: 128, pixelHeight: 128, isProgressive: false)),
+        ("hopper_16bit_qtables.jpg", .init(format: .jpeg, isAnimated: false, hasAlpha: false, pixelWidth: 128, pixelHeight: 128, isProgressive: false)),
+        ("hopper-progressive-32.jpg", .init(format: .jpeg, isAnimated: false, hasAlpha: false, pixelWidth: 32, pixelHeight: 32, isProgressive: true)),
         // Four-component (Adobe CMYK) JPEG: no alpha, for all its four channels.
-        ("hopper-cmyk-32.jpg", .init(format: .jpeg, isAnimated: false, hasAlpha: false, pixelWidth: 32, pixelHeight: 32)),
+        ("hopper-cmyk-32.jpg", .init(format: .jpeg, isAnimated: false, hasAlpha: false, pixelWidth: 32, pixelHeight: 32, isProgressive: false)),
         ("hopper.png", .init(format: .png, isAnimated: false, hasAlpha: false, pixelWidth: 128, pixelHeight: 128)),
         ("hopper-rgba-32.png", .init(format: .png, isAnimated: false, hasAlpha: true, pixelWidth: 32, pixelHeight: 32)),
         ("tRNS_null_1x1.png", .init(format: .png, isAnimated: false, hasAlpha: true, pixelWidth: 1, pixelHeight: 1)),
@@ -122,6 +122,9 @@ import Testing
             let bytes: [UInt8] = [0xFF, 0xD8] + Bytes.jpegSOF(width: 300, height: 200, code: code)
             let expectedWidth: Int? = [0xC4, 0xC8, 0xCC].contains(code) ? nil : 300
             #expect(ImageHeader(sniffing: bytes)?.pixelWidth == expectedWidth, "marker \(String(code, radix: 16))")
+            // The progressive processes: SOF2, SOF6, SOF10, SOF14.
+            let expectedProgressive: Bool? = expectedWidth == nil ? nil : [0xC2, 0xC6, 0xCA, 0xCE].contains(code)
+            #expect(ImageHeader(sniffing: bytes)?.isProgressive == expectedProgressive, "marker \(String(code, radix: 16))")
         }
     }
 

@@ -44,6 +44,36 @@ struct ManagerCacheTests {
         #expect(fixture.manager.cachedResponse(for: request)?.cacheType == .memory)
     }
 
+    @Test("decodes whose memory estimates exceed the budget together run one at a time; within it, side by side")
+    func decodeMemoryBudget() async throws {
+        for limit in [1, 1 << 30] {
+            let fixture = try PipelineFixture { configuration in
+                configuration.decodeMemoryLimit = limit
+                // Two decoding threads whatever the machine, so only the budget can serialise.
+                configuration.executor = BlockingExecutor(name: "test.decode", width: 2)
+            }
+            defer { fixture.directory.remove() }
+            let jpeg = try #require(fixture.decoders.first { $0.formats.contains(.jpeg) })
+            let png = try #require(fixture.decoders.first { $0.formats.contains(.png) })
+            jpeg.closeGate()
+            png.closeGate()
+            let running = { jpeg.concurrency.now + png.concurrency.now }
+            let tasks = ["hopper.jpg", "hopper.png"].map { fixture.manager.loadImage(with: ImageRequest(url: Fixture.url($0))) }
+            #expect(await yieldUntil { running() >= 1 })
+            if limit == 1 {
+                // The second decode waits for memory, not for a thread.
+                #expect(await yieldUntil { fixture.manager.decodeMemory.waiting == 1 })
+                #expect(running() == 1)
+            } else {
+                #expect(await yieldUntil { running() == 2 })
+            }
+            jpeg.openGate()
+            png.openGate()
+            for task in tasks { #expect(try await task.response.image?.width == 128) }
+            #expect(fixture.manager.decodeMemory.held == 0)
+        }
+    }
+
     @Test("a data URL loads through the manager and decodes")
     func dataURL() async throws {
         let fixture = try PipelineFixture()
@@ -289,3 +319,4 @@ struct ManagerCacheTests {
         }
     }
 }
+

@@ -28,14 +28,39 @@ final class ManualClock: Sendable {
 final class CountingDecoder: ImageDecoder {
     let base: any ImageDecoder
     private let decodes = Mutex(0)
+    private let running = Mutex((now: 0, most: 0))
+    /// While set, decodes wait on their (decoding, never cooperative) thread until
+    /// ``openGate()``, so a test sees what else runs or waits meanwhile.
+    private let gate = Mutex<DispatchSemaphore?>(nil)
 
     init(_ base: any ImageDecoder) { self.base = base }
 
     var formats: Set<ImageFormat> { base.formats }
     var count: Int { decodes.withLock { $0 } }
+    /// Decodes under way now, and the most that ever were at once.
+    var concurrency: (now: Int, most: Int) { running.withLock { $0 } }
+
+    func closeGate() { gate.withLock { $0 = DispatchSemaphore(value: 0) } }
+
+    func openGate() {
+        let semaphore = gate.withLock { gate in
+            defer { gate = nil }
+            return gate
+        }
+        semaphore?.signal()
+    }
 
     func decode(_ data: Data, options: ImageDecodingOptions) throws -> ImageContainer {
         decodes.withLock { $0 += 1 }
+        running.withLock { running in
+            running.now += 1
+            running.most = max(running.most, running.now)
+        }
+        defer { running.withLock { $0.now -= 1 } }
+        if let semaphore = gate.withLock({ $0 }) {
+            semaphore.wait()
+            semaphore.signal() // and let the next one through
+        }
         return try base.decode(data, options: options)
     }
 

@@ -12,17 +12,6 @@ import WebImageTestSupport
 struct PrefetcherTests {
     typealias Setup = ManagerHTTPTests.Setup
 
-    /// Yields (never sleeps) until `condition` holds; `false` after `timeout`, a safety net
-    /// against a hanging test when the feature is broken, not a timing assertion.
-    func yieldUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            await Task.yield()
-        }
-        return true
-    }
-
     @Test("counts: fresh URLs finish, cached and recently failed ones are skipped, 404s fail; nothing is decoded")
     func counts() async throws {
         let setup = try await Setup()

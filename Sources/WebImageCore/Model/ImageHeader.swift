@@ -46,6 +46,10 @@ public struct ImageHeader: Sendable, Hashable, Sniffable {
     public var pixelWidth: Int?
     /// The stored height in pixels, before any EXIF orientation is applied.
     public var pixelHeight: Int?
+    /// For JPEG, whether the frame is progressive (SOF2, SOF6, SOF10 or SOF14): its decoder
+    /// then keeps every DCT coefficient of the image until the last scan. `nil` for other
+    /// formats, or when the bytes stop before the frame header.
+    public var isProgressive: Bool?
 
     public init(
         format: ImageFormat,
@@ -53,7 +57,8 @@ public struct ImageHeader: Sendable, Hashable, Sniffable {
         isAnimated: Bool? = nil,
         hasAlpha: Bool? = nil,
         pixelWidth: Int? = nil,
-        pixelHeight: Int? = nil
+        pixelHeight: Int? = nil,
+        isProgressive: Bool? = nil
     ) {
         self.format = format
         self.webPEncoding = webPEncoding
@@ -61,6 +66,7 @@ public struct ImageHeader: Sendable, Hashable, Sniffable {
         self.hasAlpha = hasAlpha
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
+        self.isProgressive = isProgressive
     }
 
     /// Sniffs the format and header facts from the start of `data`; `nil` when the bytes are

@@ -372,11 +372,16 @@ extension ImageManager {
             let container: ImageContainer
             let duration: Duration
             do {
-                // Timed on the decode thread: the time spent decoding, not waiting for a thread.
-                (container, duration) = try await configuration.executor.run { [registry = configuration.registry, data = loaded.data] in
-                    let started = ContinuousClock.now
-                    let container = try registry.decode(data, options: decodingOptions)
-                    return (container, ContinuousClock.now - started)
+                let estimate = ImageHeader(sniffing: loaded.data)?.estimatedDecodeMemory(options: decodingOptions) ?? 0
+                (container, duration) = try await decodeBudget.withReservation(estimate) {
+                    // Nobody may want it any more after waiting for memory.
+                    guard job.hasSubscribers else { throw ImageError.cancelled }
+                    // Timed on the decode thread: the time spent decoding, not waiting for a thread.
+                    return try await configuration.executor.run { [registry = configuration.registry, data = loaded.data] in
+                        let started = ContinuousClock.now
+                        let container = try registry.decode(data, options: decodingOptions)
+                        return (container, ContinuousClock.now - started)
+                    }
                 }
             } catch let error as ImageError where error != .cancelled {
                 if loaded.cacheType == .disk {

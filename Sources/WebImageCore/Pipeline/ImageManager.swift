@@ -40,6 +40,11 @@ public final class ImageManager: Sendable {
         public var executor: BlockingExecutor = .decoding
         /// Limits and defaults every decode starts from.
         public var decodingOptions = ImageDecodingOptions()
+        /// The most memory decodes may hold together, by their estimates
+        /// (``ImageHeader/estimatedDecodeMemory(options:)``): a decode waits until its estimate
+        /// fits, so that two costly decodes on two threads do not stack up; one larger than the
+        /// whole budget runs alone. Default: 64 MiB per decoding thread, at least 128 MiB.
+        public var decodeMemoryLimit = max(128 << 20, (64 << 20) * BlockingExecutor.decoding.width)
         /// The pixel count ``ImageOptions/scaleDownLargeImages`` shrinks larger images to.
         /// Default: 16 megapixels (64 MB as RGBA).
         public var scaleDownLimit = 16_000_000
@@ -65,11 +70,13 @@ public final class ImageManager: Sendable {
     let imageJobs: JobTable<JobKey, ImageResponse>
     let decodeJobs: JobTable<JobKey, DecodedImage>
     let dataJobs: JobTable<JobKey, LoadedData>
+    let decodeBudget: MemoryBudget
     var logger: Logger { configuration.logger }
 
     public init(configuration: Configuration) {
         self.configuration = configuration
         self.metrics = PipelineMetrics(factory: configuration.metricsFactory)
+        self.decodeBudget = MemoryBudget(limit: configuration.decodeMemoryLimit)
         self.failedURLs = FailedURLList(lifetime: configuration.failedURLLifetime, now: configuration.now)
         // A revalidation asked for after another finished must reach the origin again: the
         // image may have changed since.
@@ -172,6 +179,12 @@ public final class ImageManager: Sendable {
     @_spi(Testing) public func downloadPriority(for url: URL) -> ImagePriority? {
         let key = url.absoluteString
         return dataJobs.jobs { $0.key == key }.map(\.priority).max()
+    }
+
+    /// Bytes of the decode memory budget held by decodes under way, and decodes waiting for
+    /// their estimate to fit.
+    @_spi(Testing) public var decodeMemory: (held: Int, waiting: Int) {
+        (decodeBudget.held, decodeBudget.waiting)
     }
 
     /// Work under way, per stage: downloads (or disk reads), decodes, and processing chains.

@@ -15,16 +15,19 @@ extension HeaderSniffer {
         // JPEG has no alpha channel and no animation (an MPO's extra pictures are stereo
         // views or previews, not frames).
         var header = ImageHeader(format: .jpeg, isAnimated: false, hasAlpha: false)
-        if wantsDetails, let (width, height) = jpegFrameSize() {
+        if wantsDetails, let (width, height, code) = jpegFrameHeader() {
             header.pixelWidth = width
             header.pixelHeight = height
+            // SOF2, SOF6, SOF10, SOF14: progressive (Huffman or arithmetic, sequential or
+            // differential).
+            header.isProgressive = code & 0x03 == 0x02
         }
         return header
     }
 
-    /// The width and height from the first SOFn segment before the scan data, or `nil` when
-    /// the bytes end first, a length is impossible, or a cap is reached.
-    private func jpegFrameSize() -> (Int, Int)? {
+    /// The width, height and marker code of the first SOFn segment before the scan data, or
+    /// `nil` when the bytes end first, a length is impossible, or a cap is reached.
+    private func jpegFrameHeader() -> (Int, Int, UInt8)? {
         var offset = 2
         var segments = 0
         // Every pass either reads a marker (counted against the segment cap) or skips bytes
@@ -67,7 +70,7 @@ extension HeaderSniffer {
                       let height = reader.u16be(offset + 3),
                       let width = reader.u16be(offset + 5)
                 else { return nil }
-                return (Int(width), Int(height))
+                return (Int(width), Int(height), code)
             }
             offset += Int(length)
         }
