@@ -131,9 +131,9 @@ func runMemoryChild(_ arguments: [String]) -> Never {
     var options = ImageDecodingOptions()
     if mode == "thumbnail" { options.thumbnail = .maxPixelSize(256) }
     if mode != "none" { blackHole(try! CoderRegistry.system().decode(data, options: options)) }
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    print(usage.ru_maxrss)
+    // VmHWM, not getrusage's ru_maxrss: Linux keeps ru_maxrss across execve, so a child spawned
+    // by a parent that has grown reports the parent's size instead of its own.
+    print(procStatusKiB("VmHWM"))
     exit(0)
 }
 

@@ -8,4 +8,10 @@ struct WebImageCommand: AsyncParsableCommand {
         abstract: "Download, cache, inspect and convert images.",
         subcommands: [InfoCommand.self, ConvertCommand.self, FetchCommand.self, PrefetchCommand.self, CacheCommand.self, DemoCommand.self]
     )
+
+    static func main() async {
+        // Decoding photo after photo, glibc would otherwise keep most freed decode buffers.
+        ProcessMemory.returnLargeBlocksToSystem()
+        await main(nil)
+    }
 }

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Process-wide memory settings for programs that decode many large images.
+///
+/// A decode's large buffers (a photo's bitmap, its DCT coefficients, a PNG's inflated rows)
+/// live for tens of milliseconds and are then freed. glibc's `malloc` serves blocks of 128 KiB
+/// and more with their own mappings at first, but each time such a block is freed it raises
+/// that threshold to the block's size (up to 32 MiB). After the first few photos, 5 to 30 MB
+/// buffers therefore come from malloc's arenas, and what is freed there mostly stays in the
+/// process: the prefetch benchmark's peak RSS was 240 MiB with glibc's defaults and 144 MiB with
+/// a fixed threshold of 256 KiB, for the same work (docs/benchmarks.md).
+///
+/// The setting belongs to the program, not to a library, so nothing sets it by itself; the
+/// `webimage` command calls it at start.
+///
+/// ```swift
+/// @main struct Server {
+///     static func main() async throws {
+///         ProcessMemory.returnLargeBlocksToSystem()
+///         …
+///     }
+/// }
+/// ```
+public enum ProcessMemory {
+    /// Makes glibc's `malloc` serve every block of `threshold` bytes or more with a mapping of
+    /// its own, given back to the system as soon as it is freed, and stops it from raising the
+    /// threshold on its own. Returns `false` where that is not possible (another C library,
+    /// another system).
+    @discardableResult
+    public static func returnLargeBlocksToSystem(threshold: Int = 256 << 10) -> Bool {
+        #if canImport(Glibc)
+        // mallopt is in <malloc.h>, which the Glibc module does not export; M_MMAP_THRESHOLD is
+        // -3 in every glibc release (a stable ABI constant).
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(nil, "mallopt") else { return false }
+        let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
+        return mallopt(-3, Int32(clamping: max(0, threshold))) == 1
+        #else
+        return false
+        #endif
+    }
+}
