@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""The image proxy under load, beside its peers, in one run (issue: the image proxy).
+
+Every photo of the corpus resized to 300 px wide, requested round-robin by wrk on loopback:
+
+- cold (caches off): `webimage serve --no-cache` against nginx's image_filter module and
+  thumbor, all three reading the photos from the same local folder and writing the source's
+  format at quality 80, two worker processes (or threads) each for two cores;
+- warm: `webimage serve` with its caches, every variant requested once beforehand, against
+  nginx serving the very same output bytes as static files.
+
+Prints one Markdown table in the format of WebImageBenchmarks (ours, reference, ratio, target).
+Usage: proxy_bench.py WEBIMAGE_BINARY PHOTOS_DIR
+"""
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+WIDTH = 300
+QUALITY = 80
+EXTENSIONS = (".jpg", ".jpeg", ".png", ".webp")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until_up(url, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                response.read()
+                return
+        except Exception:
+            time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer within {timeout} s")
+
+
+def fetch(url):
+    with urllib.request.urlopen(url, timeout=120) as response:
+        if response.status != 200:
+            raise RuntimeError(f"{url}: status {response.status}")
+        return response.read()
+
+
+def wrk(base, paths, seconds, connections, threads, workdir):
+    """Runs wrk over `paths` round-robin; returns (requests/s, p50 ms, p99 ms, errors)."""
+    script = os.path.join(workdir, "paths.lua")
+    with open(script, "w") as f:
+        f.write("local paths = {" + ",".join('"%s"' % p for p in paths) + "}\n")
+        f.write("local i = 0\n")
+        f.write("request = function()\n  i = i + 1\n  return wrk.format('GET', paths[(i % #paths) + 1])\nend\n")
+    out = subprocess.run(
+        ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script, base],
+        check=True, capture_output=True, text=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+
+    def percentile(name):
+        m = re.search(rf"^\s+{name}%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+        value, unit = float(m.group(1)), m.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+    errors = 0
+    m = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    if m:
+        errors += int(m.group(1))
+    m = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    if m:
+        errors += sum(int(g) for g in m.groups())
+    return rps, percentile("50"), percentile("99"), errors
+
+
+class Servers:
+    def __init__(self, binary, photos, workdir):
+        self.binary, self.photos, self.workdir = binary, photos, workdir
+        self.processes = []
+
+    def start_ours(self, name, extra):
+        log = open(os.path.join(self.workdir, f"{name}.log"), "w")
+        process = subprocess.Popen(
+            [self.binary, "serve", "--port", "0", "--origin-dir", self.photos, "--log-level", "warning",
+             "--max-concurrent", "256", "--cache-dir", os.path.join(self.workdir, f"{name}-cache")] + extra,
+            stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True)
+        self.processes.append(process)
+        line = process.stdout.readline()
+        m = re.search(r"listening on (http://\S+)", line)
+        if not m:
+            raise RuntimeError(f"webimage serve said: {line!r}")
+        base = m.group(1).rstrip("/")
+        wait_until_up(base + "/healthz")
+        return base
+
+    def start_nginx(self, static_dir):
+        filter_port, static_port = free_port(), free_port()
+        conf = os.path.join(self.workdir, "nginx.conf")
+        module = "/usr/lib/nginx/modules/ngx_http_image_filter_module.so"
+        with open(conf, "w") as f:
+            f.write(f"""
+load_module {module};
+worker_processes 2;
+daemon off;
+pid {self.workdir}/nginx.pid;
+error_log {self.workdir}/nginx-error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    include /etc/nginx/mime.types;
+    client_body_temp_path {self.workdir}/nginx-body;
+    proxy_temp_path {self.workdir}/nginx-proxy;
+    fastcgi_temp_path {self.workdir}/nginx-fastcgi;
+    uwsgi_temp_path {self.workdir}/nginx-uwsgi;
+    scgi_temp_path {self.workdir}/nginx-scgi;
+    server {{
+        listen 127.0.0.1:{filter_port};
+        root {self.photos};
+        location / {{
+            image_filter resize {WIDTH} -;
+            image_filter_jpeg_quality {QUALITY};
+            image_filter_webp_quality {QUALITY};
+            image_filter_buffer 64M;
+        }}
+    }}
+    server {{
+        listen 127.0.0.1:{static_port};
+        root {static_dir};
+        sendfile on;
+        open_file_cache max=100;
+        location / {{ }}
+    }}
+}}
+""")
+        process = subprocess.Popen(["nginx", "-p", self.workdir, "-c", conf],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.processes.append(process)
+        filter_base, static_base = f"http://127.0.0.1:{filter_port}", f"http://127.0.0.1:{static_port}"
+        wait_until_up(static_base + "/")
+        return filter_base, static_base
+
+    def start_thumbor(self):
+        port = free_port()
+        conf = os.path.join(self.workdir, "thumbor.conf")
+        with open(conf, "w") as f:
+            f.write(f"""
+LOADER = 'thumbor.loaders.file_loader'
+FILE_LOADER_ROOT_PATH = {self.photos!r}
+STORAGE = 'thumbor.storages.no_storage'
+RESULT_STORAGE = None
+QUALITY = {QUALITY}
+WEBP_QUALITY = {QUALITY}
+AUTO_WEBP = False
+MAX_WIDTH = 0
+MAX_HEIGHT = 0
+""")
+        log = open(os.path.join(self.workdir, "thumbor.log"), "w")
+        process = subprocess.Popen(["thumbor", "-p", str(port), "-i", "127.0.0.1", "-c", conf, "--processes", "2", "-l", "error"],
+                                   stdout=log, stderr=log, start_new_session=True)
+        self.processes.append(process)
+        base = f"http://127.0.0.1:{port}"
+        wait_until_up(base + "/healthcheck")
+        return base
+
+    def stop(self):
+        for process in self.processes:
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for process in self.processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+
+
+def row(name, ours, reference, reference_name, unit, target=None, higher_is_better=True):
+    ratio = ours / reference if reference else float("inf")
+    if target is None:
+        goal, met = "—", "—"
+    elif higher_is_better:
+        goal, met = f"ours ≥ {target:.2f}× ref.", "yes" if ratio >= target else "**no**"
+    else:
+        goal, met = f"ours ≤ {target:.2f}× ref.", "yes" if ratio <= target else "**no**"
+    print(f"| proxy | {name} | {ours:.1f} {unit} | {reference_name} | {reference:.1f} {unit} | {ratio:.3f}× | {goal} | {met} |", flush=True)
+
+
+def main():
+    binary, photos = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    names = sorted(n for n in os.listdir(photos) if n.lower().endswith(EXTENSIONS))
+    seconds = int(os.environ.get("PROXY_BENCH_SECONDS", "15"))
+    workdir = tempfile.mkdtemp(prefix="webimage-proxy-bench-")
+    static_dir = os.path.join(workdir, "static")
+    os.makedirs(static_dir)
+    for sub in ("nginx-body", "nginx-proxy", "nginx-fastcgi", "nginx-uwsgi", "nginx-scgi"):
+        os.makedirs(os.path.join(workdir, sub))
+    servers = Servers(binary, photos, workdir)
+    try:
+        ours_path = lambda n: f"/image?url={urllib.parse.quote('local:///' + n, safe='')}&w={WIDTH}&q={QUALITY}"
+        cold = servers.start_ours("cold", ["--no-cache"])
+        warm = servers.start_ours("warm", [])
+        # The static files are our own outputs: the same bytes the warm proxy serves.
+        for n in names:
+            body = fetch(warm + ours_path(n))
+            with open(os.path.join(static_dir, n), "wb") as f:
+                f.write(body)
+        nginx_filter, nginx_static = servers.start_nginx(static_dir)
+        thumbor = servers.start_thumbor()
+        # Every peer answers every photo before it is timed.
+        for n in names:
+            fetch(nginx_filter + "/" + n)
+            fetch(thumbor + f"/unsafe/{WIDTH}x0/" + n)
+            fetch(cold + ours_path(n))
+        total = sum(os.path.getsize(os.path.join(static_dir, n)) for n in names)
+        print(f"{len(names)} photos, {WIDTH} px wide, quality {QUALITY}; outputs {total / len(names) / 1024:.1f} KB on average; "
+              f"wrk for {seconds} s per peer", file=sys.stderr)
+
+        ours_paths = [ours_path(n) for n in names]
+        results = {}
+        cold_args = dict(seconds=seconds, connections=4, threads=2, workdir=workdir)
+        results["ours cold"] = wrk(cold, ours_paths, **cold_args)
+        results["nginx image_filter"] = wrk(nginx_filter, ["/" + n for n in names], **cold_args)
+        results["thumbor"] = wrk(thumbor, [f"/unsafe/{WIDTH}x0/{n}" for n in names], **cold_args)
+        warm_args = dict(seconds=seconds, connections=32, threads=2, workdir=workdir)
+        results["ours warm"] = wrk(warm, ours_paths, **warm_args)
+        results["nginx static"] = wrk(nginx_static, ["/" + n for n in names], **warm_args)
+        for name, (rps, p50, p99, errors) in results.items():
+            print(f"  {name}: {rps:.1f} req/s, p50 {p50:.2f} ms, p99 {p99:.2f} ms, {errors} errors", file=sys.stderr)
+
+        print()
+        print("| group | benchmark | ours | reference | ref. value | ours vs ref. | target | met |")
+        print("|---|---|---:|---|---:|---:|---|---|")
+        ours_cold, filt, thum = results["ours cold"], results["nginx image_filter"], results["thumbor"]
+        ours_warm, static = results["ours warm"], results["nginx static"]
+        row(f"cold, {len(names)} photos → {WIDTH} px wide, requests/s", ours_cold[0], filt[0], "nginx image_filter", "req/s", 2.0)
+        row("cold, p50 latency", ours_cold[1], filt[1], "nginx image_filter", "ms")
+        row("cold, p99 latency", ours_cold[2], filt[2], "nginx image_filter", "ms")
+        row(f"cold, {len(names)} photos → {WIDTH} px wide, requests/s", ours_cold[0], thum[0], "thumbor 7 (2 processes)", "req/s", 5.0)
+        row("cold, p50 latency", ours_cold[1], thum[1], "thumbor 7 (2 processes)", "ms")
+        row("cold, p99 latency", ours_cold[2], thum[2], "thumbor 7 (2 processes)", "ms")
+        row("warm (cached), requests/s", ours_warm[0], static[0], "nginx, the same bytes as static files", "req/s", 1 / 1.5)
+        row("warm, p50 latency", ours_warm[1], static[1], "nginx, the same bytes as static files", "ms")
+        row("warm, p99 latency", ours_warm[2], static[2], "nginx, the same bytes as static files", "ms")
+        errors = sum(r[3] for r in results.values())
+        if errors:
+            print(f"proxy benchmark: {errors} failed requests", file=sys.stderr)
+    finally:
+        servers.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
