@@ -1,0 +1,77 @@
+import Crypto
+import Foundation
+import WebImage
+
+/// One encoded output of the proxy, ready to send.
+public struct EncodedImage: Sendable, Hashable {
+    public var data: Data
+    public var contentType: String
+    /// A strong validator: a digest of ``data``, quoted. Equal bytes always have equal tags,
+    /// whichever process or run made them.
+    public var etag: String
+
+    public init(data: Data, contentType: String) {
+        self.data = data
+        self.contentType = contentType
+        let digest = SHA256.hash(data: data)
+        etag = "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+    }
+
+    init(data: Data, contentType: String, etag: String) {
+        self.data = data
+        self.contentType = contentType
+        self.etag = etag
+    }
+}
+
+/// Where a response came from, for the `X-Cache` header, the log and the metrics.
+public enum VariantSource: String, Sendable {
+    /// The encoded variant, from memory.
+    case memory
+    /// The encoded variant, from disk.
+    case disk
+    /// Made now: the pipeline loaded (or found) the original, decoded, processed, encoded.
+    case miss
+}
+
+/// The proxy's encoded outputs: the library's ``MemoryCache`` over the bytes, then its
+/// ``DiskCache`` (the one that holds the originals, under keys of their own), so a repeated
+/// variant is answered without the origin, the decoder or the encoder.
+///
+/// The manager's own caches cannot do this on their own: its memory level holds decoded
+/// images (the proxy would encode every response again), and its processed-bytes disk level
+/// (``ImageRequest/processedDataFormat``) is decoded again on a hit.
+///
+/// ```swift
+/// let cache = VariantCache(memoryLimit: 256 << 20, disk: disk)
+/// await cache.store(encoded, forKey: key)
+/// if let (image, source) = await cache.image(forKey: key) { … }
+/// ```
+public final class VariantCache: Sendable {
+    let memory: MemoryCache<String, EncodedImage>?
+    let disk: DiskCache?
+
+    /// `memoryLimit` 0 keeps nothing in memory; `disk` `nil` keeps nothing on disk.
+    public init(memoryLimit: Int, disk: DiskCache?) {
+        memory = memoryLimit > 0 ? MemoryCache(configuration: .init(costLimit: memoryLimit)) : nil
+        self.disk = disk
+    }
+
+    /// Disk keys are kept apart from the originals' (which are URLs).
+    static func diskKey(_ key: String) -> String { "variant:" + key }
+
+    public func image(forKey key: String) async -> (EncodedImage, VariantSource)? {
+        if let hit = memory?.value(forKey: key) { return (hit, .memory) }
+        guard let disk, disk.contains(Self.diskKey(key)),
+              let entry = await disk.entry(forKey: Self.diskKey(key)),
+              let contentType = entry.metadata.contentType, let etag = entry.metadata.etag else { return nil }
+        let image = EncodedImage(data: entry.data, contentType: contentType, etag: etag)
+        memory?.set(image, forKey: key, cost: image.data.count)
+        return (image, .disk)
+    }
+
+    public func store(_ image: EncodedImage, forKey key: String) async {
+        memory?.set(image, forKey: key, cost: image.data.count)
+        try? await disk?.store(image.data, forKey: Self.diskKey(key), metadata: .init(contentType: image.contentType, etag: image.etag))
+    }
+}
