@@ -3,9 +3,9 @@
 
 SWIFT       ?= swift
 BENCH_OUT   ?= bench-results
-# Where `make run` serves the gallery; 0 picks a free port (the address is printed).
+# Where `make run` serves the gallery; PORT=0 picks a free port (the address is printed).
 PORT        ?= 8080
-HOST        ?= 127.0.0.1
+SERVE_HOST  ?= 127.0.0.1
 
 .PHONY: all deps build run test bench clean
 
@@ -28,7 +28,7 @@ run: deps
 	$(SWIFT) run --skip-build webimage demo --images Demo/images
 	@echo
 	@echo "Starting the image proxy over Demo/images: open the address below for the gallery (Ctrl-C stops it)."
-	@exec "$$($(SWIFT) build --show-bin-path)/webimage" serve --origin-dir Demo/images --host $(HOST) --port $(PORT) --cache-dir .build/serve-cache
+	@exec "$$($(SWIFT) build --show-bin-path)/webimage" serve --origin-dir Demo/images --host $(SERVE_HOST) --port $(PORT) --cache-dir .build/serve-cache
 
 test: deps
 	$(SWIFT) build --build-tests

@@ -136,6 +136,10 @@ public final class ImageProxy: Sendable {
         managerConfiguration.decodingOptions.maximumPixelCount = configuration.maximumSourcePixels
         managerConfiguration.decodingOptions.maximumAnimationBytes = configuration.maximumAnimationBytes
         managerConfiguration.logger = configuration.logger
+        // Every request goes to the origin again after a failure (requests also carry
+        // retryFailed): the status the client gets must be the origin's, not "failed
+        // recently", and a zero lifetime keeps the list from growing with the URLs of a scan.
+        managerConfiguration.failedURLLifetime = .zero
         metrics = ProxyMetrics()
         managerConfiguration.metricsFactory = metrics.factory
         manager = ImageManager(configuration: managerConfiguration)
@@ -160,6 +164,16 @@ public final class ImageProxy: Sendable {
         let target: ImageFormat? = request.format.imageFormat ?? (acceptsWebP ? .webp : nil)
         let key = request.variantKey(format: target?.rawValue ?? "source")
         let variesOnAccept = request.format == .auto
+        // Before the caches too, so that a narrower allowlist or policy after a restart is not
+        // undone by variants made under the old one. Resolving the name waits for a miss: a
+        // hit must not cost a DNS query.
+        if case .remote(let url) = request.source {
+            do {
+                try originGuard.checkWithoutResolving(url)
+            } catch {
+                throw .forbiddenOrigin("\(error)")
+            }
+        }
         if let (image, source) = await variants.image(forKey: key) {
             metrics.recordVariant(source)
             return Result(image: image, source: source, variesOnAccept: variesOnAccept)

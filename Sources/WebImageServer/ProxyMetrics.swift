@@ -8,6 +8,14 @@ import Prometheus
 /// Names: `webimage_proxy_requests_total{route,status}`,
 /// `webimage_proxy_request_duration_seconds{route}`, `webimage_proxy_variants_total{source}`
 /// (`memory`, `disk`, `miss`), `webimage_proxy_in_flight`.
+///
+/// ```swift
+/// let proxy = try ImageProxy(configuration: configuration)
+/// print(proxy.metrics.exposition())   // what GET /metrics answers
+/// ```
+///
+/// The registry is not installed as the process-wide `MetricsSystem`: each proxy has its own,
+/// so tests can run several, and no other library can register a clashing metric name in it.
 public struct ProxyMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     public let factory: PrometheusMetricsFactory

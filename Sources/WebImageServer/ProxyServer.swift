@@ -10,6 +10,10 @@ import WebImage
 
 /// The request context of the proxy's routes: Hummingbird's basic context plus a place where
 /// a handler leaves what the access log should say about the request.
+///
+/// ```swift
+/// let router = Router(context: ProxyRequestContext.self)   // as ProxyServer.router() does
+/// ```
 public struct ProxyRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     let notes = RequestNotes()

@@ -3,6 +3,11 @@ import Foundation
 import WebImage
 
 /// One encoded output of the proxy, ready to send.
+///
+/// ```swift
+/// let image = EncodedImage(data: webpBytes, contentType: "image/webp")
+/// image.etag   // "\"3f2a…\"": the first 16 bytes of the SHA-256 of the bytes, in hex
+/// ```
 public struct EncodedImage: Sendable, Hashable {
     public var data: Data
     public var contentType: String
@@ -25,6 +30,11 @@ public struct EncodedImage: Sendable, Hashable {
 }
 
 /// Where a response came from, for the `X-Cache` header, the log and the metrics.
+///
+/// ```swift
+/// let result = try await proxy.image(for: request, acceptsWebP: true)
+/// if result.source == .miss { print("made now") }
+/// ```
 public enum VariantSource: String, Sendable {
     /// The encoded variant, from memory.
     case memory

@@ -92,6 +92,23 @@ import WebImageTestSupport
         #expect(followed.status == 200)
     }
 
+    /// The check does not depend on the original's being fetched now: bytes already in the
+    /// (shared) disk cache are not served for a URL the guard refuses.
+    @Test func cachedOriginalsOfRefusedURLsAreNotServed() async throws {
+        let first = try await ProxyHarness.start()
+        first.origin.register("/e.jpg", data: try Fixture.elephants)
+        #expect(try await first.get("/e.jpg", "w=10").status == 200)
+        await first.stop(keepOrigin: true, keepCache: true)
+
+        let second = try await ProxyHarness.start(origin: first.origin, cacheDirectory: first.cacheDirectory) { $0.trustedOrigins = [] }
+        defer { Task { await second.stop() } }
+        #expect(try await second.get("/e.jpg", "w=20").status == 403)
+        // Nor is a variant made before.
+        #expect(try await second.get("/e.jpg", "w=10").status == 403)
+        #expect(second.decodeCount == 0)
+        #expect(second.origin.requestCount(path: "/e.jpg") == 1)
+    }
+
     @Test func theAllowlistConfinesFetchingToItsHosts() async throws {
         let harness = try await ProxyHarness.start { $0.allowedHosts = ["images.example.invalid"] }
         defer { Task { await harness.stop() } }
