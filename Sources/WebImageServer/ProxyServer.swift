@@ -169,6 +169,8 @@ public struct ProxyServer: Sendable {
         ]
         if result.variesOnAccept { headers[.vary] = "Accept" }
         headers[HTTPField.Name("X-Cache")!] = result.source.rawValue
+        // The bytes are always an image the proxy encoded itself; browsers need not guess.
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         // Content-Length on a 304 too: RFC 9110 lets it carry the length the 200 would have,
         // and Hummingbird would otherwise write 0.
         headers[.contentLength] = String(image.data.count)

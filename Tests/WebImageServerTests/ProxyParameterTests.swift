@@ -15,6 +15,7 @@ import WebImageTestSupport
         #expect(reply.status == 200)
         #expect(reply.header("Content-Type") == "image/jpeg")
         #expect(reply.header("Content-Length") == String(reply.body.count))
+        #expect(reply.header("X-Content-Type-Options") == "nosniff")
         let image = try reply.decoded().image
         #expect(image.width == 160 && image.height == 90)
     }
