@@ -78,6 +78,10 @@ public struct ProxyServer: Sendable {
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                 body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
         }
+        // Browsers ask for it with every page; an empty answer keeps 404s out of the log.
+        router.get("/favicon.ico") { _, _ in
+            Response(status: .noContent, headers: [.cacheControl: "public, max-age=86400"])
+        }
         router.get("/") { [gallery, signer = proxy.signer] _, _ in
             Response(
                 status: .ok,
@@ -246,7 +250,7 @@ struct AccessLogMiddleware: RouterMiddleware {
     /// A fixed set of route names, so a scan of random paths cannot grow the metrics.
     static func route(_ path: String) -> String {
         switch path {
-        case "/image", "/healthz", "/metrics", "/": path
+        case "/image", "/healthz", "/metrics", "/", "/favicon.ico": path
         default: "other"
         }
     }

@@ -42,6 +42,7 @@ import WebImageTestSupport
         let reply = try await harness.request("/healthz")
         #expect(reply.status == 200 && reply.text == "ok\n")
         #expect(try await harness.request("/healthz", method: .HEAD).status == 200)
+        #expect(try await harness.request("/favicon.ico").status == 204)
     }
 
     @Test func metricsInPrometheusFormat() async throws {
