@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(
             name: "WebImageServerTests",
             dependencies: [
-                "WebImageServer", "WebImageTestSupport",
+                "WebImageServer", "WebImageCore", "WebImageTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -46,7 +46,8 @@ public final class ImageProxy: Sendable {
         public var addressPolicy = AddressPolicy()
         /// With a key, every image request must be signed (``URLSigner``).
         public var signingKey: String?
-        /// `Cache-Control: max-age` of images, in seconds. Default: one day.
+        /// `Cache-Control: max-age` of images, in seconds, and how long the proxy keeps a variant
+        /// before making it again from the original. Default: one day.
         public var maxAge = 86_400
         /// Parameter limits (output size, `dpr`, `blur`).
         public var limits = ProxyRequest.Limits()
@@ -109,7 +110,9 @@ public final class ImageProxy: Sendable {
             diskConfiguration.sizeLimit = configuration.diskCacheSize
             disk = try DiskCache(directory: directory, configuration: diskConfiguration)
         }
-        variants = VariantCache(memoryLimit: configuration.cachesDisabled ? 0 : configuration.variantMemoryLimit, disk: disk)
+        variants = VariantCache(
+            memoryLimit: configuration.cachesDisabled ? 0 : configuration.variantMemoryLimit, disk: disk,
+            lifetime: configuration.maxAge > 0 ? .seconds(configuration.maxAge) : nil)
 
         let registry = configuration.registry
         var http = HTTPImageLoader.Configuration(acceptedFormats: registry.decodableFormats)

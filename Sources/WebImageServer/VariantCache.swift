@@ -52,19 +52,26 @@ public enum VariantSource: String, Sendable {
 /// images (the proxy would encode every response again), and its processed-bytes disk level
 /// (``ImageRequest/processedDataFormat``) is decoded again on a hit.
 ///
+/// Variants live as long as the `max-age` the proxy gives clients: after that they are made
+/// again, from the original as the pipeline's disk cache then has it (which follows the
+/// origin's own expiry), so a changed source shows within a day by default.
+///
 /// ```swift
-/// let cache = VariantCache(memoryLimit: 256 << 20, disk: disk)
+/// let cache = VariantCache(memoryLimit: 256 << 20, disk: disk, lifetime: .seconds(86_400))
 /// await cache.store(encoded, forKey: key)
 /// if let (image, source) = await cache.image(forKey: key) { … }
 /// ```
 public final class VariantCache: Sendable {
     let memory: MemoryCache<String, EncodedImage>?
     let disk: DiskCache?
+    let lifetime: Duration?
 
-    /// `memoryLimit` 0 keeps nothing in memory; `disk` `nil` keeps nothing on disk.
-    public init(memoryLimit: Int, disk: DiskCache?) {
-        memory = memoryLimit > 0 ? MemoryCache(configuration: .init(costLimit: memoryLimit)) : nil
+    /// `memoryLimit` 0 keeps nothing in memory; `disk` `nil` keeps nothing on disk; `lifetime`
+    /// `nil` keeps variants until they are evicted.
+    public init(memoryLimit: Int, disk: DiskCache?, lifetime: Duration? = nil) {
+        memory = memoryLimit > 0 ? MemoryCache(configuration: .init(costLimit: memoryLimit, ageLimit: lifetime)) : nil
         self.disk = disk
+        self.lifetime = lifetime
     }
 
     /// Disk keys are kept apart from the originals' (which are URLs).
@@ -82,6 +89,7 @@ public final class VariantCache: Sendable {
 
     public func store(_ image: EncodedImage, forKey key: String) async {
         memory?.set(image, forKey: key, cost: image.data.count)
-        try? await disk?.store(image.data, forKey: Self.diskKey(key), metadata: .init(contentType: image.contentType, etag: image.etag))
+        let expiresAt = lifetime.map { Date(timeIntervalSinceNow: Double($0.components.seconds)) }
+        try? await disk?.store(image.data, forKey: Self.diskKey(key), metadata: .init(contentType: image.contentType, etag: image.etag, expiresAt: expiresAt))
     }
 }
