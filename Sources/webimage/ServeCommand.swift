@@ -21,7 +21,8 @@ struct ServeCommand: AsyncParsableCommand {
             WEBIMAGE_PORT, WEBIMAGE_CACHE_DIR, WEBIMAGE_ALLOW_HOSTS (comma-separated), \
             WEBIMAGE_ALLOW_LOOPBACK=1, WEBIMAGE_SIGNING_KEY, WEBIMAGE_ORIGIN_DIR, \
             WEBIMAGE_NO_CACHE=1, WEBIMAGE_MAX_AGE, WEBIMAGE_MAX_CONCURRENT, \
-            WEBIMAGE_MAX_SOURCE_BYTES, WEBIMAGE_MAX_SOURCE_PIXELS, WEBIMAGE_MAX_DIMENSION. \
+            WEBIMAGE_MAX_SOURCE_BYTES, WEBIMAGE_MAX_SOURCE_PIXELS, WEBIMAGE_MAX_DIMENSION, \
+            WEBIMAGE_LOG_LEVEL. \
             Prefer WEBIMAGE_SIGNING_KEY to --signing-key: other users can read a process's \
             arguments.
             """
@@ -66,11 +67,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The largest output width or height, in pixels (default 4096).", valueName: "pixels"))
     var maxDimension: Int?
 
+    @Option(help: ArgumentHelp("trace, debug, info (the default: one line per request), notice, warning (no request lines), error or critical.", valueName: "level"))
+    var logLevel: String?
+
     /// The settings after flags, then the environment, then the defaults.
     struct Settings {
         var host: String
         var port: Int
         var configuration: ImageProxy.Configuration
+        var logLevel: Logger.Level
     }
 
     func settings(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Settings {
@@ -117,12 +122,21 @@ struct ServeCommand: AsyncParsableCommand {
         if let maximum = try integer(maxSourceBytes, "WEBIMAGE_MAX_SOURCE_BYTES", "max-source-bytes") { configuration.maximumSourceBytes = maximum }
         if let maximum = try integer(maxSourcePixels, "WEBIMAGE_MAX_SOURCE_PIXELS", "max-source-pixels") { configuration.maximumSourcePixels = maximum }
         if let maximum = try integer(maxDimension, "WEBIMAGE_MAX_DIMENSION", "max-dimension") { configuration.limits.maximumDimension = maximum }
-        return Settings(host: host, port: port, configuration: configuration)
+        let levelName = value(logLevel, "WEBIMAGE_LOG_LEVEL") ?? "info"
+        guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
+            throw ValidationError("the log level must be trace, debug, info, notice, warning, error or critical")
+        }
+        return Settings(host: host, port: port, configuration: configuration, logLevel: level)
     }
 
     func run() async throws {
         let settings = try settings()
-        LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+        let level = settings.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = JSONLogHandler(label: label)
+            handler.logLevel = level
+            return handler
+        }
         var configuration = settings.configuration
         configuration.logger = Logger(label: "webimage.serve")
         configuration.accessLogger = Logger(label: "webimage.serve.access")

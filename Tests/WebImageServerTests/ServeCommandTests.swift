@@ -158,7 +158,7 @@ final class ServeProcess: Sendable {
         defer { cache.remove() }
         let server = try ServeProcess(try #require(WebImageExecutable.url), ["serve"], environment: [
             "WEBIMAGE_PORT": "0", "WEBIMAGE_ORIGIN_DIR": "Demo/images", "WEBIMAGE_CACHE_DIR": cache.path,
-            "WEBIMAGE_SIGNING_KEY": "env-key", "WEBIMAGE_NO_CACHE": "1",
+            "WEBIMAGE_SIGNING_KEY": "env-key", "WEBIMAGE_NO_CACHE": "1", "WEBIMAGE_LOG_LEVEL": "warning",
         ])
         let port = try await server.port()
         let target = "/image?url=local%3A%2F%2F%2Fflower.webp&w=16"
@@ -170,6 +170,8 @@ final class ServeProcess: Sendable {
         // --no-cache: nothing was written to the cache folder.
         let written = (try? FileManager.default.contentsOfDirectory(atPath: cache.path)) ?? []
         #expect(written.isEmpty, "\(written)")
+        // At warning, no request lines.
+        #expect(!server.stderr.contains { $0.contains(#""msg":"request""#) })
     }
 
     @Test func badFlagsFailAtOnce() throws {
