@@ -79,7 +79,7 @@ public final class ImageProxy: Sendable {
     }
 
     /// The outcome of one request.
-    public struct Result: Sendable {
+    public struct Output: Sendable {
         public var image: EncodedImage
         public var source: VariantSource
         /// Whether the format was picked from `Accept` (the response then carries
@@ -163,7 +163,7 @@ public final class ImageProxy: Sendable {
     ///
     /// - Parameter acceptsWebP: what the client's `Accept` allows, for `format=auto`.
     /// - Throws: a ``ProxyError`` with the status to answer.
-    public func image(for request: ProxyRequest, acceptsWebP: Bool) async throws(ProxyError) -> Result {
+    public func image(for request: ProxyRequest, acceptsWebP: Bool) async throws(ProxyError) -> Output {
         let target: ImageFormat? = request.format.imageFormat ?? (acceptsWebP ? .webp : nil)
         let key = request.variantKey(format: target?.rawValue ?? "source")
         let variesOnAccept = request.format == .auto
@@ -179,7 +179,7 @@ public final class ImageProxy: Sendable {
         }
         if let (image, source) = await variants.image(forKey: key) {
             metrics.recordVariant(source)
-            return Result(image: image, source: source, variesOnAccept: variesOnAccept)
+            return Output(image: image, source: source, variesOnAccept: variesOnAccept)
         }
         let sourceURL = try await checkedSourceURL(request)
         // The task removes itself from the table when it ends.
@@ -192,7 +192,7 @@ public final class ImageProxy: Sendable {
         do {
             let image = try await task.value
             metrics.recordVariant(.miss)
-            return Result(image: image, source: .miss, variesOnAccept: variesOnAccept)
+            return Output(image: image, source: .miss, variesOnAccept: variesOnAccept)
         } catch let error as ProxyError {
             throw error
         } catch let error as ImageError {

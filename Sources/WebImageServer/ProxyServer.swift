@@ -165,7 +165,7 @@ public struct ProxyServer: Sendable {
         }
     }
 
-    func response(for result: ImageProxy.Result, signed: Bool, ifNoneMatch: [String]) -> Response {
+    func response(for result: ImageProxy.Output, signed: Bool, ifNoneMatch: [String]) -> Response {
         let image = result.image
         var headers: HTTPFields = [
             .eTag: image.etag,
