@@ -50,6 +50,7 @@ import WebImageTestSupport
             "http://2130706433:\(port)/e.jpg",
             "http://[::ffff:127.0.0.1]:\(port)/e.jpg",
             "http://0.0.0.0:\(port)/e.jpg",
+            "http://[::]:\(port)/e.jpg",
         ]
     }
 
