@@ -65,13 +65,20 @@ public final class VariantCache: Sendable {
     let memory: MemoryCache<String, EncodedImage>?
     let disk: DiskCache?
     let lifetime: Duration?
+    /// The clock expiry dates are computed from; tests share it with the disk cache's.
+    let now: @Sendable () -> Date
 
     /// `memoryLimit` 0 keeps nothing in memory; `disk` `nil` keeps nothing on disk; `lifetime`
     /// `nil` keeps variants until they are evicted.
-    public init(memoryLimit: Int, disk: DiskCache?, lifetime: Duration? = nil) {
+    public convenience init(memoryLimit: Int, disk: DiskCache?, lifetime: Duration? = nil) {
+        self.init(memoryLimit: memoryLimit, disk: disk, lifetime: lifetime, now: { Date() })
+    }
+
+    init(memoryLimit: Int, disk: DiskCache?, lifetime: Duration?, now: @escaping @Sendable () -> Date) {
         memory = memoryLimit > 0 ? MemoryCache(configuration: .init(costLimit: memoryLimit, ageLimit: lifetime)) : nil
         self.disk = disk
         self.lifetime = lifetime
+        self.now = now
     }
 
     /// Disk keys are kept apart from the originals' (which are URLs).
@@ -89,7 +96,7 @@ public final class VariantCache: Sendable {
 
     public func store(_ image: EncodedImage, forKey key: String) async {
         memory?.set(image, forKey: key, cost: image.data.count)
-        let expiresAt = lifetime.map { Date(timeIntervalSinceNow: Double($0.components.seconds)) }
+        let expiresAt = lifetime.map { now().addingTimeInterval(Double($0.components.seconds)) }
         try? await disk?.store(image.data, forKey: Self.diskKey(key), metadata: .init(contentType: image.contentType, etag: image.etag, expiresAt: expiresAt))
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @_spi(Testing) import WebImageCore
-import WebImageServer
+@testable import WebImageServer
 import WebImageTestSupport
 
 @Suite struct VariantCacheTests {
@@ -11,20 +11,21 @@ import WebImageTestSupport
     @Test func variantsExpireAfterTheirLifetime() async throws {
         let directory = TemporaryDirectory("variants")
         defer { directory.remove() }
-        let offset = Atomic<Int64>(0)
+        // One fake clock for both: real time never enters the test.
+        let clock = FakeClock()
         var configuration = DiskCache.Configuration()
-        configuration.now = { Int64(Date().timeIntervalSince1970 * 1000) + offset.load(ordering: .relaxed) }
+        configuration.now = { clock.milliseconds }
         let disk = try DiskCache(directory: directory.url, configuration: configuration)
-        let cache = VariantCache(memoryLimit: 0, disk: disk, lifetime: .seconds(60))
+        let cache = VariantCache(memoryLimit: 0, disk: disk, lifetime: .seconds(60), now: { clock.date })
         let image = EncodedImage(data: Data("bytes".utf8), contentType: "image/webp")
 
         await cache.store(image, forKey: "k")
         let (found, source) = try #require(await cache.image(forKey: "k"))
         #expect(found == image && source == .disk)
 
-        offset.store(59_000, ordering: .relaxed)
+        clock.advance(milliseconds: 59_000)
         #expect(await cache.image(forKey: "k") != nil)
-        offset.store(61_000, ordering: .relaxed)
+        clock.advance(milliseconds: 2_000)
         #expect(await cache.image(forKey: "k") == nil)
     }
 
@@ -45,4 +46,13 @@ import WebImageTestSupport
         #expect(EncodedImage(data: Data("bytes".utf8), contentType: "image/webp").etag == image.etag)
         #expect(EncodedImage(data: Data("byteS".utf8), contentType: "image/png").etag != image.etag)
     }
+}
+
+/// Time that moves only when the test says so.
+final class FakeClock: Sendable {
+    private let current = Atomic<Int64>(1_800_000_000_000)
+
+    var milliseconds: Int64 { current.load(ordering: .relaxed) }
+    var date: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+    func advance(milliseconds: Int64) { current.add(milliseconds, ordering: .relaxed) }
 }
