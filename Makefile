@@ -3,6 +3,9 @@
 
 SWIFT       ?= swift
 BENCH_OUT   ?= bench-results
+# Where `make run` serves the gallery; PORT=0 picks a free port (the address is printed).
+PORT        ?= 8080
+SERVE_HOST  ?= 127.0.0.1
 
 .PHONY: all deps build run test bench clean
 
@@ -14,13 +17,18 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The main job, offline: an origin on loopback serves the demo images kept in the repository;
-# the pipeline prefetches them (progress bar), then loads each as a 256 px thumbnail twice (from
-# disk, then from memory) and prints a report. The thumbnails land in .build/demo-thumbnails.
+# The main job, offline. First the library's report: an origin on loopback serves the demo
+# images kept in the repository; the pipeline prefetches them (progress bar), then loads each as
+# a 256 px thumbnail twice (from disk, then from memory). Then the image proxy, `webimage serve`,
+# with the demo images as its origin: open the printed address for the gallery; Ctrl-C (or
+# SIGTERM) stops it gracefully. `exec` makes the server make's own child, so a signal sent to
+# it (by .ci/run) is answered by its graceful exit status.
 run: deps
 	$(SWIFT) build --product webimage
 	$(SWIFT) run --skip-build webimage demo --images Demo/images
-	@$(SWIFT) run --skip-build webimage info .build/demo-thumbnails/*.webp
+	@echo
+	@echo "Starting the image proxy over Demo/images: open the address below for the gallery (Ctrl-C stops it)."
+	@exec "$$($(SWIFT) build --show-bin-path)/webimage" serve --origin-dir Demo/images --host $(SERVE_HOST) --port $(PORT) --cache-dir .build/serve-cache
 
 test: deps
 	$(SWIFT) build --build-tests

@@ -31,6 +31,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: cLibraries + [
         .target(
@@ -67,9 +71,17 @@ let package = Package(
             name: "WebImageServer",
             dependencies: [
                 "WebImage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -77,6 +89,7 @@ let package = Package(
             dependencies: [
                 "WebImage", "WebImageServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Spawned by the tests as a second, killable process sharing a disk cache.
@@ -98,6 +111,17 @@ let package = Package(
         .testTarget(name: "WebImageCoreTests", dependencies: ["WebImageCore", "WebImageTestSupport"]),
         .testTarget(name: "WebImageCodecsTests", dependencies: ["WebImageCodecs", "WebImageTestSupport"]),
         .testTarget(name: "WebImageHTTPTests", dependencies: ["WebImage", "WebImageTestSupport"]),
+        .testTarget(
+            name: "WebImageServerTests",
+            dependencies: [
+                "WebImageServer", "WebImageCore", "WebImageTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "WebImageTests",
             dependencies: ["WebImage", "WebImageTestSupport", .product(name: "MetricsTestKit", package: "swift-metrics")]

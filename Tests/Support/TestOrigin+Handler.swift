@@ -268,6 +268,11 @@ final class OriginHandler: ChannelInboundHandler {
             let queryString = components?.percentEncodedQuery.map { "?" + $0 } ?? ""
             let location = query["absolute"] == "1" ? origin.url(target + queryString).absoluteString : target + queryString
             return redirect(to: location)
+        case "redirect-to":
+            // Anywhere, for the proxy's SSRF tests: an allowed origin sending the client on to
+            // a target that must be refused.
+            guard let location = query["location"] else { return text(.badRequest, "location required") }
+            return redirect(to: location)
         case "redirect-loop":
             return redirect(to: rest == "/a" ? "/redirect-loop/b" : "/redirect-loop/a")
         case "status":

@@ -20,6 +20,7 @@ import WebImageCore
 /// | `/reset/<p>?bytes=N` | headers, half the body, then a TCP RST (`SO_LINGER` 0 + close) |
 /// | `/wrong-length/<p>?bytes=N` | `Content-Length` 100 more than the bytes sent, then a normal close |
 /// | `/redirect/<n>/<p>` | `n` hops of `302` (`?absolute=1` for absolute `Location`s), then `/<p>` |
+/// | `/redirect-to?location=URL` | one `302` to `URL`, wherever it points |
 /// | `/redirect-loop/a`, `/redirect-loop/b` | `302` to each other |
 /// | `/status/<code>` | that status with a short text body |
 /// | `/huge?bytes=N[&length=0]` | `N` bytes streamed with back-pressure; `length=0` sends them chunked |

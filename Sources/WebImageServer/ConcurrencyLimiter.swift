@@ -1,0 +1,36 @@
+import Synchronization
+
+/// Caps the image requests in progress. A request over the cap is turned away at once (the
+/// proxy answers 503 with `Retry-After`) instead of waiting in an unbounded queue: under
+/// overload, fast refusals keep latency and memory bounded, and the client or the CDN in front
+/// retries.
+///
+/// ```swift
+/// let limiter = ConcurrencyLimiter(limit: 32)
+/// guard limiter.tryAcquire() else { return busy() }
+/// defer { limiter.release() }
+/// ```
+public final class ConcurrencyLimiter: Sendable {
+    public let limit: Int
+    private let inFlight = Mutex(0)
+
+    public init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// Takes a slot if one is free.
+    public func tryAcquire() -> Bool {
+        inFlight.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    public func release() {
+        inFlight.withLock { $0 = max(0, $0 - 1) }
+    }
+
+    /// Requests in progress now.
+    public var current: Int { inFlight.withLock { $0 } }
+}

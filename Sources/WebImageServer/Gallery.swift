@@ -1,0 +1,108 @@
+import Foundation
+import WebImage
+
+/// The page at `/`: the images of the origin folder as responsive thumbnails through the
+/// proxy, so a newcomer who opens the address sees it working.
+///
+/// Each thumbnail is a square `fit=cover` crop with a `srcset` of several widths (the browser
+/// picks by layout width and screen density) and `format=auto` (WebP for browsers that take
+/// it); each links to a large `contain` version. With a signing key, every URL is signed.
+///
+/// ```swift
+/// let gallery = Gallery(directory: URL(fileURLWithPath: "Demo/images"))
+/// let html = gallery.html(signer: nil)
+/// ```
+public struct Gallery: Sendable {
+    /// The image files, by name, sorted.
+    public let names: [String]
+    /// Thumbnail widths offered in each `srcset`.
+    public static let widths = [160, 320, 480, 640]
+
+    /// Lists the images directly in `directory` (formats sniffed from the bytes; other files
+    /// and hidden files are left out). A missing folder gives an empty gallery.
+    public init(directory: URL?) {
+        guard let directory, let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else {
+            self.names = []
+            return
+        }
+        self.names = names.filter { name in
+            guard !name.hasPrefix("."), let handle = FileHandle(forReadingAtPath: directory.appendingPathComponent(name).path) else { return false }
+            defer { try? handle.close() }
+            let head = (try? handle.read(upToCount: 64)) ?? Data()
+            return ImageFormat(sniffing: head) != nil
+        }.sorted()
+    }
+
+    /// The proxy URL (path and query) of `name` with `parameters`, signed when `signer` is set.
+    public static func imageURL(_ name: String, _ parameters: String, signer: URLSigner?) -> String {
+        let target = "/image?url=" + percentEncoded("local:///" + name) + "&" + parameters
+        return signer?.sign(target) ?? target
+    }
+
+    static func percentEncoded(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    public func html(signer: URLSigner?) -> String {
+        var figures: [String] = []
+        for name in names {
+            let srcset = Self.widths.map { width in
+                "\(Self.escaped(Self.imageURL(name, "w=\(width)&h=\(width)&fit=cover&format=auto", signer: signer))) \(width)w"
+            }.joined(separator: ", ")
+            let src = Self.escaped(Self.imageURL(name, "w=320&h=320&fit=cover&format=auto", signer: signer))
+            let large = Self.escaped(Self.imageURL(name, "w=1600&h=1600&fit=contain&format=auto", signer: signer))
+            figures.append("""
+                <figure><a href="\(large)"><img src="\(src)" srcset="\(srcset)" \
+                sizes="(max-width: 600px) 45vw, 240px" width="240" height="240" loading="lazy" \
+                alt="\(Self.escaped(name))"></a><figcaption>\(Self.escaped(name))</figcaption></figure>
+                """)
+        }
+        let body = figures.isEmpty
+            ? "<p>No images to show: start the proxy with <code>--origin-dir DIR</code> to see a folder here.</p>"
+            : figures.joined(separator: "\n")
+        return """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>swift-web-image proxy</title>
+            <style>
+            body { font: 16px/1.4 system-ui, sans-serif; margin: 2rem; color: #222; background: #fafafa; }
+            main { display: grid; grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); gap: 1rem; }
+            figure { margin: 0; }
+            img { width: 100%; height: auto; aspect-ratio: 1; object-fit: cover; border-radius: 6px; background: #ddd; display: block; }
+            figcaption { font-size: 0.8rem; color: #666; overflow-wrap: anywhere; }
+            code { background: #eee; padding: 0 0.2em; }
+            </style>
+            </head>
+            <body>
+            <h1>swift-web-image proxy</h1>
+            <p>Each thumbnail is served by <code>/image</code>: resized, cropped and encoded on the fly \
+            (WebP where your browser takes it), then cached. Click one for a large version.</p>
+            <main>
+            \(body)
+            </main>
+            </body>
+            </html>
+
+            """
+    }
+
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import WebImage
+
+/// Turns a host name into the addresses a connection to it could reach, with the system's
+/// `getaddrinfo` (so `/etc/hosts`, `127.1`, `2130706433` and every other spelling resolve
+/// exactly as they would for a connection).
+///
+/// `getaddrinfo` blocks, for as long as the DNS server takes, so it runs on a
+/// ``BlockingExecutor`` of its own and never on the cooperative pool.
+///
+/// ```swift
+/// let resolver = HostResolver()
+/// let addresses = try await resolver.addresses(of: "localhost")   // [127.0.0.1, ::1]
+/// ```
+public struct HostResolver: Sendable {
+    public var executor: BlockingExecutor
+
+    /// Four threads: a slow DNS answer holds one for its whole wait, and a proxy resolves
+    /// often, but the answers are small.
+    public static let sharedExecutor = BlockingExecutor(name: "webimage.dns", width: 4)
+
+    public init(executor: BlockingExecutor = HostResolver.sharedExecutor) {
+        self.executor = executor
+    }
+
+    /// The addresses of `host` (a name, or a numeric address in any form the resolver accepts).
+    ///
+    /// - Throws: ``ImageError/network(_:)`` with ``ImageError/NetworkFailure/Kind/dnsFailure``
+    ///   when the name does not resolve.
+    public func addresses(of host: String) async throws -> [IPAddress] {
+        let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return try await executor.run { try Self.resolve(name) }
+    }
+
+    static func resolve(_ host: String) throws -> [IPAddress] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        #if canImport(Glibc)
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &list)
+        guard status == 0, let list else {
+            throw ImageError.network(.init(.dnsFailure, "\(host) did not resolve (\(String(cString: gai_strerror(status))))"))
+        }
+        defer { freeaddrinfo(list) }
+        var addresses: [IPAddress] = []
+        var next: UnsafeMutablePointer<addrinfo>? = list
+        while let entry = next {
+            if let address = entry.pointee.ai_addr {
+                switch Int32(address.pointee.sa_family) {
+                case AF_INET:
+                    let v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
+                    addresses.append(.v4(UInt32(bigEndian: v4)))
+                case AF_INET6:
+                    var v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+                    addresses.append(.v6(withUnsafeBytes(of: &v6) { Array($0) }))
+                default:
+                    break
+                }
+            }
+            next = entry.pointee.ai_next
+        }
+        guard !addresses.isEmpty else {
+            throw ImageError.network(.init(.dnsFailure, "\(host) has no IPv4 or IPv6 address"))
+        }
+        var unique: [IPAddress] = []
+        for address in addresses where !unique.contains(address) { unique.append(address) }
+        return unique
+    }
+}

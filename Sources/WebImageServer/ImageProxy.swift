@@ -1,0 +1,263 @@
+import Foundation
+import Logging
+import Metrics
+import Synchronization
+import WebImage
+
+/// The image proxy's work, without HTTP: parse nothing, serve nothing, just turn a
+/// ``ProxyRequest`` into encoded bytes through the library's pipeline and caches.
+///
+/// ```swift
+/// let proxy = try ImageProxy(configuration: .init(cacheDirectory: URL(fileURLWithPath: "/var/cache/proxy")))
+/// let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300")
+/// let result = try await proxy.image(for: request, acceptsWebP: true)
+/// print(result.image.contentType, result.source)   // image/webp miss
+/// await proxy.shutdown()
+/// ```
+///
+/// The way of one request: the encoded variant from memory, else from disk (neither touches
+/// the origin, the decoder or the encoder); else the ``ImageManager`` (the original's bytes
+/// from its disk cache or the origin, shared by every variant of the source; decoded at
+/// reduced size where the codec can; resized and blurred by the library's processors), then
+/// the ``CoderRegistry``'s encoder, and both cache levels. Identical variants requested at the
+/// same time are made once.
+public final class ImageProxy: Sendable {
+    /// What a proxy is built from. The defaults suit a public proxy; ``ServeCommand`` maps its
+    /// flags and environment variables onto these.
+    public struct Configuration: Sendable {
+        /// Where originals and variants are kept on disk; `nil` keeps nothing on disk.
+        public var cacheDirectory: URL?
+        /// The disk cache's size limit. Default: 1 GiB.
+        public var diskCacheSize = 1 << 30
+        /// Encoded variants kept in memory, in bytes. Default: 256 MiB.
+        public var variantMemoryLimit = 256 << 20
+        /// Decoded, processed images kept in memory by the manager, in bytes: they let a second
+        /// output format of the same variant skip the decode. Default: 128 MiB.
+        public var imageMemoryLimit = 128 << 20
+        /// Turns every cache off (memory and disk, variants and originals): each request
+        /// fetches, decodes and encodes. For measuring the cold path.
+        public var cachesDisabled = false
+        /// The folder `local:///path` sources are read from; `nil` refuses them.
+        public var originDirectory: URL?
+        /// Hosts that may be fetched (see ``OriginGuard/allowedHosts``); empty allows any host
+        /// whose addresses pass the policy.
+        public var allowedHosts: [String] = []
+        /// The SSRF rule for resolved addresses.
+        public var addressPolicy = AddressPolicy()
+        /// With a key, every image request must be signed (``URLSigner``).
+        public var signingKey: String?
+        /// `Cache-Control: max-age` of images, in seconds, and how long the proxy keeps a variant
+        /// before making it again from the original. Default: one day.
+        public var maxAge = 86_400
+        /// Parameter limits (output size, `dpr`, `blur`).
+        public var limits = ProxyRequest.Limits()
+        /// The largest source accepted, in bytes (downloads and local files). Default: 25 MiB.
+        public var maximumSourceBytes = 25 << 20
+        /// The largest source accepted, in pixels (width × height, read from the header before
+        /// decoding). Default: 50 megapixels.
+        public var maximumSourcePixels = 50_000_000
+        /// The most bytes the decoded frames of one animation may take. Default: 256 MiB.
+        public var maximumAnimationBytes = 256 << 20
+        /// Image requests in progress at once; more are answered 503. Default: 32.
+        public var maximumConcurrentRequests = 32
+        /// `Retry-After` of a 503, in seconds.
+        public var retryAfter = 1
+        /// The longest a whole download may take. Default: 15 seconds.
+        public var originTimeout: Duration = .seconds(15)
+        /// The coders; tests wrap the decoders to count decodes.
+        public var registry: CoderRegistry = .system()
+        /// The log for the proxy's own events (one line per request goes to ``accessLogger``).
+        public var logger = Logger(label: "webimage.serve")
+        /// One line per request.
+        public var accessLogger = Logger(label: "webimage.serve.access")
+        /// Origins whose addresses are not checked: see ``OriginGuard/trustedOrigins``.
+        @_spi(Testing) public var trustedOrigins: Set<String> = []
+
+        public init(cacheDirectory: URL? = nil) {
+            self.cacheDirectory = cacheDirectory
+        }
+    }
+
+    /// The outcome of one request.
+    public struct Output: Sendable {
+        public var image: EncodedImage
+        public var source: VariantSource
+        /// Whether the format was picked from `Accept` (the response then carries
+        /// `Vary: Accept`).
+        public var variesOnAccept: Bool
+    }
+
+    public let configuration: Configuration
+    public let manager: ImageManager
+    public let signer: URLSigner?
+    public let limiter: ConcurrencyLimiter
+    /// The Prometheus registry `/metrics` shows: the proxy's instruments and the pipeline's.
+    public let metrics: ProxyMetrics
+    let originGuard: OriginGuard
+    let variants: VariantCache
+    private let httpLoader: HTTPImageLoader
+    private let inProgress = Mutex<[String: Task<EncodedImage, any Error>]>([:])
+
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        var originGuard = OriginGuard(allowedHosts: configuration.allowedHosts, policy: configuration.addressPolicy)
+        originGuard.trustedOrigins = Set(configuration.trustedOrigins.map { $0.lowercased() })
+        self.originGuard = originGuard
+
+        var disk: DiskCache?
+        if let directory = configuration.cacheDirectory, !configuration.cachesDisabled {
+            var diskConfiguration = DiskCache.Configuration()
+            diskConfiguration.sizeLimit = configuration.diskCacheSize
+            disk = try DiskCache(directory: directory, configuration: diskConfiguration)
+        }
+        variants = VariantCache(
+            memoryLimit: configuration.cachesDisabled ? 0 : configuration.variantMemoryLimit, disk: disk,
+            lifetime: configuration.maxAge > 0 ? .seconds(configuration.maxAge) : nil)
+
+        let registry = configuration.registry
+        var http = HTTPImageLoader.Configuration(acceptedFormats: registry.decodableFormats)
+        http.maximumResponseSize = configuration.maximumSourceBytes
+        http.timeout = configuration.originTimeout
+        http.maximumConcurrentDownloads = max(6, min(configuration.maximumConcurrentRequests, 32))
+        http.userAgent = "swift-web-image-proxy/0.1"
+        // Every hop, the first included, is checked; a refusal travels through the loader as
+        // an ImageError with a marker the proxy recognises.
+        http.redirectPolicy = { [originGuard] url in
+            do {
+                try await originGuard.check(url)
+            } catch let refusal as OriginGuard.Refusal {
+                throw ImageError.invalidURL(ProxyError.refusalPrefix + refusal.description)
+            }
+        }
+        httpLoader = HTTPImageLoader(configuration: http)
+        var loaders: [any ImageLoader] = [httpLoader]
+        if let root = configuration.originDirectory {
+            loaders.append(FileImageLoader(root: root, maximumFileSize: configuration.maximumSourceBytes))
+        }
+        let memory = MemoryCache<String, ImageContainer>(configuration: .init(costLimit: configuration.cachesDisabled ? 0 : configuration.imageMemoryLimit))
+        var managerConfiguration = ImageManager.Configuration(cache: ImageCache(memory: memory, disk: disk), loaders: loaders, registry: registry)
+        managerConfiguration.decodingOptions.maximumPixelCount = configuration.maximumSourcePixels
+        managerConfiguration.decodingOptions.maximumAnimationBytes = configuration.maximumAnimationBytes
+        managerConfiguration.logger = configuration.logger
+        // Every request goes to the origin again after a failure (requests also carry
+        // retryFailed): the status the client gets must be the origin's, not "failed
+        // recently", and a zero lifetime keeps the list from growing with the URLs of a scan.
+        managerConfiguration.failedURLLifetime = .zero
+        metrics = ProxyMetrics()
+        managerConfiguration.metricsFactory = metrics.factory
+        manager = ImageManager(configuration: managerConfiguration)
+        signer = configuration.signingKey.map(URLSigner.init(key:))
+        limiter = ConcurrencyLimiter(limit: configuration.maximumConcurrentRequests)
+    }
+
+    /// Waits for the pipeline's work (disk writes included) to finish, then closes the HTTP
+    /// client.
+    public func shutdown() async {
+        await manager.waitUntilIdle()
+        try? await httpLoader.shutdown()
+    }
+
+    // MARK: Serving
+
+    /// The encoded image for `request`.
+    ///
+    /// - Parameter acceptsWebP: what the client's `Accept` allows, for `format=auto`.
+    /// - Throws: a ``ProxyError`` with the status to answer.
+    public func image(for request: ProxyRequest, acceptsWebP: Bool) async throws(ProxyError) -> Output {
+        let target: ImageFormat? = request.format.imageFormat ?? (acceptsWebP ? .webp : nil)
+        let key = request.variantKey(format: target?.rawValue ?? "source")
+        let variesOnAccept = request.format == .auto
+        // Before the caches too, so that a narrower allowlist or policy after a restart is not
+        // undone by variants made under the old one. Resolving the name waits for a miss: a
+        // hit must not cost a DNS query.
+        if case .remote(let url) = request.source {
+            do {
+                try originGuard.checkWithoutResolving(url)
+            } catch {
+                throw .forbiddenOrigin("\(error)")
+            }
+        }
+        if let (image, source) = await variants.image(forKey: key) {
+            metrics.recordVariant(source)
+            return Output(image: image, source: source, variesOnAccept: variesOnAccept)
+        }
+        let sourceURL = try await checkedSourceURL(request)
+        // The task removes itself from the table when it ends.
+        let task = inProgress.withLock { tasks in
+            if let task = tasks[key] { return task }
+            let task = Task { try await self.render(request, from: sourceURL, as: target, key: key) }
+            tasks[key] = task
+            return task
+        }
+        do {
+            let image = try await task.value
+            metrics.recordVariant(.miss)
+            return Output(image: image, source: .miss, variesOnAccept: variesOnAccept)
+        } catch let error as ProxyError {
+            throw error
+        } catch let error as ImageError {
+            throw ProxyError(error)
+        } catch {
+            throw ProxyError(status: 500, message: "internal error", detail: "\(error)")
+        }
+    }
+
+    /// The URL the pipeline loads: the remote URL once the guard accepts it (the loader checks
+    /// it again, with every redirect), or the file inside the origin folder.
+    private func checkedSourceURL(_ request: ProxyRequest) async throws(ProxyError) -> URL {
+        switch request.source {
+        case .remote(let url):
+            do {
+                try await originGuard.check(url)
+            } catch let refusal as OriginGuard.Refusal {
+                throw .forbiddenOrigin(refusal.description)
+            } catch let error as ImageError {
+                throw ProxyError(error)
+            } catch {
+                throw ProxyError(status: 502, message: "origin failed", detail: "\(error)")
+            }
+            return url
+        case .local(let path):
+            guard let root = configuration.originDirectory else {
+                throw .badRequest("local:// sources need --origin-dir")
+            }
+            return root.appendingPathComponent(path)
+        }
+    }
+
+    /// Loads, decodes and processes through the manager, encodes, stores.
+    private func render(_ request: ProxyRequest, from url: URL, as target: ImageFormat?, key: String) async throws -> EncodedImage {
+        defer { _ = inProgress.withLock { $0.removeValue(forKey: key) } }
+        var imageRequest = ImageRequest(url: url, options: [.retryFailed])
+        if target == .jpeg { imageRequest.options.insert(.decodeFirstFrameOnly) }
+        if configuration.cachesDisabled { imageRequest.options.insert(.fromLoaderOnly) }
+        let width = request.pixelWidth, height = request.pixelHeight
+        if width != nil || height != nil {
+            let mode: ContentMode = width != nil && height != nil ? request.fit.contentMode : .fit
+            // Decoding straight to about the output size lets JPEG and WebP skip most of the
+            // work; the resize then makes the exact size (and crops, for cover).
+            imageRequest.thumbnail = .size(width: width ?? Self.unbounded, height: height ?? Self.unbounded, contentMode: mode)
+            imageRequest.processors.append(ImageProcessors.Resize(width: width, height: height, contentMode: mode))
+        }
+        if request.pixelBlur > 0 {
+            imageRequest.processors.append(ImageProcessors.GaussianBlur(radius: request.pixelBlur))
+        }
+        let response = try await manager.image(for: imageRequest)
+        guard let container = response.container else {
+            throw ProxyError(status: 500, message: "internal error", detail: "the pipeline returned no image")
+        }
+        let registry = configuration.registry
+        let format = target ?? FormatNegotiation.sourceOutput(container.format, registry: registry)
+        var options = ImageEncodingOptions()
+        options.quality = request.quality
+        let data = try await manager.configuration.executor.run { [options] in
+            try registry.encode(container, as: format, options: options)
+        }
+        let image = EncodedImage(data: data, contentType: format == .apng ? "image/png" : format.mimeType)
+        await variants.store(image, forKey: key)
+        return image
+    }
+
+    /// A side left free: larger than any image, so the other side decides the scale.
+    private static let unbounded = 1 << 20
+}

@@ -1,0 +1,107 @@
+import Foundation
+import WebImage
+
+/// Decides whether the proxy may fetch a URL: the host allowlist, then the address policy on
+/// every address the host resolves to. The proxy asks it before loading, and the HTTP loader
+/// asks it again for each redirect hop (``HTTPImageLoader/Configuration/redirectPolicy``).
+///
+/// ```swift
+/// let guard = OriginGuard(allowedHosts: ["images.example.com", "*.cdn.example.net"],
+///                         policy: AddressPolicy())
+/// try await guard.check(URL(string: "http://169.254.169.254/latest/meta-data")!)  // throws
+/// ```
+///
+/// ## The DNS-rebinding window
+///
+/// The check resolves the host itself, and AsyncHTTPClient resolves it again when it opens
+/// the connection. A hostile DNS server answering with a zero TTL can give the check a public
+/// address and the connection a private one. Closing that window needs the connection to use
+/// the checked address, which AsyncHTTPClient does not offer for HTTPS (the certificate is
+/// checked against the name it connects to). What the proxy does instead: each redirect is
+/// checked again before it is followed, an allowlist (`--allow-host`) confines fetching to
+/// hosts whose DNS you trust, and the README asks production deployments to add an egress
+/// firewall rule that drops private ranges for the proxy's user, which is the only complete
+/// defence.
+public struct OriginGuard: Sendable {
+    /// Hosts that may be fetched; empty allows every host. An entry `*.example.com` allows the
+    /// subdomains of `example.com` (not `example.com` itself). Compared without case.
+    public var allowedHosts: [String]
+    public var policy: AddressPolicy
+    public var resolver: HostResolver
+    /// Origins (`http://127.0.0.1:8080`, compared as written in the URL) whose addresses are not
+    /// checked. Exists only so that end-to-end tests can have one allowed origin on loopback
+    /// while every other loopback target stays refused.
+    @_spi(Testing) public var trustedOrigins: Set<String> = []
+
+    public init(allowedHosts: [String] = [], policy: AddressPolicy = AddressPolicy(), resolver: HostResolver = HostResolver()) {
+        self.allowedHosts = allowedHosts.map { $0.lowercased() }
+        self.policy = policy
+        self.resolver = resolver
+    }
+
+    /// The reason a URL is refused. Its description names the rule, for the log; the client
+    /// only ever sees "forbidden origin".
+    public struct Refusal: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Returns when `url` may be fetched.
+    ///
+    /// - Throws: ``Refusal`` when the scheme, the host or one of its addresses is not allowed;
+    ///   ``ImageError/network(_:)`` when the host does not resolve.
+    public func check(_ url: URL) async throws {
+        guard let host = try checkWithoutResolving(url) else { return }
+        // Every address must pass: the connection may use any of them.
+        for address in try await resolver.addresses(of: host) {
+            if case .refused(let range) = policy.verdict(for: address) {
+                throw Refusal(description: "\(host) resolves to \(address), \(range)")
+            }
+        }
+    }
+
+    /// The checks that need no DNS: the scheme, the allowlist, and the address when the host is
+    /// a numeric one. Cheap enough for every request, cache hits included.
+    ///
+    /// - Returns: the host name still to resolve and check, or `nil` when nothing is left.
+    /// - Throws: ``Refusal``.
+    @discardableResult
+    public func checkWithoutResolving(_ url: URL) throws -> String? {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw Refusal(description: "scheme \(url.scheme ?? "none") is not fetched")
+        }
+        guard var host = url.host?.lowercased(), !host.isEmpty else {
+            throw Refusal(description: "no host")
+        }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard isAllowed(host: host) else {
+            throw Refusal(description: "host \(host) is not on the allowlist")
+        }
+        if trustedOrigins.contains(Self.origin(of: url)) { return nil }
+        if let literal = IPAddress(host) {
+            if case .refused(let range) = policy.verdict(for: literal) {
+                throw Refusal(description: "\(host) is \(range)")
+            }
+            return nil
+        }
+        return host
+    }
+
+    /// Whether `host` (lowercased, without brackets) is on the allowlist.
+    public func isAllowed(host: String) -> Bool {
+        guard !allowedHosts.isEmpty else { return true }
+        let host = host.hasSuffix(".") ? String(host.dropLast()) : host
+        return allowedHosts.contains { entry in
+            if entry.hasPrefix("*.") {
+                return host.hasSuffix(entry.dropFirst()) && host.count > entry.count - 1
+            }
+            return host == entry
+        }
+    }
+
+    /// `scheme://host:port`, the port always written.
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+    }
+}

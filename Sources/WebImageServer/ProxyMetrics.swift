@@ -1,0 +1,55 @@
+import Metrics
+import Prometheus
+
+/// The proxy's Prometheus registry and its own instruments. The pipeline's instruments
+/// (`webimage_requests_total`, `webimage_hits_total`, …) report into the same registry, so
+/// `/metrics` shows both.
+///
+/// Names: `webimage_proxy_requests_total{route,status}`,
+/// `webimage_proxy_request_duration_seconds{route}`, `webimage_proxy_variants_total{source}`
+/// (`memory`, `disk`, `miss`), `webimage_proxy_in_flight`.
+///
+/// ```swift
+/// let proxy = try ImageProxy(configuration: configuration)
+/// print(proxy.metrics.exposition())   // what GET /metrics answers
+/// ```
+///
+/// The registry is not installed as the process-wide `MetricsSystem`: each proxy has its own,
+/// so tests can run several, and no other library can register a clashing metric name in it.
+public struct ProxyMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    public let factory: PrometheusMetricsFactory
+    private let inFlight: Metrics.Gauge
+
+    /// A fresh registry: each proxy has its own, so several can run in one process (tests).
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500),
+            .seconds(5), .seconds(10),
+        ]
+        self.factory = factory
+        inFlight = Metrics.Gauge(label: "webimage_proxy_in_flight", factory: factory)
+    }
+
+    func recordRequest(route: String, status: Int, duration: Duration) {
+        Metrics.Counter(label: "webimage_proxy_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory).increment()
+        Metrics.Timer(label: "webimage_proxy_request_duration_seconds", dimensions: [("route", route)], factory: factory)
+            .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    func recordVariant(_ source: VariantSource) {
+        Metrics.Counter(label: "webimage_proxy_variants_total", dimensions: [("source", source.rawValue)], factory: factory).increment()
+    }
+
+    func recordInFlight(_ count: Int) {
+        inFlight.record(count)
+    }
+
+    /// The registry in Prometheus' text format.
+    public func exposition() -> String {
+        registry.emitToString()
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import WebImage
+
+/// One `GET /image` request, parsed and validated: what to fetch and what to make of it.
+///
+/// ```swift
+/// let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300&dpr=2&format=webp",
+///                                limits: .init())
+/// request.pixelWidth   // 600
+/// request.variantKey   // "https://example.com/a.jpg|w=600|h=0|fit=contain|blur=0|q=80|format=webp"
+/// ```
+///
+/// Parameters: `url` (required; `http`/`https`, or `local:///path` for the folder served with
+/// `--origin-dir`), `w` and `h` (CSS pixels, 1 to the limit), `fit` (`contain`, `cover`,
+/// `fill`; default `contain`), `format` (`auto`, `jpeg`, `png`, `webp`, `gif`; default `auto`),
+/// `q` (1–100, default 80), `blur` (a Gaussian sigma in CSS pixels, 0–100), `dpr` (1–4,
+/// multiplies `w`, `h` and `blur`), and `sig` (the signature, checked by ``URLSigner``). An
+/// unknown or repeated parameter is an error, so that typos fail loudly instead of serving
+/// the original. Values are percent-decoded; `+` is kept as it is (it is not a space).
+public struct ProxyRequest: Sendable, Hashable {
+    /// Where the source image is.
+    public enum Source: Sendable, Hashable {
+        /// An `http` or `https` URL, fetched through the origin guard.
+        case remote(URL)
+        /// A path inside the `--origin-dir` folder (from `local:///path`), without its leading `/`.
+        case local(String)
+    }
+
+    /// How the image fits the `w` × `h` box, in CSS `object-fit` terms.
+    public enum Fit: String, Sendable, Hashable, CaseIterable {
+        /// Inside the box, aspect ratio kept.
+        case contain
+        /// Covers the box, aspect ratio kept, the overflow cropped (centred).
+        case cover
+        /// Exactly the box, stretched.
+        case fill
+
+        var contentMode: ContentMode {
+            switch self {
+            case .contain: .fit
+            case .cover: .fill
+            case .fill: .stretch
+            }
+        }
+    }
+
+    /// The format asked for.
+    public enum Format: String, Sendable, Hashable, CaseIterable {
+        /// WebP when the client's `Accept` allows it, else the source's own format.
+        case auto
+        case jpeg
+        case png
+        case webp
+        case gif
+
+        var imageFormat: ImageFormat? {
+            switch self {
+            case .auto: nil
+            case .jpeg: .jpeg
+            case .png: .png
+            case .webp: .webp
+            case .gif: .gif
+            }
+        }
+    }
+
+    /// What the proxy accepts.
+    public struct Limits: Sendable, Hashable {
+        /// The largest output width or height, in pixels (after `dpr`). Default: 4096.
+        public var maximumDimension = 4096
+        /// The largest `dpr`. Default: 4.
+        public var maximumDPR = 4.0
+        /// The largest `blur` sigma, in CSS pixels. Default: 100.
+        public var maximumBlur = 100.0
+
+        public init() {}
+    }
+
+    public var source: Source
+    /// Requested width and height in CSS pixels; `nil` when not given.
+    public var width: Int?
+    public var height: Int?
+    public var fit: Fit = .contain
+    public var format: Format = .auto
+    public var quality = 80
+    public var blur = 0.0
+    public var dpr = 1.0
+
+    public init(source: Source) {
+        self.source = source
+    }
+
+    /// The output width in pixels (`w` × `dpr`, rounded), `nil` when `w` was not given.
+    public var pixelWidth: Int? { width.map { Int((Double($0) * dpr).rounded()) } }
+    public var pixelHeight: Int? { height.map { Int((Double($0) * dpr).rounded()) } }
+    /// The blur sigma in output pixels.
+    public var pixelBlur: Double { blur * dpr }
+
+    /// Parses the raw (still percent-encoded) query of a request.
+    ///
+    /// - Throws: a ``ProxyError`` with status 400 naming the first parameter that is wrong.
+    public init(query: String?, limits: Limits = .init(), allowsLocal: Bool = false) throws(ProxyError) {
+        var values: [String: String] = [:]
+        for item in (query ?? "").split(separator: "&") {
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            guard let value = (parts.count > 1 ? String(parts[1]) : "").removingPercentEncoding else {
+                throw .badRequest("\(name) is not valid percent-encoding")
+            }
+            guard values.updateValue(value, forKey: name) == nil else {
+                throw .badRequest("\(name) is given more than once")
+            }
+        }
+        if let unknown = values.keys.sorted().first(where: { !Self.parameters.contains($0) }) {
+            throw .badRequest("unknown parameter \(unknown)")
+        }
+        guard let url = values["url"], !url.isEmpty else { throw .badRequest("url is required") }
+        self.init(source: try Self.source(url, allowsLocal: allowsLocal))
+
+        if let dpr = values["dpr"] {
+            self.dpr = try Self.number(dpr, "dpr", in: 1...limits.maximumDPR)
+        }
+        let maximum = limits.maximumDimension
+        if let w = values["w"] {
+            width = try Self.integer(w, "w", in: 1...maximum)
+            guard pixelWidth! <= maximum else { throw .badRequest("w × dpr must be at most \(maximum)") }
+        }
+        if let h = values["h"] {
+            height = try Self.integer(h, "h", in: 1...maximum)
+            guard pixelHeight! <= maximum else { throw .badRequest("h × dpr must be at most \(maximum)") }
+        }
+        if let fit = values["fit"] {
+            guard let value = Fit(rawValue: fit) else { throw .badRequest("fit must be contain, cover or fill") }
+            self.fit = value
+        }
+        if let format = values["format"] {
+            guard let value = Format(rawValue: format == "jpg" ? "jpeg" : format) else {
+                throw .badRequest("format must be auto, jpeg, png, webp or gif")
+            }
+            self.format = value
+        }
+        if let q = values["q"] {
+            quality = try Self.integer(q, "q", in: 1...100)
+        }
+        if let blur = values["blur"] {
+            self.blur = try Self.number(blur, "blur", in: 0...limits.maximumBlur)
+        }
+    }
+
+    static let parameters: Set<String> = ["url", "w", "h", "fit", "format", "q", "blur", "dpr", URLSigner.parameter]
+
+    private static func source(_ text: String, allowsLocal: Bool) throws(ProxyError) -> Source {
+        if text.lowercased().hasPrefix("local://") {
+            guard allowsLocal else { throw .badRequest("local:// sources need --origin-dir") }
+            let path = text.dropFirst("local://".count).drop { $0 == "/" }
+            let components = path.split(separator: "/", omittingEmptySubsequences: false)
+            guard !path.isEmpty, !path.contains("\0"),
+                  components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
+                throw .badRequest("url is not a usable local path")
+            }
+            return .local(String(path))
+        }
+        guard let components = URLComponents(string: text),
+              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = components.host, !host.isEmpty,
+              let url = components.url else {
+            throw .badRequest("url must be an absolute http or https URL")
+        }
+        guard components.user == nil, components.password == nil else {
+            throw .badRequest("url must not carry credentials")
+        }
+        return .remote(url)
+    }
+
+    private static func integer(_ text: String, _ name: String, in range: ClosedRange<Int>) throws(ProxyError) -> Int {
+        guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), text.count <= 9,
+              let value = Int(text), range.contains(value) else {
+            throw .badRequest("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    private static func number(_ text: String, _ name: String, in range: ClosedRange<Double>) throws(ProxyError) -> Double {
+        guard text.count <= 12, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".") }),
+              let value = Double(text), value.isFinite, range.contains(value) else {
+            throw .badRequest("\(name) must be a number from \(Self.text(range.lowerBound)) to \(Self.text(range.upperBound))")
+        }
+        return value
+    }
+
+    static func text(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
+    /// The source as a stable string: the cache key of the original bytes' variants.
+    var sourceKey: String {
+        switch source {
+        case .remote(let url): url.absoluteString
+        case .local(let path): "local:///" + path
+        }
+    }
+
+    /// The key of one output: the source and every parameter that changes the bytes, in a fixed
+    /// order, with `format` as negotiated (`webp`, or `source` for "the source's own format").
+    /// Parameters that make no difference are normalised away (`dpr=2&w=100` is `w=200`).
+    func variantKey(format negotiated: String) -> String {
+        let lossy = negotiated == "jpeg" || negotiated == "webp" || negotiated == "source"
+        return [
+            sourceKey,
+            "w=\(pixelWidth ?? 0)", "h=\(pixelHeight ?? 0)",
+            "fit=\(width != nil && height != nil ? fit.rawValue : "contain")",
+            "blur=\(Self.text(pixelBlur))",
+            "q=\(lossy ? quality : 0)",
+            "format=\(negotiated)",
+        ].joined(separator: "|")
+    }
+}

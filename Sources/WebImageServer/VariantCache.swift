@@ -1,0 +1,102 @@
+import Crypto
+import Foundation
+import WebImage
+
+/// One encoded output of the proxy, ready to send.
+///
+/// ```swift
+/// let image = EncodedImage(data: webpBytes, contentType: "image/webp")
+/// image.etag   // "\"3f2a…\"": the first 16 bytes of the SHA-256 of the bytes, in hex
+/// ```
+public struct EncodedImage: Sendable, Hashable {
+    public var data: Data
+    public var contentType: String
+    /// A strong validator: a digest of ``data``, quoted. Equal bytes always have equal tags,
+    /// whichever process or run made them.
+    public var etag: String
+
+    public init(data: Data, contentType: String) {
+        self.data = data
+        self.contentType = contentType
+        let digest = SHA256.hash(data: data)
+        etag = "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+    }
+
+    init(data: Data, contentType: String, etag: String) {
+        self.data = data
+        self.contentType = contentType
+        self.etag = etag
+    }
+}
+
+/// Where a response came from, for the `X-Cache` header, the log and the metrics.
+///
+/// ```swift
+/// let result = try await proxy.image(for: request, acceptsWebP: true)
+/// if result.source == .miss { print("made now") }
+/// ```
+public enum VariantSource: String, Sendable {
+    /// The encoded variant, from memory.
+    case memory
+    /// The encoded variant, from disk.
+    case disk
+    /// Made now: the pipeline loaded (or found) the original, decoded, processed, encoded.
+    case miss
+}
+
+/// The proxy's encoded outputs: the library's ``MemoryCache`` over the bytes, then its
+/// ``DiskCache`` (the one that holds the originals, under keys of their own), so a repeated
+/// variant is answered without the origin, the decoder or the encoder.
+///
+/// The manager's own caches cannot do this on their own: its memory level holds decoded
+/// images (the proxy would encode every response again), and its processed-bytes disk level
+/// (``ImageRequest/processedDataFormat``) is decoded again on a hit.
+///
+/// Variants live as long as the `max-age` the proxy gives clients: after that they are made
+/// again, from the original as the pipeline's disk cache then has it (which follows the
+/// origin's own expiry), so a changed source shows within a day by default.
+///
+/// ```swift
+/// let cache = VariantCache(memoryLimit: 256 << 20, disk: disk, lifetime: .seconds(86_400))
+/// await cache.store(encoded, forKey: key)
+/// if let (image, source) = await cache.image(forKey: key) { … }
+/// ```
+public final class VariantCache: Sendable {
+    let memory: MemoryCache<String, EncodedImage>?
+    let disk: DiskCache?
+    let lifetime: Duration?
+    /// The clock expiry dates are computed from; tests share it with the disk cache's.
+    let now: @Sendable () -> Date
+
+    /// `memoryLimit` 0 keeps nothing in memory; `disk` `nil` keeps nothing on disk; `lifetime`
+    /// `nil` keeps variants until they are evicted.
+    public convenience init(memoryLimit: Int, disk: DiskCache?, lifetime: Duration? = nil) {
+        self.init(memoryLimit: memoryLimit, disk: disk, lifetime: lifetime, now: { Date() })
+    }
+
+    init(memoryLimit: Int, disk: DiskCache?, lifetime: Duration?, now: @escaping @Sendable () -> Date) {
+        memory = memoryLimit > 0 ? MemoryCache(configuration: .init(costLimit: memoryLimit, ageLimit: lifetime)) : nil
+        self.disk = disk
+        self.lifetime = lifetime
+        self.now = now
+    }
+
+    /// Disk keys are kept apart from the originals' (which are URLs).
+    static func diskKey(_ key: String) -> String { "variant:" + key }
+
+    public func image(forKey key: String) async -> (EncodedImage, VariantSource)? {
+        if let hit = memory?.value(forKey: key) { return (hit, .memory) }
+        guard let disk, disk.contains(Self.diskKey(key)),
+              let entry = await disk.entry(forKey: Self.diskKey(key)),
+              let contentType = entry.metadata.contentType, let etag = entry.metadata.etag else { return nil }
+        let image = EncodedImage(data: entry.data, contentType: contentType, etag: etag)
+        memory?.set(image, forKey: key, cost: image.data.count)
+        return (image, .disk)
+    }
+
+    public func store(_ image: EncodedImage, forKey key: String) async {
+        memory?.set(image, forKey: key, cost: image.data.count)
+        let expiresAt = lifetime.map { now().addingTimeInterval(Double($0.components.seconds)) }
+        try? await disk?.store(image.data, forKey: Self.diskKey(key), metadata: .init(contentType: image.contentType, etag: image.etag, expiresAt: expiresAt))
+    }
+}

@@ -1,0 +1,163 @@
+import ArgumentParser
+import Foundation
+import Logging
+import WebImage
+import WebImageServer
+
+/// `webimage serve`: the image proxy, as a plain process configured by flags and environment
+/// variables (a flag wins over its variable).
+///
+/// It prints `listening on http://HOST:PORT` on standard output once it accepts connections
+/// (`--port 0` picks a free port, and the line tells which), logs one JSON line per request on
+/// standard error, and on SIGTERM or SIGINT stops accepting, lets the requests in flight
+/// finish, flushes the cache writes and exits 0.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the image proxy: GET /image?url=…&w=…&h=…&fit=…&format=…&q=…&blur=…&dpr=…",
+        discussion: """
+            Routes: /image (the proxy), / (a gallery of --origin-dir), /healthz, /metrics \
+            (Prometheus). Every flag can also be set in the environment: WEBIMAGE_HOST, \
+            WEBIMAGE_PORT, WEBIMAGE_CACHE_DIR, WEBIMAGE_ALLOW_HOSTS (comma-separated), \
+            WEBIMAGE_ALLOW_LOOPBACK=1, WEBIMAGE_SIGNING_KEY, WEBIMAGE_ORIGIN_DIR, \
+            WEBIMAGE_NO_CACHE=1, WEBIMAGE_MAX_AGE, WEBIMAGE_MAX_CONCURRENT, \
+            WEBIMAGE_MAX_SOURCE_BYTES, WEBIMAGE_MAX_SOURCE_PIXELS, WEBIMAGE_MAX_DIMENSION, \
+            WEBIMAGE_LOG_LEVEL. \
+            Prefer WEBIMAGE_SIGNING_KEY to --signing-key: other users can read a process's \
+            arguments.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The address to listen on (default 127.0.0.1; 0.0.0.0 or :: for every interface).", valueName: "host"))
+    var host: String?
+
+    @Option(help: ArgumentHelp("The port to listen on (default 8080; 0 picks a free one).", valueName: "port"))
+    var port: Int?
+
+    @Option(help: ArgumentHelp("The disk cache folder (default: $XDG_CACHE_HOME/swift-web-image, or ~/.cache/swift-web-image).", valueName: "dir"))
+    var cacheDir: String?
+
+    @Option(name: .customLong("allow-host"), help: ArgumentHelp("Fetch only from this host (repeatable; *.example.com allows its subdomains). Default: any public host.", valueName: "host"))
+    var allowHosts: [String] = []
+
+    @Flag(help: "Allow fetching from loopback addresses (127.0.0.0/8, ::1). For local development and tests only.")
+    var allowLoopback = false
+
+    @Option(help: ArgumentHelp("Require every /image URL to be signed with this HMAC-SHA256 key.", valueName: "key"))
+    var signingKey: String?
+
+    @Option(help: ArgumentHelp("Serve this folder's images as local:///NAME sources (and show them at /).", valueName: "dir"))
+    var originDir: String?
+
+    @Flag(help: "Turn every cache off: each request fetches, decodes and encodes (for measuring the cold path).")
+    var noCache = false
+
+    @Option(help: ArgumentHelp("Cache-Control max-age of images, in seconds (default 86400).", valueName: "seconds"))
+    var maxAge: Int?
+
+    @Option(help: ArgumentHelp("Image requests in progress at once; more are answered 503 (default 32).", valueName: "n"))
+    var maxConcurrent: Int?
+
+    @Option(help: ArgumentHelp("The largest source, in bytes (default 26214400).", valueName: "bytes"))
+    var maxSourceBytes: Int?
+
+    @Option(help: ArgumentHelp("The largest source, in pixels (default 50000000).", valueName: "pixels"))
+    var maxSourcePixels: Int?
+
+    @Option(help: ArgumentHelp("The largest output width or height, in pixels (default 4096).", valueName: "pixels"))
+    var maxDimension: Int?
+
+    @Option(help: ArgumentHelp("trace, debug, info (the default: one line per request), notice, warning (no request lines), error or critical.", valueName: "level"))
+    var logLevel: String?
+
+    /// The settings after flags, then the environment, then the defaults.
+    struct Settings {
+        var host: String
+        var port: Int
+        var configuration: ImageProxy.Configuration
+        var logLevel: Logger.Level
+    }
+
+    func settings(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Settings {
+        func value(_ flag: String?, _ name: String) -> String? {
+            flag ?? environment[name].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        func integer(_ flag: Int?, _ name: String, _ option: String, minimum: Int = 1) throws -> Int? {
+            if let flag {
+                guard flag >= minimum else { throw ValidationError("--\(option) must be at least \(minimum)") }
+                return flag
+            }
+            guard let text = value(nil, name) else { return nil }
+            guard let number = Int(text), number >= minimum else {
+                throw ValidationError("\(name) must be an integer of at least \(minimum)")
+            }
+            return number
+        }
+        func enabled(_ flag: Bool, _ name: String) -> Bool {
+            flag || ["1", "true", "yes"].contains(environment[name]?.lowercased() ?? "")
+        }
+
+        let host = value(host, "WEBIMAGE_HOST") ?? "127.0.0.1"
+        let port = try integer(port, "WEBIMAGE_PORT", "port", minimum: 0) ?? 8080
+        guard port <= 65535 else { throw ValidationError("the port must be at most 65535") }
+
+        let cacheDirectory = value(cacheDir, "WEBIMAGE_CACHE_DIR").map { URL(fileURLWithPath: $0) }
+            ?? DiskCache.userCacheDirectory.appendingPathComponent("swift-web-image")
+        var configuration = ImageProxy.Configuration(cacheDirectory: cacheDirectory)
+        configuration.cachesDisabled = enabled(noCache, "WEBIMAGE_NO_CACHE")
+        configuration.allowedHosts = allowHosts.isEmpty
+            ? (environment["WEBIMAGE_ALLOW_HOSTS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            : allowHosts
+        configuration.addressPolicy = AddressPolicy(allowsLoopback: enabled(allowLoopback, "WEBIMAGE_ALLOW_LOOPBACK"))
+        configuration.signingKey = value(signingKey, "WEBIMAGE_SIGNING_KEY")
+        if let originDir = value(originDir, "WEBIMAGE_ORIGIN_DIR") {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: originDir, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--origin-dir \(originDir) is not a folder")
+            }
+            configuration.originDirectory = URL(fileURLWithPath: originDir).standardizedFileURL
+        }
+        if let maxAge = try integer(maxAge, "WEBIMAGE_MAX_AGE", "max-age", minimum: 0) { configuration.maxAge = maxAge }
+        if let maximum = try integer(maxConcurrent, "WEBIMAGE_MAX_CONCURRENT", "max-concurrent") { configuration.maximumConcurrentRequests = maximum }
+        if let maximum = try integer(maxSourceBytes, "WEBIMAGE_MAX_SOURCE_BYTES", "max-source-bytes") { configuration.maximumSourceBytes = maximum }
+        if let maximum = try integer(maxSourcePixels, "WEBIMAGE_MAX_SOURCE_PIXELS", "max-source-pixels") { configuration.maximumSourcePixels = maximum }
+        if let maximum = try integer(maxDimension, "WEBIMAGE_MAX_DIMENSION", "max-dimension") { configuration.limits.maximumDimension = maximum }
+        let levelName = value(logLevel, "WEBIMAGE_LOG_LEVEL") ?? "info"
+        guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
+            throw ValidationError("the log level must be trace, debug, info, notice, warning, error or critical")
+        }
+        return Settings(host: host, port: port, configuration: configuration, logLevel: level)
+    }
+
+    func run() async throws {
+        let settings = try settings()
+        let level = settings.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = JSONLogHandler(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        var configuration = settings.configuration
+        configuration.logger = Logger(label: "webimage.serve")
+        configuration.accessLogger = Logger(label: "webimage.serve.access")
+
+        let proxy: ImageProxy
+        do {
+            proxy = try ImageProxy(configuration: configuration)
+        } catch {
+            printError("webimage serve: cannot open the cache at \(configuration.cacheDirectory?.path ?? "-"): \(error)")
+            throw ExitCode.failure
+        }
+        let host = settings.host
+        do {
+            try await ProxyServer(proxy: proxy).run(host: host, port: settings.port) { port in
+                let shown = host.contains(":") ? "[\(host)]" : host
+                print("listening on http://\(shown):\(port)")
+                fflush(nil)
+            }
+        } catch {
+            printError("webimage serve: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}

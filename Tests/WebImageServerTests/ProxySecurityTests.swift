@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import WebImage
+@_spi(Testing) import WebImageServer
+import WebImageTestSupport
+
+/// Signed URLs and SSRF refusals, end to end. Every target is a loopback address: the proxy
+/// must refuse them before any connection (the origin sees nothing), and the test never sends
+/// anything anywhere else. Private, link-local, multicast and mapped ranges are covered by
+/// `AddressPolicyTests`, which open no connection at all.
+@Suite struct ProxySecurityTests {
+    // MARK: Signatures
+
+    @Test func signedURLsAreRequiredWhenAKeyIsSet() async throws {
+        let harness = try await ProxyHarness.start { $0.signingKey = "test-key" }
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/e.jpg", data: try Fixture.elephants)
+        let signer = URLSigner(key: "test-key")
+        let target = harness.imagePath("/e.jpg", "w=100")
+
+        let unsigned = try await harness.request(target)
+        #expect(unsigned.status == 403 && unsigned.text == "missing or invalid signature\n")
+
+        let signed = try await harness.request(signer.sign(target))
+        #expect(signed.status == 200)
+        #expect(signed.header("Cache-Control") == "public, max-age=86400, immutable")
+
+        let wrongKey = try await harness.request(URLSigner(key: "other").sign(target))
+        #expect(wrongKey.status == 403)
+        let tampered = signer.sign(target).replacingOccurrences(of: "w=100", with: "w=1000")
+        #expect(try await harness.request(tampered).status == 403)
+        // The signature is checked before the parameters: a bad request without one is 403.
+        #expect(try await harness.request("/image?w=abc").status == 403)
+        // A signed bad request is still a bad request.
+        #expect(try await harness.request(signer.sign(harness.imagePath("/e.jpg", "w=abc"))).status == 400)
+        #expect(harness.origin.requestCount(path: "/e.jpg") == 1)
+    }
+
+    // MARK: SSRF
+
+    /// Loopback targets the proxy must refuse: each a different spelling or address, on the
+    /// origin's real port, so that a missed check would really reach the origin.
+    static func loopbackTargets(port: Int) -> [String] {
+        [
+            "http://127.0.0.2:\(port)/e.jpg",
+            "http://[::1]:\(port)/e.jpg",
+            "http://localhost:\(port)/e.jpg",
+            "http://LocalHost:\(port)/e.jpg",
+            "http://127.1:\(port)/e.jpg",
+            "http://2130706433:\(port)/e.jpg",
+            "http://[::ffff:127.0.0.1]:\(port)/e.jpg",
+            "http://0.0.0.0:\(port)/e.jpg",
+            "http://[::]:\(port)/e.jpg",
+        ]
+    }
+
+    @Test func loopbackTargetsAreRefused() async throws {
+        let harness = try await ProxyHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/e.jpg", data: try Fixture.elephants)
+
+        // 127.0.0.1 itself, on another port than the trusted origin's: the proxy's own.
+        var targets = Self.loopbackTargets(port: harness.origin.port)
+        targets.append("http://127.0.0.1:\(harness.port)/metrics")
+        for target in targets {
+            let reply = try await harness.request(ProxyHarness.imagePath(url: target, "w=10"))
+            #expect(reply.status == 403, "\(target)")
+            #expect(reply.text == "forbidden origin\n", "\(target)")
+        }
+        #expect(harness.origin.allRequests.isEmpty)
+    }
+
+    @Test func redirectsToLoopbackAreRefusedAtEachHop() async throws {
+        let harness = try await ProxyHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/e.jpg", data: try Fixture.elephants)
+
+        var targets = Self.loopbackTargets(port: harness.origin.port)
+        targets.append("http://127.0.0.1:\(harness.port)/healthz")
+        for (index, target) in targets.enumerated() {
+            // A fresh source URL each time, so nothing is answered from a cache.
+            let source = harness.origin.url("/redirect-to?n=\(index)&location=" + ProxyHarness.encoded(target)).absoluteString
+            let reply = try await harness.request(ProxyHarness.imagePath(url: source, "w=10"))
+            #expect(reply.status == 403, "\(target)")
+            #expect(reply.text == "forbidden origin\n", "\(target)")
+        }
+        // The origin saw the redirects and nothing else: no hop was followed.
+        let paths = Set(harness.origin.allRequests.map(\.path))
+        #expect(paths == ["/redirect-to"])
+        #expect(harness.origin.allRequests.count == targets.count)
+        // A redirect within the trusted origin is followed.
+        let followed = try await harness.request(ProxyHarness.imagePath(url: harness.origin.url("/redirect/2/e.jpg").absoluteString, "w=10"))
+        #expect(followed.status == 200)
+    }
+
+    /// The check does not depend on the original's being fetched now: bytes already in the
+    /// (shared) disk cache are not served for a URL the guard refuses.
+    @Test func cachedOriginalsOfRefusedURLsAreNotServed() async throws {
+        let first = try await ProxyHarness.start()
+        first.origin.register("/e.jpg", data: try Fixture.elephants)
+        #expect(try await first.get("/e.jpg", "w=10").status == 200)
+        await first.stop(keepOrigin: true, keepCache: true)
+
+        let second = try await ProxyHarness.start(origin: first.origin, cacheDirectory: first.cacheDirectory) { $0.trustedOrigins = [] }
+        defer { Task { await second.stop() } }
+        #expect(try await second.get("/e.jpg", "w=20").status == 403)
+        // Nor is a variant made before.
+        #expect(try await second.get("/e.jpg", "w=10").status == 403)
+        #expect(second.decodeCount == 0)
+        #expect(second.origin.requestCount(path: "/e.jpg") == 1)
+    }
+
+    @Test func theAllowlistConfinesFetchingToItsHosts() async throws {
+        let harness = try await ProxyHarness.start { $0.allowedHosts = ["images.example.invalid"] }
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/e.jpg", data: try Fixture.elephants)
+
+        let reply = try await harness.get("/e.jpg", "w=10")
+        #expect(reply.status == 403 && reply.text == "forbidden origin\n")
+        #expect(harness.origin.allRequests.isEmpty)
+    }
+
+    @Test func theLoopbackOptInLetsLoopbackThrough() async throws {
+        let harness = try await ProxyHarness.start {
+            $0.trustedOrigins = []
+            $0.addressPolicy = AddressPolicy(allowsLoopback: true)
+        }
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/e.jpg", data: try Fixture.elephants)
+        #expect(try await harness.get("/e.jpg", "w=10").status == 200)
+        #expect(try await harness.request(ProxyHarness.imagePath(url: "http://localhost:\(harness.origin.port)/e.jpg", "w=10")).status == 200)
+    }
+
+    @Test func withoutTheOptInLoopbackIsRefused() async throws {
+        let harness = try await ProxyHarness.start { $0.trustedOrigins = [] }
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/e.jpg", data: try Fixture.elephants)
+        #expect(try await harness.get("/e.jpg", "w=10").status == 403)
+        #expect(harness.origin.allRequests.isEmpty)
+    }
+}

@@ -1,0 +1,182 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Synchronization
+import Testing
+import WebImage
+import WebImageServer
+import WebImageTestSupport
+
+/// A running `webimage serve`, its output read line by line as it comes.
+final class ServeProcess: Sendable {
+    private struct State {
+        var stdout: [String] = []
+        var stderr: [String] = []
+        var pending: [Bool: Data] = [:]
+        var closed = 0
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let process: Process
+    private let state = Mutex(State())
+
+    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
+        process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = Fixture.repository
+        var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WEBIMAGE_") }
+        merged.merge(environment) { $1 }
+        process.environment = merged
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        read(out.fileHandleForReading, isStdout: true)
+        read(err.fileHandleForReading, isStdout: false)
+        try process.run()
+    }
+
+    private func read(_ handle: FileHandle, isStdout: Bool) {
+        handle.readabilityHandler = { [self] handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty { handle.readabilityHandler = nil }
+            let waiters = state.withLock { state in
+                if chunk.isEmpty {
+                    state.closed += 1
+                } else {
+                    var buffer = state.pending[isStdout, default: Data()]
+                    buffer.append(chunk)
+                    while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                        let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                        if isStdout { state.stdout.append(line) } else { state.stderr.append(line) }
+                        buffer = Data(buffer[(newline + 1)...])
+                    }
+                    state.pending[isStdout] = buffer
+                }
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    var stdout: [String] { state.withLock { $0.stdout } }
+    var stderr: [String] { state.withLock { $0.stderr } }
+
+    /// Waits until a line of standard output (or error) satisfies `predicate`; `nil` when the
+    /// process closes both outputs first.
+    func waitForLine(stderr: Bool = false, where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
+        while true {
+            let (match, closed) = state.withLock { state in
+                ((stderr ? state.stderr : state.stdout).first(where: predicate), state.closed == 2)
+            }
+            if let match { return match }
+            if closed { return nil }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state in
+                    // Anything new since the check above: look again at once.
+                    let seen = (stderr ? state.stderr : state.stdout).contains(where: predicate) || state.closed == 2
+                    if !seen { state.waiters.append(continuation) }
+                    return seen
+                }
+                if ready { continuation.resume() }
+            }
+        }
+    }
+
+    /// The port from `listening on http://HOST:PORT`.
+    func port() async throws -> Int {
+        let line = try #require(await waitForLine { $0.hasPrefix("listening on http://") }, "stderr: \(stderr.joined(separator: "\n"))")
+        return try #require(line.split(separator: ":").last.flatMap { Int($0) })
+    }
+
+    func terminate() { kill(process.processIdentifier, SIGTERM) }
+
+    func waitForExit() async -> Int32 {
+        _ = await waitForLine { _ in false }   // both pipes closed: the process is gone
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+/// The `webimage serve` command as a plain process: flags, environment, the listening line,
+/// the log, and the graceful stop on SIGTERM.
+@Suite(.enabled(if: WebImageExecutable.url != nil)) struct ServeCommandTests {
+    func get(_ url: String, headers: [(String, String)] = []) async throws -> (status: Int, headers: [(String, String)], body: Data) {
+        var request = HTTPClientRequest(url: url)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        return (Int(response.status.code), response.headers.map { ($0.name, $0.value) }, Data(body.readableBytesView))
+    }
+
+    @Test func servesTheGalleryAndStopsGracefullyOnSIGTERM() async throws {
+        let cache = TemporaryDirectory("serve")
+        defer { cache.remove() }
+        let origin = try await TestOrigin.start()
+        defer { Task { try await origin.shutdown() } }
+        origin.register("/e.jpg", data: try Fixture.elephants)
+        let gate = origin.gate("/e.jpg")
+
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--origin-dir", "Demo/images", "--cache-dir", cache.path, "--allow-loopback",
+        ])
+        let port = try await server.port()
+        #expect(server.stdout.first == "listening on http://127.0.0.1:\(port)")
+        let base = "http://127.0.0.1:\(port)"
+
+        #expect(try await get(base + "/healthz").status == 200)
+        let page = try await get(base + "/")
+        #expect(page.status == 200 && String(decoding: page.body, as: UTF8.self).contains("srcset="))
+        let thumbnail = try await get(base + "/image?url=local%3A%2F%2F%2Fflower.webp&w=64", headers: [("Accept", "image/webp")])
+        #expect(thumbnail.status == 200 && ImageFormat(sniffing: thumbnail.body) == .webp)
+
+        // A request in flight, held at the origin, when SIGTERM arrives.
+        let source = ProxyHarness.encoded(origin.url("/e.jpg").absoluteString)
+        async let held = get(base + "/image?url=\(source)&w=32")
+        #expect(await origin.waitForRequests(path: "/e.jpg", count: 1))
+        server.terminate()
+        #expect(await server.waitForLine(stderr: true) { $0.contains("shutting down") } != nil)
+        gate.open()
+        let reply = try await held
+        #expect(reply.status == 200)
+        #expect(ImageFormat(sniffing: reply.body) == .jpeg)
+        #expect(await server.waitForExit() == 0)
+
+        // One JSON line per request, with the fields that matter.
+        let requests = server.stderr.filter { $0.contains(#""msg":"request""#) }
+        #expect(requests.count == 4)
+        let line = try #require(requests.first { $0.contains(#""path":"/healthz""#) })
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(fields["status"] as? Int == 200)
+        #expect(fields["method"] as? String == "GET")
+        #expect(fields["duration_ms"] is Double || fields["duration_ms"] is Int)
+    }
+
+    @Test func configurationFromTheEnvironment() async throws {
+        let cache = TemporaryDirectory("serve-env")
+        defer { cache.remove() }
+        let server = try ServeProcess(try #require(WebImageExecutable.url), ["serve"], environment: [
+            "WEBIMAGE_PORT": "0", "WEBIMAGE_ORIGIN_DIR": "Demo/images", "WEBIMAGE_CACHE_DIR": cache.path,
+            "WEBIMAGE_SIGNING_KEY": "env-key", "WEBIMAGE_NO_CACHE": "1", "WEBIMAGE_LOG_LEVEL": "warning",
+        ])
+        let port = try await server.port()
+        let target = "/image?url=local%3A%2F%2F%2Fflower.webp&w=16"
+        #expect(try await get("http://127.0.0.1:\(port)" + target).status == 403)
+        let signed = "http://127.0.0.1:\(port)" + URLSigner(key: "env-key").sign(target)
+        #expect(try await get(signed).status == 200)
+        server.terminate()
+        #expect(await server.waitForExit() == 0)
+        // --no-cache: nothing was written to the cache folder.
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: cache.path)) ?? []
+        #expect(written.isEmpty, "\(written)")
+        // At warning, no request lines.
+        #expect(!server.stderr.contains { $0.contains(#""msg":"request""#) })
+    }
+
+    @Test func badFlagsFailAtOnce() throws {
+        let run = try CommandRun(try #require(WebImageExecutable.url), ["serve", "--origin-dir", "/nonexistent-folder-for-test", "--port", "0"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("is not a folder"))
+    }
+}

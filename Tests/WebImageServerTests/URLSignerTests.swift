@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+import WebImageServer
+
+@Suite struct URLSignerTests {
+    let signer = URLSigner(key: "secret")
+    let target = "/image?url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"
+    /// `printf '%s' "$target" | openssl dgst -sha256 -hmac secret -r`: the README's recipe.
+    let expected = "ecd346dbca1cf81af308e8db07726d73c87973fa0a0c869f4056374eb1316053"
+
+    @Test func signatureIsHMACSHA256OfPathAndQueryInHex() {
+        #expect(signer.signature(for: target) == expected)
+        #expect(signer.sign(target) == target + "&sig=" + expected)
+    }
+
+    @Test func verifiesWhereverSigStands() {
+        let query = "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"
+        #expect(signer.isValid(path: "/image", query: query + "&sig=" + expected))
+        #expect(signer.isValid(path: "/image", query: "sig=" + expected + "&" + query))
+        #expect(signer.isValid(path: "/image", query: query + "&sig=" + expected.uppercased()))
+    }
+
+    @Test("refuses", arguments: [
+        "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300",                                   // no sig
+        "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=301&sig=ecd346dbca1cf81af308e8db07726d73c87973fa0a0c869f4056374eb1316053", // changed
+        "w=300&url=https%3A%2F%2Fexample.com%2Fa.jpg&sig=ecd346dbca1cf81af308e8db07726d73c87973fa0a0c869f4056374eb1316053", // reordered
+        "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300&sig=ecd346dbca1cf81af308e8db07726d73c87973fa0a0c869f4056374eb131605",  // short
+        "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300&sig=zzd346dbca1cf81af308e8db07726d73c87973fa0a0c869f4056374eb1316053", // not hex
+        "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300&sig=ecd346dbca1cf81af308e8db07726d73c87973fa0a0c869f4056374eb1316053&sig=ecd346dbca1cf81af308e8db07726d73c87973fa0a0c869f4056374eb1316053", // twice
+    ])
+    func refuses(_ query: String) {
+        #expect(!signer.isValid(path: "/image", query: query))
+    }
+
+    @Test func anotherKeyDoesNotVerify() {
+        #expect(!URLSigner(key: "other").isValid(path: "/image", query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300&sig=" + expected))
+    }
+
+    @Test func thePathIsSigned() {
+        #expect(!signer.isValid(path: "/other", query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300&sig=" + expected))
+    }
+}
