@@ -38,9 +38,16 @@ bench: deps
 	@bash scripts/bench-deps.sh
 	@mkdir -p $(BENCH_OUT)
 	$(SWIFT) build -c release --product WebImageBenchmarks
+	$(SWIFT) build -c release --product webimage
 	BENCH_JSON=$(BENCH_OUT)/latest.json $(SWIFT) run -c release --skip-build WebImageBenchmarks $(GROUPS) | tee $(BENCH_OUT)/latest.md
-	@echo; echo "The disk cache's index design, the SQLite alternative (see docs/benchmarks.md):"
-	@python3 Benchmarks/scripts/sqlite_index.py | tee -a $(BENCH_OUT)/latest.md
+	@if [ -z "$(GROUPS)" ] || echo " $(GROUPS) " | grep -q " proxy "; then \
+	  echo; echo "The image proxy under wrk, beside nginx image_filter, thumbor and nginx static (see docs/benchmarks.md):"; \
+	  python3 Benchmarks/scripts/proxy_bench.py "$$($(SWIFT) build -c release --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
+	fi
+	@if [ -z "$(GROUPS)" ]; then \
+	  echo; echo "The disk cache's index design, the SQLite alternative (see docs/benchmarks.md):"; \
+	  python3 Benchmarks/scripts/sqlite_index.py | tee -a $(BENCH_OUT)/latest.md; \
+	fi
 
 clean:
 	$(SWIFT) package clean

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Installs the benchmark peers when they are missing: Pillow and pyvips (with its
-# self-contained libvips wheel) from PyPI, and nginx from Debian (the origin of the pipeline
-# benchmarks). Quiet when everything is present.
+# Installs the benchmark peers when they are missing: Pillow, pyvips (with its self-contained
+# libvips wheel) and thumbor from PyPI; from Debian nginx (the origin of the pipeline
+# benchmarks) with its image_filter module, and wrk (the proxy's load). Quiet when everything is
+# present.
 set -euo pipefail
 if ! python3 -c 'import PIL, pyvips' 2>/dev/null; then
     echo "bench-deps: installing Pillow and pyvips from PyPI" >&2
     python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore pillow pyvips pyvips-binary
+fi
+if ! command -v thumbor >/dev/null 2>&1; then
+    echo "bench-deps: installing thumbor from PyPI" >&2
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore thumbor
 fi
 if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
     echo "bench-deps: installing nginx from Debian" >&2
@@ -15,5 +20,14 @@ if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
     $sudo_cmd apt-get install -y -q --no-install-recommends nginx-light >/dev/null 2>&1 \
         || { $sudo_cmd apt-get update -q >/dev/null && $sudo_cmd apt-get install -y -q --no-install-recommends nginx-light >/dev/null; }
     # The package starts a system-wide nginx on port 80; the benchmarks run their own.
+    $sudo_cmd nginx -s stop >/dev/null 2>&1 || true
+fi
+if ! command -v wrk >/dev/null 2>&1 || [ ! -e /usr/lib/nginx/modules/ngx_http_image_filter_module.so ]; then
+    echo "bench-deps: installing wrk and nginx's image_filter module from Debian" >&2
+    sudo_cmd=""
+    [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo_cmd apt-get install -y -q --no-install-recommends wrk libnginx-mod-http-image-filter >/dev/null 2>&1 \
+        || { $sudo_cmd apt-get update -q >/dev/null && $sudo_cmd apt-get install -y -q --no-install-recommends wrk libnginx-mod-http-image-filter >/dev/null; }
     $sudo_cmd nginx -s stop >/dev/null 2>&1 || true
 fi

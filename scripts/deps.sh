@@ -14,6 +14,9 @@ packages=(
   liblcms2-dev           # ICC profile to sRGB conversion
   pkg-config             # systemLibrary targets find their flags with it
 )
+# nginx, the HTTP cache of the nginx-in-front test (any flavour will do: the proxy and cache
+# modules are in all of them).
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || packages+=(nginx-light)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -35,3 +38,5 @@ if ! install; then
   $sudo apt-get update -qq >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
   install || { cat "$log" >&2; exit 1; }
 fi
+# Debian's package starts a system-wide nginx on port 80; the tests run their own.
+if [[ " ${missing[*]} " == *" nginx-light "* ]]; then $sudo nginx -s stop >/dev/null 2>&1 || true; fi

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 import urllib.parse
+import urllib.error
 import urllib.request
 
 WIDTH = 300
@@ -43,6 +44,8 @@ def wait_until_up(url, timeout=60):
             with urllib.request.urlopen(url, timeout=5) as response:
                 response.read()
                 return
+        except urllib.error.HTTPError:
+            return  # it answers
         except Exception:
             time.sleep(0.2)
     raise RuntimeError(f"{url} did not answer within {timeout} s")
@@ -197,9 +200,14 @@ def row(name, ours, reference, reference_name, unit, target=None, higher_is_bett
 
 def main():
     binary, photos = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    if not os.path.isdir(photos):
+        print(f"  proxy: {sys.argv[2]} is absent; skipped", file=sys.stderr)
+        return
     names = sorted(n for n in os.listdir(photos) if n.lower().endswith(EXTENSIONS))
     seconds = int(os.environ.get("PROXY_BENCH_SECONDS", "15"))
     workdir = tempfile.mkdtemp(prefix="webimage-proxy-bench-")
+    # nginx's workers run as nobody when it is started as root: they must read the static files.
+    os.chmod(workdir, 0o755)
     static_dir = os.path.join(workdir, "static")
     os.makedirs(static_dir)
     for sub in ("nginx-body", "nginx-proxy", "nginx-fastcgi", "nginx-uwsgi", "nginx-scgi"):

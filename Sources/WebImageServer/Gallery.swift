@@ -85,6 +85,16 @@ public struct Gallery: Sendable {
             <main>
             \(body)
             </main>
+            <script>
+            // How many thumbnails have loaded, on <body data-images-loaded="N/M">: what the
+            // headless-browser check (scripts/check-gallery.sh) reads.
+            function countLoaded() {
+              const images = [...document.images];
+              document.body.dataset.imagesLoaded = images.filter(i => i.complete && i.naturalWidth > 0).length + "/" + images.length;
+            }
+            for (const image of document.images) { image.addEventListener("load", countLoaded); image.addEventListener("error", countLoaded); }
+            countLoaded();
+            </script>
             </body>
             </html>
 
