@@ -1,5 +1,6 @@
 import Metrics
 import Prometheus
+import Synchronization
 
 /// The proxy's Prometheus registry and its own instruments. The pipeline's instruments
 /// (`webimage_requests_total`, `webimage_hits_total`, …) report into the same registry, so
@@ -20,6 +21,22 @@ public struct ProxyMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     public let factory: PrometheusMetricsFactory
     private let inFlight: Metrics.Gauge
+    /// Counters and timers made once per label set: making one per request (a registry lookup
+    /// under its lock, label checks, allocations) was a tenth of a cached variant's cost.
+    private let handlers = Instruments()
+
+    private struct RequestKey: Hashable {
+        var route: String
+        var status: Int
+    }
+
+    private final class Instruments: Sendable {
+        struct Made {
+            var requests: [RequestKey: (Metrics.Counter, Metrics.Timer)] = [:]
+            var variants: [VariantSource: Metrics.Counter] = [:]
+        }
+        let made = Mutex(Made())
+    }
 
     /// A fresh registry: each proxy has its own, so several can run in one process (tests).
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -35,13 +52,28 @@ public struct ProxyMetrics: Sendable {
     }
 
     func recordRequest(route: String, status: Int, duration: Duration) {
-        Metrics.Counter(label: "webimage_proxy_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory).increment()
-        Metrics.Timer(label: "webimage_proxy_request_duration_seconds", dimensions: [("route", route)], factory: factory)
-            .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        let (counter, timer) = handlers.made.withLock { handlers in
+            let key = RequestKey(route: route, status: status)
+            if let known = handlers.requests[key] { return known }
+            let made = (
+                Metrics.Counter(label: "webimage_proxy_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory),
+                Metrics.Timer(label: "webimage_proxy_request_duration_seconds", dimensions: [("route", route)], factory: factory)
+            )
+            handlers.requests[key] = made
+            return made
+        }
+        counter.increment()
+        timer.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     func recordVariant(_ source: VariantSource) {
-        Metrics.Counter(label: "webimage_proxy_variants_total", dimensions: [("source", source.rawValue)], factory: factory).increment()
+        let counter = handlers.made.withLock { handlers in
+            if let known = handlers.variants[source] { return known }
+            let made = Metrics.Counter(label: "webimage_proxy_variants_total", dimensions: [("source", source.rawValue)], factory: factory)
+            handlers.variants[source] = made
+            return made
+        }
+        counter.increment()
     }
 
     func recordInFlight(_ count: Int) {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOCore
 import WebImage
 
 /// One encoded output of the proxy, ready to send.
@@ -9,21 +10,24 @@ import WebImage
 /// image.etag   // "\"3f2a…\"": the first 16 bytes of the SHA-256 of the bytes, in hex
 /// ```
 public struct EncodedImage: Sendable, Hashable {
-    public var data: Data
-    public var contentType: String
+    /// The bytes, kept as the buffer every response sends as it is (a cached variant is never
+    /// copied per request).
+    public let body: ByteBuffer
+    public let contentType: String
     /// A strong validator: a digest of ``data``, quoted. Equal bytes always have equal tags,
     /// whichever process or run made them.
-    public var etag: String
+    public let etag: String
+
+    /// The bytes, copied out of ``body``.
+    public var data: Data { Data(body.readableBytesView) }
 
     public init(data: Data, contentType: String) {
-        self.data = data
-        self.contentType = contentType
         let digest = SHA256.hash(data: data)
-        etag = "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        self.init(data: data, contentType: contentType, etag: "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\"")
     }
 
     init(data: Data, contentType: String, etag: String) {
-        self.data = data
+        self.body = ByteBuffer(bytes: data)
         self.contentType = contentType
         self.etag = etag
     }
@@ -90,12 +94,12 @@ public final class VariantCache: Sendable {
               let entry = await disk.entry(forKey: Self.diskKey(key)),
               let contentType = entry.metadata.contentType, let etag = entry.metadata.etag else { return nil }
         let image = EncodedImage(data: entry.data, contentType: contentType, etag: etag)
-        memory?.set(image, forKey: key, cost: image.data.count)
+        memory?.set(image, forKey: key, cost: image.body.readableBytes)
         return (image, .disk)
     }
 
     public func store(_ image: EncodedImage, forKey key: String) async {
-        memory?.set(image, forKey: key, cost: image.data.count)
+        memory?.set(image, forKey: key, cost: image.body.readableBytes)
         let expiresAt = lifetime.map { now().addingTimeInterval(Double($0.components.seconds)) }
         try? await disk?.store(image.data, forKey: Self.diskKey(key), metadata: .init(contentType: image.contentType, etag: image.etag, expiresAt: expiresAt))
     }

@@ -14,6 +14,14 @@ import Testing
         #expect(request.blur == 2.5 && request.pixelBlur == 5)
     }
 
+    @Test("percent-decoding agrees with Foundation's removingPercentEncoding", arguments: [
+        "", "plain", "a+b", "%41%62c", "local%3A%2F%2F%2Fa%20b.jpg", "%e2%82%AC", "caf%C3%A9", "100%", "%4", "%zz",
+        "%", "%%41", "%FF", "%C3", "%C3%28", "%00", "x%2", "%2541",
+    ])
+    func percentDecoding(_ text: String) {
+        #expect(ProxyRequest.percentDecoded(Substring(text)) == text.removingPercentEncoding)
+    }
+
     @Test func defaults() throws {
         let request = try ProxyRequest(query: source)
         #expect(request.width == nil && request.height == nil)
