@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import Synchronization
 import WebImage
+import WebImageTestSupport
 
 /// The manager: its memory-hit path beside the bare memory-cache lookup, and a cold load of
 /// the photo corpus from nginx on loopback beside its parts measured alone (the same HTTP
@@ -208,7 +209,7 @@ final class Nginx {
         }
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-bench-nginx-\(getpid())")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        port = Int.random(in: 20_000..<60_000)
+        port = LoopbackPort.free() ?? Int.random(in: 20_000..<60_000)
         let configuration = """
             daemon off;
             master_process off;
@@ -242,7 +243,7 @@ final class Nginx {
         }
         // Wait until it accepts connections (a benchmark set-up step; tests never do this).
         for _ in 0..<200 {
-            if Self.accepts(port: port) { return }
+            if LoopbackPort.accepts(port) { return }
             usleep(10_000)
         }
         FileHandle.standardError.write(Data("  pipeline: nginx did not listen on \(port); cold loads skipped\n".utf8))
@@ -260,19 +261,6 @@ final class Nginx {
         process.terminate()
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: folder)
-    }
-
-    private static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 }
 

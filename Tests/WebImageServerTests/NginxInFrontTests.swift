@@ -95,7 +95,7 @@ struct Nginx {
         // nginx says nothing when it is ready: connect (yielding, never sleeping) until it
         // accepts, or it exits.
         let process = nginx.process, port = nginx.port
-        guard await yieldUntil({ !process.isRunning || canConnect(port: port) }), process.isRunning else {
+        guard await yieldUntil({ !process.isRunning || LoopbackPort.accepts(port) }), process.isRunning else {
             nginx.stop()
             throw NginxError.notListening
         }
@@ -106,7 +106,8 @@ struct Nginx {
         process = Process()
         let executable = try #require(Self.executable)
         try FileManager.default.createDirectory(at: prefix.appendingPathComponent("cache"), withIntermediateDirectories: true)
-        port = try freeLoopbackPort()
+        guard let port = LoopbackPort.free() else { throw NginxError.notListening }
+        self.port = port
         let servers = upstreams.map { "        server 127.0.0.1:\($0);" }.joined(separator: "\n")
         let configuration = """
             master_process off;
@@ -156,42 +157,8 @@ struct Nginx {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
-
-    private static func canConnect(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
 }
 
 enum NginxError: Error {
     case notListening
-}
-
-/// A port free on 127.0.0.1 right now (the kernel's pick for port 0), for a process that cannot
-/// be told to pick its own and report it.
-func freeLoopbackPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw NginxError.notListening }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-    }
-    guard bound else { throw NginxError.notListening }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
 }
