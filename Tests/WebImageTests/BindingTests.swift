@@ -212,7 +212,8 @@ struct BindingTests {
 
     @Test("progressive previews reach the target in order, then the final image, nothing after")
     func progressivePreviews() async throws {
-        let setup = try await Setup()
+        // A decoding thread of its own, as in ManagerHTTPTests.progressivePreviews.
+        let setup = try await Setup(configureManager: { $0.executor = BlockingExecutor(name: "test.previews", width: 1) })
         let jpeg = try Data(contentsOf: Fixture.directory.deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Demo/images/thumb-summer_1am.jpg"))
         setup.origin.register("/summer.jpg", data: jpeg)

@@ -47,7 +47,9 @@ struct ManagerCacheTests {
     @Test("decodes whose memory estimates exceed the budget together run one at a time; within it, side by side")
     func decodeMemoryBudget() async throws {
         for limit in [1, 1 << 30] {
-            let fixture = try PipelineFixture { configuration in
+            // data: URLs and no disk cache: nothing waits for the process-wide I/O threads,
+            // which the other suites running beside this one keep busy.
+            let fixture = try PipelineFixture(diskCache: false) { configuration in
                 configuration.decodeMemoryLimit = limit
                 // Two decoding threads whatever the machine, so only the budget can serialise.
                 configuration.executor = BlockingExecutor(name: "test.decode", width: 2)
@@ -58,14 +60,19 @@ struct ManagerCacheTests {
             jpeg.closeGate()
             png.closeGate()
             let running = { jpeg.concurrency.now + png.concurrency.now }
-            let tasks = ["hopper.jpg", "hopper.png"].map { fixture.manager.loadImage(with: ImageRequest(url: Fixture.url($0))) }
-            #expect(await yieldUntil { running() >= 1 })
+            let tasks = try [("hopper.jpg", "image/jpeg"), ("hopper.png", "image/png")].map { name, type in
+                let url = "data:\(type);base64," + (try Fixture.data(name)).base64EncodedString()
+                return fixture.manager.loadImage(with: ImageRequest(string: url))
+            }
+            // Generous safety nets: beside the whole suite, this task gets the cooperative
+            // threads only now and then.
+            #expect(await yieldUntil(timeout: .seconds(180)) { running() >= 1 })
             if limit == 1 {
                 // The second decode waits for memory, not for a thread.
-                #expect(await yieldUntil { fixture.manager.decodeMemory.waiting == 1 })
+                #expect(await yieldUntil(timeout: .seconds(180)) { fixture.manager.decodeMemory.waiting == 1 })
                 #expect(running() == 1)
             } else {
-                #expect(await yieldUntil { running() == 2 })
+                #expect(await yieldUntil(timeout: .seconds(180)) { running() == 2 })
             }
             jpeg.openGate()
             png.openGate()

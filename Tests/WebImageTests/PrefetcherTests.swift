@@ -241,8 +241,11 @@ struct PrefetcherTests {
         #expect(response.image?.width == 128)
         let summary = await batch.summary
         #expect(summary.finished == 3)
+        // The raised one first; the other two are equals, queued in whichever order their
+        // tasks reached the loader.
         let order = setup.origin.allRequests.map(\.path).filter { $0 != "/blocker.png" }
-        #expect(order == ["/hopper.webp", "/hopper.jpg", "/hopper.png"])
+        #expect(order.first == "/hopper.webp")
+        #expect(order.sorted() == paths.sorted())
         #expect(setup.origin.requestCount(path: "/hopper.webp") == 1)
         try await setup.tearDown()
     }

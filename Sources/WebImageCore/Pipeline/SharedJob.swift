@@ -15,6 +15,10 @@ final class SharedJob<Value: Sendable>: Sendable {
         case value(Value)
         case failure(ImageError)
 
+        var isFailure: Bool {
+            if case .failure = self { true } else { false }
+        }
+
         var isFinal: Bool {
             switch self {
             case .value, .failure: true
@@ -190,7 +194,10 @@ final class JobTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             if let existing = jobs[key] {
                 switch existing.subscribe(priority: priority, handler: handler) {
                 case .subscribed(let id): return (existing, id, true, false)
-                case .finished(let outcome) where joinsFinished(key):
+                // A value is shared with whoever comes while the job finishes its after-work; a
+                // failure is not: a request made after one was reported tries again (and a
+                // permanent failure is remembered by the failed-URL list, not by the table).
+                case .finished(let outcome) where joinsFinished(key) && !outcome.isFailure:
                     replay = outcome
                     return (existing, nil, true, false)
                 case .finished, .cancelled: break
