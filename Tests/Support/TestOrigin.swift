@@ -162,14 +162,11 @@ public final class TestOrigin: Sendable {
         for waiter in waiters { waiter.resume(returning: false) }
     }
 
-    /// A loopback port on which nothing listens: bound, then closed again. For "connection
-    /// refused" tests.
+    /// A loopback port on which nothing listens, for "connection refused" tests.
     public static func closedPort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0)
-            .get()
-        let port = channel.localAddress?.port ?? 9
-        try await channel.close()
+        // Held, not closed: a port merely closed again can be handed to a server that another
+        // test starts meanwhile, and then the "refused" request reaches that server.
+        guard let port = LoopbackPort.refusing() else { throw TestOriginError.noRefusingPort }
         return port
     }
 
@@ -387,4 +384,8 @@ private final class OriginBox: Sendable {
         get { value.withLock { $0 } }
         set { value.withLock { $0 = newValue } }
     }
+}
+
+enum TestOriginError: Error {
+    case noRefusingPort
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The bytes the disk-cache tests store under `key`: derived from the key alone, so any process
 /// can verify what it reads.
@@ -182,6 +183,27 @@ public enum LoopbackPort {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        return boundPort(fd)
+    }
+
+    /// A port on 127.0.0.1 that refuses connections for the rest of the process: its socket is
+    /// bound and never listens, and stays open, so no server started later (by a test running
+    /// beside) can be given the same port.
+    public static func refusing() -> Int? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        guard let port = boundPort(fd) else {
+            close(fd)
+            return nil
+        }
+        heldSockets.withLock { $0.append(fd) }
+        return port
+    }
+
+    private static let heldSockets = Mutex<[Int32]>([])
+
+    /// Binds `fd` to 127.0.0.1, port 0, and returns the port the kernel chose.
+    private static func boundPort(_ fd: Int32) -> Int? {
         var address = loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }

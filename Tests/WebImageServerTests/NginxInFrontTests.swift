@@ -91,15 +91,19 @@ struct Nginx {
 
     /// Starts nginx and returns once it accepts connections.
     static func start(prefix: URL, upstreams: [Int]) async throws -> Nginx {
-        let nginx = try Nginx(prefix: prefix, upstreams: upstreams)
-        // nginx says nothing when it is ready: connect (yielding, never sleeping) until it
-        // accepts, or it exits.
-        let process = nginx.process, port = nginx.port
-        guard await yieldUntil({ !process.isRunning || LoopbackPort.accepts(port) }), process.isRunning else {
+        // The free port can be taken by a server another test starts before nginx binds it:
+        // nginx then exits, and a new port is tried.
+        for _ in 0..<3 {
+            let nginx = try Nginx(prefix: prefix, upstreams: upstreams)
+            // nginx says nothing when it is ready: connect (yielding, never sleeping) until it
+            // accepts, or it exits.
+            let process = nginx.process, port = nginx.port
+            if await yieldUntil({ !process.isRunning || LoopbackPort.accepts(port) }), process.isRunning {
+                return nginx
+            }
             nginx.stop()
-            throw NginxError.notListening
         }
-        return nginx
+        throw NginxError.notListening
     }
 
     private init(prefix: URL, upstreams: [Int]) throws {
