@@ -246,7 +246,8 @@ struct BindingTests {
 
     @Test("previews that reach the target's main loop after the final image are dropped")
     func lateDeliveredPreviewsAreDropped() async throws {
-        let setup = try await Setup()
+        // A decoding thread of its own, as in ManagerHTTPTests.progressivePreviews.
+        let setup = try await Setup(configureManager: { $0.executor = BlockingExecutor(name: "test.previews", width: 1) })
         let jpeg = try Data(contentsOf: Fixture.directory.deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Demo/images/thumb-summer_1am.jpg"))
         setup.origin.register("/summer.jpg", data: jpeg)
