@@ -64,15 +64,13 @@ struct ManagerCacheTests {
                 let url = "data:\(type);base64," + (try Fixture.data(name)).base64EncodedString()
                 return fixture.manager.loadImage(with: ImageRequest(string: url))
             }
-            // Generous safety nets: beside the whole suite, this task gets the cooperative
-            // threads only now and then.
-            #expect(await yieldUntil(timeout: .seconds(180)) { running() >= 1 })
+            #expect(await yieldUntil { running() >= 1 })
             if limit == 1 {
                 // The second decode waits for memory, not for a thread.
-                #expect(await yieldUntil(timeout: .seconds(180)) { fixture.manager.decodeMemory.waiting == 1 })
+                #expect(await yieldUntil { fixture.manager.decodeMemory.waiting == 1 })
                 #expect(running() == 1)
             } else {
-                #expect(await yieldUntil(timeout: .seconds(180)) { running() == 2 })
+                #expect(await yieldUntil { running() == 2 })
             }
             jpeg.openGate()
             png.openGate()
