@@ -70,7 +70,7 @@ let package = Package(
         .target(
             name: "WebImageServer",
             dependencies: [
-                "WebImage",
+                "WebImage", "WebImageCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

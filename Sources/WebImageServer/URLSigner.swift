@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WebImageCore
 
 /// Signs and verifies proxy URLs with HMAC-SHA256, so that only URLs made by someone holding
 /// the key are served (no one else can make the proxy fetch or resize anything).
@@ -81,19 +82,10 @@ public struct URLSigner: Sendable {
         var bytes = Data(capacity: 32)
         var index = 0
         while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            guard let high = PercentDecoding.hexValue(digits[index]), let low = PercentDecoding.hexValue(digits[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
             index += 2
         }
         return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

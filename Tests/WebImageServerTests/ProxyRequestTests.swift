@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImageCore
 @testable import WebImageServer
 
 @Suite struct ProxyRequestTests {
@@ -19,7 +20,7 @@ import Testing
         "%", "%%41", "%FF", "%C3", "%C3%28", "%00", "x%2", "%2541",
     ])
     func percentDecoding(_ text: String) {
-        #expect(ProxyRequest.percentDecoded(Substring(text)) == text.removingPercentEncoding)
+        #expect(PercentDecoding.string(Substring(text)) == text.removingPercentEncoding)
     }
 
     @Test func defaults() throws {

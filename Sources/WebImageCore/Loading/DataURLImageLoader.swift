@@ -44,7 +44,9 @@ public struct DataURLImageLoader: ImageLoader {
         guard bound <= limit else {
             throw ImageError.tooLarge("data URL of up to \(bound) bytes, over the limit of \(limit)")
         }
-        let bytes = try percentDecoded(payload)
+        guard let bytes = PercentDecoding.bytes(payload) else {
+            throw ImageError.invalidURL("malformed data URL: bad percent escape")
+        }
         if isBase64 {
             let text = bytes.filter { !$0.isWhitespace }
             guard let data = Data(base64Encoded: Data(text)) else {
@@ -53,32 +55,6 @@ public struct DataURLImageLoader: ImageLoader {
             return (data, mediaType)
         }
         return (Data(bytes), mediaType)
-    }
-
-    private static func percentDecoded(_ text: Substring) throws -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                output.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                throw ImageError.invalidURL("malformed data URL: bad percent escape")
-            }
-            output.append(high << 4 | low)
-        }
-        return output
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 
