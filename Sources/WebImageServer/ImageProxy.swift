@@ -164,9 +164,54 @@ public final class ImageProxy: Sendable {
     /// - Parameter acceptsWebP: what the client's `Accept` allows, for `format=auto`.
     /// - Throws: a ``ProxyError`` with the status to answer.
     public func image(for request: ProxyRequest, acceptsWebP: Bool) async throws(ProxyError) -> Output {
+        let plan = try plan(for: request, acceptsWebP: acceptsWebP)
+        if let (image, source) = await variants.image(forKey: plan.key) {
+            metrics.recordVariant(source)
+            return Output(image: image, source: source, variesOnAccept: plan.variesOnAccept)
+        }
+        let sourceURL = try await checkedSourceURL(request)
+        // The task removes itself from the table when it ends.
+        let task = inProgress.withLock { tasks in
+            if let task = tasks[plan.key] { return task }
+            let task = Task { try await self.render(request, from: sourceURL, as: plan.target, key: plan.key) }
+            tasks[plan.key] = task
+            return task
+        }
+        do {
+            let image = try await task.value
+            metrics.recordVariant(.miss)
+            return Output(image: image, source: .miss, variesOnAccept: plan.variesOnAccept)
+        } catch let error as ProxyError {
+            throw error
+        } catch let error as ImageError {
+            throw ProxyError(error)
+        } catch {
+            throw ProxyError(status: 500, message: "internal error", detail: "\(error)")
+        }
+    }
+
+    /// The encoded image of `plan` if memory holds it, else `nil`: what ``image(for:acceptsWebP:)``
+    /// would answer from memory, found synchronously, so that the server can answer it without
+    /// leaving the connection's event loop.
+    func cachedImage(for plan: Plan) -> Output? {
+        guard let image = variants.memoryImage(forKey: plan.key) else { return nil }
+        metrics.recordVariant(.memory)
+        return Output(image: image, source: .memory, variesOnAccept: plan.variesOnAccept)
+    }
+
+    /// What one request makes, decided before any cache is asked.
+    struct Plan: Sendable {
+        /// The output format; `nil` is the source's own.
+        var target: ImageFormat?
+        var key: String
+        var variesOnAccept: Bool
+    }
+
+    /// The plan of `request`, once its origin passes the checks that need no DNS.
+    ///
+    /// - Throws: ``ProxyError/forbiddenOrigin(_:)``.
+    func plan(for request: ProxyRequest, acceptsWebP: Bool) throws(ProxyError) -> Plan {
         let target: ImageFormat? = request.format.imageFormat ?? (acceptsWebP ? .webp : nil)
-        let key = request.variantKey(format: target?.rawValue ?? "source")
-        let variesOnAccept = request.format == .auto
         // Before the caches too, so that a narrower allowlist or policy after a restart is not
         // undone by variants made under the old one. Resolving the name waits for a miss: a
         // hit must not cost a DNS query.
@@ -177,29 +222,7 @@ public final class ImageProxy: Sendable {
                 throw .forbiddenOrigin("\(error)")
             }
         }
-        if let (image, source) = await variants.image(forKey: key) {
-            metrics.recordVariant(source)
-            return Output(image: image, source: source, variesOnAccept: variesOnAccept)
-        }
-        let sourceURL = try await checkedSourceURL(request)
-        // The task removes itself from the table when it ends.
-        let task = inProgress.withLock { tasks in
-            if let task = tasks[key] { return task }
-            let task = Task { try await self.render(request, from: sourceURL, as: target, key: key) }
-            tasks[key] = task
-            return task
-        }
-        do {
-            let image = try await task.value
-            metrics.recordVariant(.miss)
-            return Output(image: image, source: .miss, variesOnAccept: variesOnAccept)
-        } catch let error as ProxyError {
-            throw error
-        } catch let error as ImageError {
-            throw ProxyError(error)
-        } catch {
-            throw ProxyError(status: 500, message: "internal error", detail: "\(error)")
-        }
+        return Plan(target: target, key: request.variantKey(format: target?.rawValue ?? "source"), variesOnAccept: request.format == .auto)
     }
 
     /// The URL the pipeline loads: the remote URL once the guard accepts it (the loader checks

@@ -8,7 +8,9 @@ import Synchronization
 ///
 /// Names: `webimage_proxy_requests_total{route,status}`,
 /// `webimage_proxy_request_duration_seconds{route}`, `webimage_proxy_variants_total{source}`
-/// (`memory`, `disk`, `miss`), `webimage_proxy_in_flight`.
+/// (`memory`, `disk`, `miss`), `webimage_proxy_in_flight`, and
+/// `webimage_proxy_event_loop_answers_total` (cached variants answered before the router, by
+/// ``CachedVariantHandler``).
 ///
 /// ```swift
 /// let proxy = try ImageProxy(configuration: configuration)
@@ -21,6 +23,7 @@ public struct ProxyMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     public let factory: PrometheusMetricsFactory
     private let inFlight: Metrics.Gauge
+    private let eventLoopAnswers: Metrics.Counter
     /// Counters and timers made once per label set: making one per request (a registry lookup
     /// under its lock, label checks, allocations) was a tenth of a cached variant's cost.
     private let handlers = Instruments()
@@ -49,6 +52,7 @@ public struct ProxyMetrics: Sendable {
         ]
         self.factory = factory
         inFlight = Metrics.Gauge(label: "webimage_proxy_in_flight", factory: factory)
+        eventLoopAnswers = Metrics.Counter(label: "webimage_proxy_event_loop_answers_total", factory: factory)
     }
 
     func recordRequest(route: String, status: Int, duration: Duration) {
@@ -74,6 +78,10 @@ public struct ProxyMetrics: Sendable {
             return made
         }
         counter.increment()
+    }
+
+    func recordEventLoopAnswer() {
+        eventLoopAnswers.increment()
     }
 
     func recordInFlight(_ count: Int) {

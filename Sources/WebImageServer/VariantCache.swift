@@ -88,8 +88,14 @@ public final class VariantCache: Sendable {
     /// Disk keys are kept apart from the originals' (which are URLs).
     static func diskKey(_ key: String) -> String { "variant:" + key }
 
+    /// The variant from memory, or `nil`: a lookup under one lock, with no hop and no I/O, so
+    /// the server can answer it on the connection's event loop.
+    public func memoryImage(forKey key: String) -> EncodedImage? {
+        memory?.value(forKey: key)
+    }
+
     public func image(forKey key: String) async -> (EncodedImage, VariantSource)? {
-        if let hit = memory?.value(forKey: key) { return (hit, .memory) }
+        if let hit = memoryImage(forKey: key) { return (hit, .memory) }
         guard let disk, disk.contains(Self.diskKey(key)),
               let entry = await disk.entry(forKey: Self.diskKey(key)),
               let contentType = entry.metadata.contentType, let etag = entry.metadata.etag else { return nil }

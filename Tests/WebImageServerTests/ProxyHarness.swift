@@ -79,6 +79,7 @@ final class ProxyHarness: Sendable {
     static func start(
         origin existing: TestOrigin? = nil,
         cacheDirectory: TemporaryDirectory? = nil,
+        answersCachedVariantsOnEventLoop: Bool = true,
         configure: (inout ImageProxy.Configuration) -> Void = { _ in }
     ) async throws -> ProxyHarness {
         let origin: TestOrigin
@@ -102,7 +103,9 @@ final class ProxyHarness: Sendable {
         let proxy = try ImageProxy(configuration: configuration)
 
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = ProxyServer(proxy: proxy).application(host: "127.0.0.1", port: 0, logger: Logger(label: "test.http") { _ in SwiftLogNoOpLogHandler() }) { port in
+        var proxyServer = ProxyServer(proxy: proxy)
+        proxyServer.answersCachedVariantsOnEventLoop = answersCachedVariantsOnEventLoop
+        let app = proxyServer.application(host: "127.0.0.1", port: 0, logger: Logger(label: "test.http") { _ in SwiftLogNoOpLogHandler() }) { port in
             continuation.yield(port)
             continuation.finish()
         }
@@ -128,6 +131,13 @@ final class ProxyHarness: Sendable {
         await proxy.shutdown()
         if !keepOrigin { try? await origin.shutdown() }
         if !keepCache { cacheDirectory.remove() }
+    }
+
+    /// Cached variants answered on the event loop so far (``CachedVariantHandler``), from `/metrics`.
+    func eventLoopAnswers() async throws -> Int {
+        let text = try await request("/metrics").text
+        let line = text.split(separator: "\n").first { $0.hasPrefix("webimage_proxy_event_loop_answers_total ") }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
     }
 
     /// Decodes so far, over every format.

@@ -1,0 +1,97 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// One TCP connection to a loopback server, written to as raw bytes: for what an HTTP client
+/// library hides (several requests in one write, the order of the answers, who closes).
+///
+/// ```swift
+/// try await RawHTTPConnection.with(port: port) { connection in
+///     try await connection.send(["GET /healthz HTTP/1.1"])
+///     #expect(try await connection.response().status == 200)
+/// }
+/// ```
+struct RawHTTPConnection {
+    struct Response {
+        var status: Int
+        var headers: [(String, String)]
+        var body: [UInt8]
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        }
+    }
+
+    private var inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private var buffered: [UInt8] = []
+
+    /// Connects to `127.0.0.1:port`, runs `body`, and closes the connection.
+    static func with<Result>(port: Int, _ body: (inout RawHTTPConnection) async throws -> Result) async throws -> Result {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        return try await channel.executeThenClose { inbound, outbound in
+            var connection = RawHTTPConnection(inbound: inbound.makeAsyncIterator(), outbound: outbound)
+            return try await body(&connection)
+        }
+    }
+
+    /// Sends `requests` (each a request line and its headers, without the blank line) in one write.
+    func send(_ requests: [String]) async throws {
+        let text = requests.map { $0 + "\r\nHost: 127.0.0.1\r\n\r\n" }.joined()
+        try await outbound.write(ByteBuffer(string: text))
+    }
+
+    /// Reads the next response; `bodyless` for the answer to a `HEAD`, whose `Content-Length`
+    /// announces a body that is not sent.
+    mutating func response(bodyless: Bool = false) async throws -> Response {
+        var headEnd: Int?
+        while true {
+            headEnd = Self.endOfHead(in: buffered)
+            if headEnd != nil { break }
+            guard try await fill() else { throw ConnectionClosed() }
+        }
+        let head = String(decoding: buffered[..<headEnd!], as: UTF8.self)
+        var lines = head.components(separatedBy: "\r\n")
+        let status = Int(lines.removeFirst().split(separator: " ")[1])!
+        let headers = lines.filter { !$0.isEmpty }.map { line -> (String, String) in
+            let colon = line.firstIndex(of: ":")!
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        buffered.removeFirst(headEnd! + 4)
+        var response = Response(status: status, headers: headers, body: [])
+        let length = bodyless ? 0 : Int(response.header("Content-Length") ?? "0")!
+        while buffered.count < length {
+            guard try await fill() else { throw ConnectionClosed() }
+        }
+        response.body = Array(buffered[..<length])
+        buffered.removeFirst(length)
+        return response
+    }
+
+    /// Whether the server closed the connection, once everything it sent has been read.
+    mutating func isClosedByServer() async throws -> Bool {
+        while try await fill() {}
+        return buffered.isEmpty
+    }
+
+    struct ConnectionClosed: Error {}
+
+    private mutating func fill() async throws -> Bool {
+        guard let chunk = try await inbound.next() else { return false }
+        buffered.append(contentsOf: chunk.readableBytesView)
+        return true
+    }
+
+    private static func endOfHead(in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 0...(bytes.count - 4) where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+}
