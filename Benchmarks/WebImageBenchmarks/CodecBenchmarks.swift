@@ -108,6 +108,18 @@ func runCodecBenchmarks(_ report: Report) {
                          referenceName: "Pillow resize, LANCZOS, \(mode)", unit: "ms", goal: .ratioAtMost(1.0)))
     }
 
+    // Gaussian blur of the 2560×1600 photo: the box blurs against Pillow (which blurs with boxes
+    // too) and, at a large radius, against the exact filter they replace there.
+    if let file = files.first(where: { $0.name == "autumn-2560x1600-progressive.jpg" }), let bitmap = try? registry.decode(file.data).image {
+        let ours = seconds(rounds: 5) { blackHole(try! bitmap.blurred(radius: 20)) }
+        report.add(.init(group: "codecs", name: "Gaussian blur σ = 20, 2560×1600", ours: ours * 1000,
+                         reference: (peers["pillow.blur20"] ?? .nan) * 1000, referenceName: "Pillow GaussianBlur(20)", unit: "ms", goal: .none))
+        let large = seconds(rounds: 3) { blackHole(try! bitmap.blurred(radius: 100)) }
+        let exact = seconds(rounds: 1) { blackHole(try! bitmap.blurredExactly(radius: 100)) }
+        report.add(.init(group: "codecs", name: "Gaussian blur σ = 100, 2560×1600", ours: large * 1000, reference: exact * 1000,
+                         referenceName: "the exact Gaussian (601 taps), the filter before box blurs", unit: "ms", goal: .none))
+    }
+
     // Encodes at quality 80.
     if let file = files.first(where: { $0.name == "autumn-2560x1600-progressive.jpg" }), let image = try? registry.decode(file.data) {
         var options = ImageEncodingOptions()

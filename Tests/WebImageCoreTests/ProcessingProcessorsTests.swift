@@ -164,6 +164,35 @@ import Testing
 
     // MARK: Blur
 
+    /// From ``Bitmap/boxBlurRadius`` on, three box blurs stand for the Gaussian: on a photo they
+    /// stay within a bound of the exact filter at several radii, in every channel.
+    @Test(arguments: [4.0, 6.5, 15.0])
+    func boxBlurIsCloseToTheExactGaussian(radius: Double) throws {
+        #expect(radius >= Bitmap.boxBlurRadius)
+        let photo = try Netpbm.bitmap("flower-240x180.ppm", as: .rgba8)
+        let boxes = try photo.blurred(radius: radius)
+        let exact = try photo.blurredExactly(radius: radius)
+        let score = psnr(boxes.converted(to: .rgb8).pixels, exact.converted(to: .rgb8).pixels)
+        #expect(score >= 40, "radius \(radius): PSNR \(score) dB against the exact Gaussian")
+    }
+
+    /// The box sizes of SVG's and CSS's blur, worked out by hand: d = ⌊σ · 3√(2π)/4 + 0.5⌋ is
+    /// 8 for σ = 4 (even: two boxes of 8, shifted either way, and one of 9) and 9 for σ = 5.
+    @Test func boxSizesFollowTheFilterEffectsRule() {
+        #expect(Resampler.boxes(sigma: 4).map { [$0.before, $0.after] } == [[4, 3], [3, 4], [4, 4]])
+        #expect(Resampler.boxes(sigma: 5).map { [$0.before, $0.after] } == [[4, 4], [4, 4], [4, 4]])
+    }
+
+    /// A radius far larger than the image (the proxy allows σ = 400): every pixel becomes about
+    /// the mean, and a left-to-right ramp keeps its order.
+    @Test func aHugeRadiusAveragesTheImage() throws {
+        let image = Bitmap.make(width: 300, height: 5) { x, _ in [UInt8(x * 255 / 299), 0, 0, 255] }
+        let output = try ImageProcessors.GaussianBlur(radius: 400).process(Self.container(image)).image
+        let row = (0..<300).map { Int(output.pixel($0, 2)[0]) }
+        #expect(row == row.sorted())
+        #expect(row.allSatisfy { abs($0 - 127) <= 48 }, "\(row.first!) … \(row.last!)")
+    }
+
     @Test(arguments: [PixelFormat.rgba8, .rgb8, .gray8, .grayAlpha8])
     func blurOfAConstantImageStaysConstant(format: PixelFormat) throws {
         let image = Bitmap.make(width: 33, height: 21) { _, _ in [70, 140, 210, 180] }.converted(to: format)
@@ -191,9 +220,11 @@ import Testing
         }
     }
 
-    @Test func blurKeepsTransparentNeighboursFromDarkeningAnEdge() throws {
+    /// Radius 3 takes the exact filter, 12 the box blurs: neither darkens the edge.
+    @Test(arguments: [3.0, 12.0])
+    func blurKeepsTransparentNeighboursFromDarkeningAnEdge(radius: Double) throws {
         let image = Bitmap.make(width: 40, height: 40) { x, y in (10..<30).contains(x) && (10..<30).contains(y) ? [255, 255, 255, 255] : [0, 0, 0, 0] }
-        let output = try ImageProcessors.GaussianBlur(radius: 3).process(Self.container(image)).image
+        let output = try ImageProcessors.GaussianBlur(radius: radius).process(Self.container(image)).image
         var soft = 0, dark: [String] = []
         for y in 0..<40 {
             for x in 0..<40 {

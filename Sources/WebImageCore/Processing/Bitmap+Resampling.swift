@@ -104,25 +104,13 @@ enum Resampler {
         horizontal: FilterKernel,
         vertical: FilterKernel
     ) throws -> Bitmap {
-        let format = bitmap.pixelFormat
-        switch (format.channels, format.alpha) {
-        case (.rgba, .straight):
-            return try filter(StraightRGBA.self, bitmap, reduction, horizontal, vertical)
-        case (.rgba, .premultiplied):
-            return try filter(PremultipliedRGBA.self, bitmap, reduction, horizontal, vertical)
-        case (.rgba, .none):
-            return try filter(OpaqueRGBX.self, bitmap, reduction, horizontal, vertical)
-        case (.rgb, _):
-            return try filter(OpaqueRGB.self, bitmap, reduction, horizontal, vertical)
-        case (.grayAlpha, .straight):
-            return try filter(StraightGrayAlpha.self, bitmap, reduction, horizontal, vertical)
-        case (.grayAlpha, .premultiplied):
-            return try filter(PremultipliedGrayAlpha.self, bitmap, reduction, horizontal, vertical)
-        case (.grayAlpha, .none):
-            return try filter(OpaqueGrayX.self, bitmap, reduction, horizontal, vertical)
-        case (.gray, _):
-            return try filter(OpaqueGray.self, bitmap, reduction, horizontal, vertical)
+        struct Filter: WorkingPixelOperation {
+            let bitmap: Bitmap, reduction: (x: Int, y: Int), horizontal: FilterKernel, vertical: FilterKernel
+            func run<Pixel: WorkingPixel>(_ pixel: Pixel.Type) throws -> Bitmap {
+                try Resampler.filter(pixel, bitmap, reduction, horizontal, vertical)
+            }
         }
+        return try bitmap.pixelFormat.run(Filter(bitmap: bitmap, reduction: reduction, horizontal: horizontal, vertical: vertical))
     }
 
     private static func filter<Pixel: WorkingPixel>(

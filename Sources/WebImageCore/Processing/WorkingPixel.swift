@@ -193,3 +193,27 @@ enum OpaqueGrayX: WorkingPixel {
         out[1] = 255
     }
 }
+
+/// Work over a bitmap's pixels that is generic over their ``WorkingPixel`` type: the filters
+/// implement it once, and ``PixelFormat/run(_:)`` calls it with the type of a format, so the
+/// compiler specialises the work's loops for each format.
+protocol WorkingPixelOperation {
+    associatedtype Result
+    func run<Pixel: WorkingPixel>(_ pixel: Pixel.Type) throws -> Result
+}
+
+extension PixelFormat {
+    /// `operation` run with this format's working-pixel type.
+    func run<Operation: WorkingPixelOperation>(_ operation: Operation) throws -> Operation.Result {
+        switch (channels, alpha) {
+        case (.rgba, .straight): try operation.run(StraightRGBA.self)
+        case (.rgba, .premultiplied): try operation.run(PremultipliedRGBA.self)
+        case (.rgba, .none): try operation.run(OpaqueRGBX.self)
+        case (.rgb, _): try operation.run(OpaqueRGB.self)
+        case (.grayAlpha, .straight): try operation.run(StraightGrayAlpha.self)
+        case (.grayAlpha, .premultiplied): try operation.run(PremultipliedGrayAlpha.self)
+        case (.grayAlpha, .none): try operation.run(OpaqueGrayX.self)
+        case (.gray, _): try operation.run(OpaqueGray.self)
+        }
+    }
+}
