@@ -1,3 +1,4 @@
+import CCodecShims
 import CWebP
 import Foundation
 import WebImageCore
@@ -136,7 +137,9 @@ public struct WebPEncoder: ImageEncoder {
     }
 
     /// Runs `body` with a `WebPPicture` holding `bitmap`: imported as ARGB for lossless and the
-    /// animation encoder (which work on ARGB), otherwise converted straight to YUV 4:2:0.
+    /// animation encoder (which work on ARGB), otherwise converted straight to YUV 4:2:0: by our
+    /// SSE2 conversion when every pixel is opaque (`wi_webp_import_opaque_rgba`, a quarter of
+    /// libwebp's time for RGBA), by libwebp when there is alpha to keep.
     private static func withPicture<Result>(
         _ bitmap: Bitmap, argb: Bool, _ body: (inout WebPPicture) throws -> Result
     ) throws -> Result {
@@ -150,6 +153,13 @@ public struct WebPEncoder: ImageEncoder {
         defer { WebPPictureFree(&picture) }
         let imported: Int32 = try withRGBA(bitmap) { pixels, stride, hasAlpha in
             let base = pixels.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            if hasAlpha, !argb, let base {
+                switch wi_webp_import_opaque_rgba(&picture, base, stride) {
+                case 1: return 1
+                case 0: break   // transparent pixels: libwebp's import keeps them
+                default: return 0
+                }
+            }
             return hasAlpha
                 ? WebPPictureImportRGBA(&picture, base, Int32(stride))
                 : WebPPictureImportRGB(&picture, base, Int32(stride))
