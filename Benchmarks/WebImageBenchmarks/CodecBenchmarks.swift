@@ -120,16 +120,67 @@ func runCodecBenchmarks(_ report: Report) {
                          referenceName: "the exact Gaussian (601 taps), the filter before box blurs", unit: "ms", goal: .none))
     }
 
-    // Encodes at quality 80.
-    if let file = files.first(where: { $0.name == "autumn-2560x1600-progressive.jpg" }), let image = try? registry.decode(file.data) {
+    // Encodes at quality 80, alternating with Pillow's encode of the same photo in a process
+    // kept waiting beside this one: both sides see the machine as it is at that moment.
+    if let file = files.first(where: { $0.name == "autumn-2560x1600-progressive.jpg" }), let image = try? registry.decode(file.data),
+       let pillow = PillowEncoder(photos: photos.path) {
+        defer { pillow.stop() }
         var options = ImageEncodingOptions()
         options.quality = 80
-        for (format, key) in [(ImageFormat.jpeg, "pillow.encode.jpeg80"), (.webp, "pillow.encode.webp80")] where registry.encoder(for: format) != nil {
-            let ours = threadCPUSeconds(rounds: 7) { blackHole(try! registry.encode(image, as: format, options: options)) }
-            report.add(.init(group: "codecs", name: "encode \(format.rawValue) q80, 2560×1600", ours: ours * 1000,
-                             reference: (peers[key] ?? .nan) * 1000, referenceName: "Pillow 13", unit: "ms", goal: .ratioAtMost(1.0)))
+        for format in [ImageFormat.jpeg, .webp] where registry.encoder(for: format) != nil {
+            var ours: [Double] = [], theirs: [Double] = []
+            for round in 0..<10 {
+                let mine = threadCPUSeconds { blackHole(try! registry.encode(image, as: format, options: options)) }
+                guard let peer = pillow.encode(format.rawValue) else { break }
+                // The first round of each is a warm-up.
+                if round > 0 { ours.append(mine); theirs.append(peer) }
+            }
+            report.add(.init(group: "codecs", name: "encode \(format.rawValue) q80, 2560×1600", ours: median(ours) * 1000,
+                             reference: median(theirs) * 1000, referenceName: "Pillow 13", unit: "ms", goal: .ratioAtMost(1.0)))
         }
     }
+}
+
+/// Pillow's encoders in a Python process that waits for orders (`peers.py --encode-server`):
+/// each line names a format, and the answer is the thread CPU time of one encode of the photo
+/// the process loaded at start.
+private final class PillowEncoder {
+    private let process = Process()
+    private let input = Pipe(), output = Pipe()
+    private var buffered = Data()
+
+    init?(photos: String) {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "Benchmarks/scripts/peers.py", "--encode-server", photos]
+        process.standardInput = input
+        process.standardOutput = output
+        do { try process.run() } catch { return nil }
+    }
+
+    /// Seconds of CPU for one encode, or `nil` if the process failed.
+    func encode(_ format: String) -> Double? {
+        input.fileHandleForWriting.write(Data((format + "\n").utf8))
+        while !buffered.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            buffered.append(chunk)
+        }
+        let end = buffered.firstIndex(of: UInt8(ascii: "\n"))!
+        let line = String(decoding: buffered[..<end], as: UTF8.self)
+        buffered.removeSubrange(...end)
+        return Double(line)
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}
+
+private func median(_ values: [Double]) -> Double {
+    guard !values.isEmpty else { return .nan }
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
 }
 
 /// Peak memory, each in a fresh process: a 256 px thumbnail against a full decode of the
@@ -181,25 +232,18 @@ private func seconds(rounds: Int, _ body: () -> Void) -> Double {
     nanosecondsPerOperation(operations: 1, rounds: rounds, body) / 1e9
 }
 
-/// The median CPU time of this thread over `rounds` runs of `body`, after one warm-up. For
-/// single-threaded work measured against a peer in another process (the encoders), it is the
-/// work's own cost on both sides, whatever else held the core meanwhile: wall-clock medians of
-/// the same calls moved by ±10 % between runs.
-private func threadCPUSeconds(rounds: Int, _ body: () -> Void) -> Double {
+/// The CPU time of this thread running `body` once. For single-threaded work measured against
+/// a peer in another process (the encoders), it is the work's own cost, whatever else held the
+/// core meanwhile: wall-clock medians of the same calls moved by ±10 % between runs.
+private func threadCPUSeconds(_ body: () -> Void) -> Double {
     func cpuNow() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
+    let start = cpuNow()
     body()
-    var samples: [Double] = []
-    for _ in 0..<rounds {
-        let start = cpuNow()
-        body()
-        samples.append(cpuNow() - start)
-    }
-    samples.sort()
-    return samples[samples.count / 2]
+    return cpuNow() - start
 }
 
 /// Runs Benchmarks/scripts/peers.py (Pillow and pyvips, from PyPI) in this same run.

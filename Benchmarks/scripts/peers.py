@@ -5,6 +5,8 @@ Called by the Swift benchmark (group `codecs`) in the same `make bench` run, wit
 photos' directory; prints one JSON object mapping task names to median seconds per operation.
 Single-threaded unless a task says otherwise: pyvips is imported with VIPS_CONCURRENCY=1 and the
 two-core tasks run two worker processes.
+
+With `--encode-server PHOTOS` it stays up instead, encoding on demand: see encode_server.
 """
 import io, json, multiprocessing, os, statistics, sys, time
 from concurrent.futures import ProcessPoolExecutor
@@ -13,17 +15,27 @@ os.environ["VIPS_CONCURRENCY"] = "1"
 from PIL import Image, ImageFilter  # noqa: E402
 import pyvips  # noqa: E402
 
-def timed(fn, rounds=5, inner=1, clock=time.perf_counter):
-    """Median seconds per call; `clock=time.thread_time` measures this thread's CPU time (the
-    encoders, which the Swift side measures the same way)."""
+def timed(fn, rounds=5, inner=1):
     fn()  # warm-up
     samples = []
     for _ in range(rounds):
-        start = clock()
+        start = time.perf_counter()
         for _ in range(inner):
             fn()
-        samples.append((clock() - start) / inner)
+        samples.append((time.perf_counter() - start) / inner)
     return statistics.median(samples)
+
+def encode_server(photos):
+    """Encodes the 2560×1600 photo at quality 80 once per line read ("jpeg" or "webp") and
+    answers with the thread CPU time it took, so that the Swift side can alternate its encodes
+    with Pillow's."""
+    im = pillow_decode(open(os.path.join(photos, "autumn-2560x1600-progressive.jpg"), "rb").read())
+    kinds = {"jpeg": "JPEG", "webp": "WEBP"}
+    for line in sys.stdin:
+        kind = kinds[line.strip()]
+        start = time.thread_time()
+        im.save(io.BytesIO(), kind, quality=80)
+        print(time.thread_time() - start, flush=True)
 
 def pillow_decode(buf):
     im = Image.open(io.BytesIO(buf))
@@ -49,6 +61,9 @@ def thumbnail_one(args):
     thumbnail_all((args[0], [args[1]]))
 
 def main():
+    if sys.argv[1] == "--encode-server":
+        encode_server(sys.argv[2])
+        return
     photos = sys.argv[1]
     names = sorted(n for n in os.listdir(photos) if n.lower().endswith((".jpg", ".png", ".webp")))
     results = {}
@@ -64,11 +79,9 @@ def main():
         im = pillow_decode(open(os.path.join(photos, name), "rb").read()).convert(mode)
         results[f"pillow.resize640:{mode}"] = timed(lambda: im.resize((640, 400), Image.LANCZOS), rounds=7, inner=3)
 
-    # Encode at quality 80, and blur, from the same decoded photo.
+    # Blur the encoders' photo (they are timed by encode_server, alternating with the Swift side).
     im = pillow_decode(open(os.path.join(photos, "autumn-2560x1600-progressive.jpg"), "rb").read())
     results["pillow.blur20"] = timed(lambda: im.filter(ImageFilter.GaussianBlur(20)), rounds=5)
-    results["pillow.encode.jpeg80"] = timed(lambda: im.save(io.BytesIO(), "JPEG", quality=80), rounds=7, clock=time.thread_time)
-    results["pillow.encode.webp80"] = timed(lambda: im.save(io.BytesIO(), "WEBP", quality=80), rounds=7, clock=time.thread_time)
 
     # Both cores: the whole photo set as 256 px thumbnails by two worker processes, scheduled as
     # the Swift side schedules its two threads: the largest file first, each worker taking the
