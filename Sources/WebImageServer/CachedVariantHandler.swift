@@ -115,13 +115,16 @@ final class CachedVariantHandler: ChannelDuplexHandler, RemovableChannelHandler 
             return
         }
         quiescing = true
-        if case .answering = state {
-            heldQuiesceEvent = event
-        } else if unsent > 0 {
+        if isAnswering || unsent > 0 {
             heldQuiesceEvent = event
         } else {
             context.fireUserInboundEventTriggered(event)
         }
+    }
+
+    private var isAnswering: Bool {
+        if case .answering = state { return true }
+        return false
     }
 
     // MARK: Answering
