@@ -11,9 +11,11 @@
 ///
 /// Like the exact filter, it works on premultiplied pixels (transparent neighbours add nothing)
 /// and averages only the pixels inside the image at the edges, so a flat image stays flat. Rows
-/// are blurred one at a time into an intermediate of 16-bit fixed-point premultiplied values
-/// (8 bytes a pixel: twice an RGBA bitmap); columns are then blurred in strips of 16, which read
-/// whole cache lines of it, straight into the output.
+/// are blurred one at a time straight into the output bitmap, in its own format; its columns are
+/// then blurred in place, in strips of 16 pixels (whole cache lines). So the only memory beyond
+/// the output is a few lines, whatever the image's size. The rounding to the format's 8 bits
+/// between the two axes costs under 0.05 dB: 46.0–48.7 dB PSNR from the exact Gaussian on a
+/// photo at σ = 4, 6.5 and 15, as with a 16-bit intermediate of twice the output's size.
 extension Resampler {
     /// The three boxes for `sigma`, each as its reach before and after the output pixel.
     static func boxes(sigma: Double) -> [(before: Int, after: Int)] {
@@ -32,19 +34,11 @@ extension Resampler {
         return try bitmap.pixelFormat.run(Blur(bitmap: bitmap, boxes: boxes(sigma: sigma)))
     }
 
-    /// Columns blurred together: 16 pixels of the intermediate are two cache lines.
+    /// Columns blurred together: 16 pixels of RGBA are a cache line.
     private static let strip = 16
-    /// The intermediate's scale: 0–255 maps onto 0–65535.
-    private static let fixedPointScale: Float = 257
 
     private static func boxBlur<Pixel: WorkingPixel>(_: Pixel.Type, _ bitmap: Bitmap, _ boxes: [(before: Int, after: Int)]) throws -> Bitmap {
         let width = bitmap.width, height = bitmap.height
-        let (count, overflow) = width.multipliedReportingOverflow(by: height)
-        guard !overflow, count <= Int.max / 8 else {
-            throw ImageError.invalidBitmap("a \(width)×\(height) bitmap is too large to blur")
-        }
-        let intermediate = UnsafeMutablePointer<SIMD4<UInt16>>.allocate(capacity: count)
-        defer { intermediate.deallocate() }
         let longest = max(width, height)
         let lineA = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: longest * strip)
         defer { lineA.deallocate() }
@@ -52,44 +46,35 @@ extension Resampler {
         defer { lineB.deallocate() }
         let sums = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: strip)
         defer { sums.deallocate() }
-
-        // Rows: load, three boxes, store as fixed point.
-        bitmap.pixels.withUnsafeBytes { input in
-            for y in 0..<height {
-                let source = input.baseAddress! + y * bitmap.bytesPerRow
-                for x in 0..<width { lineA[x] = Pixel.load(source + x &* Pixel.bytesPerPixel) }
-                let blurred = threeBoxes(boxes, lineA, lineB, count: width, lanes: 1, sums: sums)
-                let row = intermediate + y &* width
-                for x in 0..<width { row[x] = fixedPoint(blurred[x]) }
-            }
-        }
-        // Columns, a strip at a time: gather, three boxes, store in the bitmap's format.
-        let outputRowBytes = width * Pixel.bytesPerPixel
+        let bytesPerPixel = Pixel.bytesPerPixel, outputRowBytes = width * bytesPerPixel
         return try Bitmap(width: width, height: height, pixelFormat: bitmap.pixelFormat, scale: bitmap.scale) { output in
             let out = output.baseAddress!
+            // Rows: load, three boxes, store in the output.
+            bitmap.pixels.withUnsafeBytes { input in
+                for y in 0..<height {
+                    let source = input.baseAddress! + y * bitmap.bytesPerRow
+                    for x in 0..<width { lineA[x] = Pixel.load(source + x &* bytesPerPixel) }
+                    let blurred = threeBoxes(boxes, lineA, lineB, count: width, lanes: 1, sums: sums)
+                    let target = out + y &* outputRowBytes
+                    for x in 0..<width { Pixel.store(blurred[x], to: target + x &* bytesPerPixel) }
+                }
+            }
+            // Columns of the output, a strip at a time: gather, three boxes, store back.
             var x0 = 0
             while x0 < width {
                 let lanes = min(strip, width - x0)
                 for y in 0..<height {
-                    let row = intermediate + (y &* width &+ x0), line = lineA + y &* lanes
-                    for lane in 0..<lanes { line[lane] = SIMD4<Float>(row[lane]) * (1 / fixedPointScale) }
+                    let row = out + (y &* outputRowBytes &+ x0 &* bytesPerPixel), line = lineA + y &* lanes
+                    for lane in 0..<lanes { line[lane] = Pixel.load(row + lane &* bytesPerPixel) }
                 }
                 let blurred = threeBoxes(boxes, lineA, lineB, count: height, lanes: lanes, sums: sums)
                 for y in 0..<height {
-                    let target = out + (y &* outputRowBytes &+ x0 &* Pixel.bytesPerPixel), line = blurred + y &* lanes
-                    for lane in 0..<lanes { Pixel.store(line[lane], to: target + lane &* Pixel.bytesPerPixel) }
+                    let row = out + (y &* outputRowBytes &+ x0 &* bytesPerPixel), line = blurred + y &* lanes
+                    for lane in 0..<lanes { Pixel.store(line[lane], to: row + lane &* bytesPerPixel) }
                 }
                 x0 += lanes
             }
         }
-    }
-
-    @inline(__always)
-    private static func fixedPoint(_ value: SIMD4<Float>) -> SIMD4<UInt16> {
-        // Averages of values in 0–255 stay in range; the clamp only guards rounding.
-        let scaled = value * fixedPointScale + 0.5
-        return SIMD4(UInt16(min(max(scaled.x, 0), 65535)), UInt16(min(max(scaled.y, 0), 65535)),
-                     UInt16(min(max(scaled.z, 0), 65535)), UInt16(min(max(scaled.w, 0), 65535)))
     }
 
     /// Applies the three boxes along `count` positions of `lanes` interleaved lines held in `a`
