@@ -108,9 +108,13 @@ func runCodecBenchmarks(_ report: Report) {
                          referenceName: "Pillow resize, LANCZOS, \(mode)", unit: "ms", goal: .ratioAtMost(1.0)))
     }
 
-    // Gaussian blur of the 2560×1600 photo: the box blurs against Pillow (which blurs with boxes
-    // too) and, at a large radius, against the exact filter they replace there.
-    if let file = files.first(where: { $0.name == "autumn-2560x1600-progressive.jpg" }), let bitmap = try? registry.decode(file.data).image {
+    // The 2560×1600 photo, for the blurs and the encodes.
+    guard let file = files.first(where: { $0.name == "autumn-2560x1600-progressive.jpg" }), let image = try? registry.decode(file.data) else { return }
+
+    // Gaussian blur: the box blurs against Pillow (which blurs with boxes too) and, at a large
+    // radius, against the exact filter they replace there.
+    do {
+        let bitmap = image.image
         let ours = seconds(rounds: 5) { blackHole(try! bitmap.blurred(radius: 20)) }
         report.add(.init(group: "codecs", name: "Gaussian blur σ = 20, 2560×1600", ours: ours * 1000,
                          reference: (peers["pillow.blur20"] ?? .nan) * 1000, referenceName: "Pillow GaussianBlur(20)", unit: "ms", goal: .none))
@@ -122,8 +126,7 @@ func runCodecBenchmarks(_ report: Report) {
 
     // Encodes at quality 80, alternating with Pillow's encode of the same photo in a process
     // kept waiting beside this one: both sides see the machine as it is at that moment.
-    if let file = files.first(where: { $0.name == "autumn-2560x1600-progressive.jpg" }), let image = try? registry.decode(file.data),
-       let pillow = PillowEncoder(photos: photos.path) {
+    if let pillow = PillowEncoder(photos: photos.path) {
         defer { pillow.stop() }
         var options = ImageEncodingOptions()
         options.quality = 80

@@ -40,7 +40,6 @@ final class CachedVariantHandler: ChannelDuplexHandler, RemovableChannelHandler 
         var head: HTTPResponse
         var body: ByteBuffer?
         var method: HTTPRequest.Method
-        var path: String
         var source: String
         var started: ContinuousClock.Instant
     }
@@ -145,7 +144,7 @@ final class CachedVariantHandler: ChannelDuplexHandler, RemovableChannelHandler 
         head.headerFields[.date] = HTTPDate.now
         head.headerFields[.server] = ProxyServer.serverName
         let body = head.status == .ok && request.method == .get ? output.image.body : nil
-        return Answer(head: head, body: body, method: request.method, path: "/image", source: recognized.sourceKey, started: started)
+        return Answer(head: head, body: body, method: request.method, source: recognized.sourceKey, started: started)
     }
 
     private func send(_ answer: Answer, context: ChannelHandlerContext) {
@@ -165,7 +164,7 @@ final class CachedVariantHandler: ChannelDuplexHandler, RemovableChannelHandler 
         server.proxy.metrics.recordEventLoopAnswer()
         let bytes = answer.body?.readableBytes ?? 0
         server.accessLog.record(
-            method: answer.method, path: answer.path, status: answer.head.status.code, bytes: bytes,
+            method: answer.method, path: "/image", status: answer.head.status.code, bytes: bytes,
             duration: ContinuousClock.now - answer.started, error: nil,
             notes: { ["source": .string(answer.source), "cache": .string(VariantSource.memory.rawValue)] })
     }

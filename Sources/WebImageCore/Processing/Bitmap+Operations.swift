@@ -47,10 +47,14 @@ extension Bitmap {
     /// let backdrop = try photo.blurred(radius: 8)
     /// ```
     public func blurred(radius: Double) throws -> Bitmap {
-        guard radius > 0, radius.isFinite else { return self }
-        if radius >= Self.boxBlurRadius { return try Resampler.boxBlur(self, sigma: radius) }
+        if radius.isFinite, radius >= Self.boxBlurRadius { return try Resampler.boxBlur(self, sigma: radius) }
         return try blurredExactly(radius: radius)
     }
+
+    /// The radius from which ``blurred(radius:)`` approximates the Gaussian with box blurs: the
+    /// exact filter's 6 `radius` + 1 taps then cost more than the three running sums, and the
+    /// boxes are close enough (the blur of a step stays within 1 % of the Gaussian's).
+    public static let boxBlurRadius = 4.0
 
     /// The exact Gaussian at any radius: what ``blurred(radius:)`` uses below ``boxBlurRadius``,
     /// and the reference its box blurs are measured against.
@@ -70,11 +74,6 @@ extension Bitmap {
     /// ```swift
     /// let grey = photo.grayscaled()   // still RGBA, with R = G = B
     /// ```
-    /// The radius from which ``blurred(radius:)`` approximates the Gaussian with box blurs: the
-    /// exact filter's 6 `radius` + 1 taps then cost more than the three running sums, and the
-    /// boxes are close enough (the blur of a step stays within 1 % of the Gaussian's).
-    public static let boxBlurRadius = 4.0
-
     public func grayscaled() -> Bitmap {
         if pixelFormat.channels == .gray || pixelFormat.channels == .grayAlpha { return self }
         let bytesPerPixel = pixelFormat.bytesPerPixel
