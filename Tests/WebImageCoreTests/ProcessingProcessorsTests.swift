@@ -185,6 +185,13 @@ import Testing
 
     /// A radius far larger than the image (the proxy allows σ = 400): every pixel becomes about
     /// the mean, and a left-to-right ramp keeps its order.
+    /// Any finite radius is a blur, however absurd (a box wider than Int can count once trapped).
+    @Test func anAbsurdRadiusStillAverages() throws {
+        let image = Bitmap.make(width: 30, height: 4) { x, _ in [UInt8(x * 8), 0, 0, 255] }
+        let output = try ImageProcessors.GaussianBlur(radius: 1e300).process(Self.container(image)).image
+        #expect((0..<30).allSatisfy { abs(Int(output.pixel($0, 1)[0]) - 116) <= 1 })
+    }
+
     @Test func aHugeRadiusAveragesTheImage() throws {
         let image = Bitmap.make(width: 300, height: 5) { x, _ in [UInt8(x * 255 / 299), 0, 0, 255] }
         let output = try ImageProcessors.GaussianBlur(radius: 400).process(Self.container(image)).image

@@ -19,7 +19,9 @@
 extension Resampler {
     /// The three boxes for `sigma`, each as its reach before and after the output pixel.
     static func boxes(sigma: Double) -> [(before: Int, after: Int)] {
-        let d = max(1, Int((sigma * 3 * (2 * Double.pi).squareRoot() / 4 + 0.5).rounded(.down)))
+        // Past 2^30 a box already covers any image whole; the bound keeps Int(_:) from trapping.
+        let width = min((sigma * 3 * (2 * Double.pi).squareRoot() / 4 + 0.5).rounded(.down), Double(1 << 30))
+        let d = max(1, Int(width))
         if d % 2 == 1 { return Array(repeating: (d / 2, d / 2), count: 3) }
         return [(d / 2, d / 2 - 1), (d / 2 - 1, d / 2), (d / 2, d / 2)]
     }
