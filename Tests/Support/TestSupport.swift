@@ -116,6 +116,8 @@ public enum WebImageExecutable {
 /// One run of a command: its exit status and what it printed.
 public struct CommandRun: Sendable {
     public var status: Int32
+    /// `false` when a signal ended the process (a crash, an abort): ``status`` is then the signal.
+    public var exited: Bool
     public var stdout: String
     public var stderr: String
 
@@ -141,6 +143,7 @@ public struct CommandRun: Sendable {
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         status = process.terminationStatus
+        exited = process.terminationReason == .exit
         self.stdout = String(decoding: stdout, as: UTF8.self)
         self.stderr = String(decoding: stderr, as: UTF8.self)
     }

@@ -84,4 +84,22 @@ struct ConvertCommandTests {
         #expect(try convert(["Demo/images/flower.webp", output("x.png"), "--resize", "axb"]).status != 0)
         #expect(try convert(["Demo/images/flower.webp", output("x.png"), "--quality", "101"]).status != 0)
     }
+
+    /// Upscaling an animation allocates every output frame: a 10,000-frame GIF of 2×2 pixels
+    /// resized to 256 px would need 2.6 GB. The animation limit bounds the resize as it bounds
+    /// the decode: a clean error, not an abort on a failed allocation.
+    @Test func upscalingALongAnimationIsBoundedByTheAnimationLimit() throws {
+        defer { directory.remove() }
+        let frame = GIFBuilder.image(.init(width: 2, height: 2, indices: [1, 0, 0, 1], control: (disposal: 0, delay: 4, transparent: nil)))
+        let source = directory.url.appendingPathComponent("long.gif")
+        try Data(GIFBuilder.gif(width: 2, height: 2, blocks: Array(repeating: frame, count: 10_000))).write(to: source)
+
+        let run = try convert([source.path, output("big.gif"), "--resize", "256x256"])
+        #expect(run.exited && run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("exceed the animation limit"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output("big.gif")))
+        // The same file within the limit converts: 10,000 frames of 8×8 are 2.6 MB.
+        #expect(try convert([source.path, output("small.gif"), "--resize", "8x8"]).status == 0)
+        #expect(try decodeOutput("small.gif").1.animation?.frames.count == 10_000)
+    }
 }

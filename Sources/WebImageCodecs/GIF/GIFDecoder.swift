@@ -87,6 +87,8 @@ struct GIFRenderer {
         var frames: [AnimatedImage.Frame] = []
 
         while frames.count < frameLimit, let frame = stream.nextFrame() {
+            // GIF states no frame count: the work is checked before each frame is composed.
+            try options.checkAnimationWork(frameCount: frames.count + 1, canvasWidth: screen.width, canvasHeight: screen.height, format: "GIF")
             if !frames.isEmpty {
                 guard frames.count < options.maximumAnimationBytes / canvasBytes else {
                     throw ImageError.tooLarge("GIF: more than \(frames.count) frames of \(screen.width)×\(screen.height) exceed the \(options.maximumAnimationBytes)-byte animation limit")

@@ -17,6 +17,7 @@ struct APNGRenderer {
         let width = file.header.width, height = file.header.height
         var frames = Array(animation.frames.prefix(animation.declaredFrameCount))
         if options.firstFrameOnly { frames = Array(frames.prefix(1)) }
+        try options.checkAnimationWork(frameCount: frames.count, canvasWidth: width, canvasHeight: height, format: "APNG")
         let canvasBytes = width * height * 4
         if frames.count > 1 {
             guard frames.count <= options.maximumAnimationBytes / canvasBytes else {

@@ -17,7 +17,11 @@ import WebImageCore
 ///   plays with 0 meaning forever, exactly this library's convention. With a thumbnail, each
 ///   frame is decoded at canvas size (libwebp's animation decoder cannot scale) and resampled
 ///   (Lanczos-3) as soon as it is composed, so no full-size frame is kept; the
-///   ``ImageDecodingOptions/maximumAnimationBytes`` budget then applies to the thumbnail frames.
+///   ``ImageDecodingOptions/maximumAnimationBytes`` budget then applies to the thumbnail frames,
+///   and ``ImageDecodingOptions/maximumAnimationPixels`` to the canvases composed. The frame
+///   count is bounded by ``ImageDecodingOptions/maximumFrameCount`` before any frame is
+///   decoded: libwebp finds frame *i* by walking its frame list from the start, so the time
+///   grows with the square of the count.
 /// - The stored EXIF orientation is reported in ``ImageContainer/orientation``, not applied;
 ///   the ICC profile in ``ImageContainer/iccProfile``.
 /// - A file cut short fails with ``ImageError/corruptData(_:)``; no partial image is returned
@@ -91,6 +95,8 @@ public struct WebPDecoder: ImageDecoder {
     ) throws -> ImageContainer {
         let frameCount = options.firstFrameOnly ? 1 : file.frameCount
         let outputWidth = size?.width ?? file.width, outputHeight = size?.height ?? file.height
+        // Every frame is composed at canvas size, whatever the output: the work, before any.
+        try options.checkAnimationWork(frameCount: frameCount, canvasWidth: file.width, canvasHeight: file.height, format: "WebP")
         // The frames this decode keeps, checked before libwebp allocates its canvas.
         let (frameBytes, overflow1) = (outputWidth * 4).multipliedReportingOverflow(by: outputHeight)
         let (totalBytes, overflow2) = frameBytes.multipliedReportingOverflow(by: frameCount)

@@ -14,6 +14,19 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// The most bytes all decoded frames of an animation may take together; decoding stops with
     /// ``ImageError/tooLarge(_:)`` past it. Default: 512 MiB.
     public var maximumAnimationBytes: Int = 512 << 20
+    /// The most work an animation decode may do, as canvas pixels composed: the canvas's width
+    /// × height × the frames composed. Decoders compose every frame at canvas size whatever the
+    /// output size, so a thumbnail of a large canvas with thousands of frames is small to keep
+    /// but costly to make; this bounds the time, as ``maximumAnimationBytes`` bounds the
+    /// memory. Checked before the first frame is composed wherever the file states its frame
+    /// count, else frame by frame. Default: 2^29 (about 537 million pixels: 256 frames of a
+    /// 1080p canvas, a few seconds of one core).
+    public var maximumAnimationPixels: Int = 1 << 29
+    /// The most frames an animation decode composes; a file with more fails with
+    /// ``ImageError/tooLarge(_:)``. Frame bookkeeping costs time even for 1×1 frames (libwebp
+    /// looks each frame up from the start of its list), so the frame count is bounded on its
+    /// own. Default: 10,000 (over five minutes at 30 frames a second).
+    public var maximumFrameCount: Int = 10_000
     /// Decode only the first frame of an animated image.
     public var firstFrameOnly = false
     /// Turn the pixels upright according to the stored EXIF orientation (the default). When

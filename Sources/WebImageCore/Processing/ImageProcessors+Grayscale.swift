@@ -11,7 +11,7 @@ extension ImageProcessors {
         public var identifier: String { "grayscale(rec601)" }
 
         public func process(_ image: ImageContainer) throws -> ImageContainer {
-            image.mappingFrames { $0.grayscaled() }
+            try image.mappingFrames { $0.grayscaled() }
         }
     }
 }

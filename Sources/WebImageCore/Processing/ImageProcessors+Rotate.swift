@@ -21,7 +21,7 @@ extension ImageProcessors {
             // The EXIF orientation that views as this rotation: `.right` is "rotate 90°
             // clockwise to view".
             let orientation: ImageOrientation = [.up, .right, .down, .left][quarterTurns]
-            return image.mappingFrames { $0.oriented(orientation) }
+            return try image.mappingFrames { $0.oriented(orientation) }
         }
     }
 
@@ -48,7 +48,7 @@ extension ImageProcessors {
         public var identifier: String { "flip(\(axis.rawValue))" }
 
         public func process(_ image: ImageContainer) throws -> ImageContainer {
-            image.mappingFrames { $0.oriented(axis == .horizontal ? .upMirrored : .downMirrored) }
+            try image.mappingFrames { $0.oriented(axis == .horizontal ? .upMirrored : .downMirrored) }
         }
     }
 }

@@ -17,7 +17,7 @@ extension ImageProcessors {
         public var identifier: String { "roundedCorners(r=\(identifierText(radius)))" }
 
         public func process(_ image: ImageContainer) throws -> ImageContainer {
-            image.mappingFrames { $0.roundingCorners(radius: radius) }
+            try image.mappingFrames { $0.roundingCorners(radius: radius) }
         }
     }
 

@@ -17,17 +17,32 @@ public enum ImageProcessors {}
 extension ImageContainer {
     /// The container with `transform` applied to its image and to every frame of its animation
     /// (the image is the first frame, so it is transformed once, as part of the animation).
-    func mappingFrames(_ transform: (Bitmap) throws -> Bitmap) rethrows -> ImageContainer {
+    ///
+    /// The frames a transform makes are bounded like the frames a decoder makes: when the
+    /// first transformed frame shows that the whole animation would take more than
+    /// `maximumBytes` (an upscale of a long GIF), nothing more is allocated and the call throws
+    /// ``ImageError/tooLarge(_:)``. An animation that does not grow is always allowed.
+    func mappingFrames(
+        maximumBytes: Int = ImageDecodingOptions().maximumAnimationBytes,
+        _ transform: (Bitmap) throws -> Bitmap
+    ) throws -> ImageContainer {
         var result = self
-        if var animation {
-            for index in animation.frames.indices {
-                animation.frames[index].bitmap = try transform(animation.frames[index].bitmap)
-            }
-            result.animation = animation
-            result.image = animation.frames[0].bitmap
-        } else {
+        guard var animation else {
             result.image = try transform(image)
+            return result
         }
+        let first = try transform(animation.frames[0].bitmap)
+        let (total, overflow) = first.cost.multipliedReportingOverflow(by: animation.frames.count)
+        if overflow || (total > maximumBytes && total > animation.cost) {
+            throw ImageError.tooLarge(
+                "\(animation.frames.count) frames of \(first.width)×\(first.height) exceed the animation limit of \(maximumBytes) bytes")
+        }
+        animation.frames[0].bitmap = first
+        for index in animation.frames.indices.dropFirst() {
+            animation.frames[index].bitmap = try transform(animation.frames[index].bitmap)
+        }
+        result.animation = animation
+        result.image = first
         return result
     }
 }
