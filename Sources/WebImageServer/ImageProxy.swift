@@ -94,6 +94,8 @@ public final class ImageProxy: Sendable {
     /// The Prometheus registry `/metrics` shows: the proxy's instruments and the pipeline's.
     public let metrics: ProxyMetrics
     let originGuard: OriginGuard
+    /// ``OriginGuard/policyDigest``, computed once.
+    private let policyDigest: String
     let variants: VariantCache
     private let httpLoader: HTTPImageLoader
     private let inProgress = Mutex<[String: Task<EncodedImage, any Error>]>([:])
@@ -103,6 +105,7 @@ public final class ImageProxy: Sendable {
         var originGuard = OriginGuard(allowedHosts: configuration.allowedHosts, policy: configuration.addressPolicy)
         originGuard.trustedOrigins = Set(configuration.trustedOrigins.map { $0.lowercased() })
         self.originGuard = originGuard
+        policyDigest = originGuard.policyDigest
 
         var disk: DiskCache?
         if let directory = configuration.cacheDirectory, !configuration.cachesDisabled {
@@ -215,14 +218,17 @@ public final class ImageProxy: Sendable {
         // Before the caches too, so that a narrower allowlist or policy after a restart is not
         // undone by variants made under the old one. Resolving the name waits for a miss: a
         // hit must not cost a DNS query.
+        var key = request.variantKey(format: target?.rawValue ?? "source")
         if case .remote(let url) = request.source {
             do {
                 try originGuard.checkWithoutResolving(url)
             } catch {
                 throw .forbiddenOrigin("\(error)")
             }
+            // Variants made under another origin policy are never found: see policyDigest.
+            key += "|policy=" + policyDigest
         }
-        return Plan(target: target, key: request.variantKey(format: target?.rawValue ?? "source"), variesOnAccept: request.format == .auto)
+        return Plan(target: target, key: key, variesOnAccept: request.format == .auto)
     }
 
     /// The URL the pipeline loads: the remote URL once the guard accepts it (the loader checks

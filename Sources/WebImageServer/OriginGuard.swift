@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import WebImage
 
@@ -59,8 +60,8 @@ public struct OriginGuard: Sendable {
         }
     }
 
-    /// The checks that need no DNS: the scheme, the allowlist, and the address when the host is
-    /// a numeric one. Cheap enough for every request, cache hits included.
+    /// The checks that need no DNS: the scheme, no credentials, the allowlist, and the address
+    /// when the host is a numeric one. Cheap enough for every request, cache hits included.
     ///
     /// - Returns: the host name still to resolve and check, or `nil` when nothing is left.
     /// - Throws: ``Refusal``.
@@ -71,6 +72,11 @@ public struct OriginGuard: Sendable {
         }
         guard var host = url.host?.lowercased(), !host.isEmpty else {
             throw Refusal(description: "no host")
+        }
+        // Refused here, where every hop is checked, so that a redirect cannot lead where a
+        // URL given directly may not go: credentials in a URL would be sent to the origin.
+        guard url.user == nil, url.password == nil else {
+            throw Refusal(description: "the URL carries credentials")
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard isAllowed(host: host) else {
@@ -84,6 +90,20 @@ public struct OriginGuard: Sendable {
             return nil
         }
         return host
+    }
+
+    /// A short digest of everything that decides what this guard lets through: the allowlist,
+    /// the address policy, the trusted origins. The proxy puts it in the key of every variant
+    /// made from a remote source, so that after a restart with a stricter policy no variant
+    /// made under the old one is answered (a cache hit never resolves the host, so it could not
+    /// be judged by today's policy otherwise); the source is then checked again as for a miss.
+    public var policyDigest: String {
+        let text = [
+            allowedHosts.sorted().joined(separator: ","),
+            "loopback=\(policy.allowsLoopback)",
+            trustedOrigins.sorted().joined(separator: ","),
+        ].joined(separator: "|")
+        return SHA256.hash(data: Data(text.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Whether `host` (lowercased, without brackets) is on the allowlist.

@@ -110,6 +110,45 @@ import WebImageTestSupport
         #expect(second.origin.requestCount(path: "/e.jpg") == 1)
     }
 
+    /// A URL with credentials is refused when given directly (400), and when a redirect leads
+    /// to it (403): the guard checks every hop, and credentials are one of its rules.
+    @Test func redirectsToURLsWithCredentialsAreRefused() async throws {
+        let harness = try await ProxyHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/e.jpg", data: try Fixture.elephants)
+        let withCredentials = "http://user:secret@127.0.0.1:\(harness.origin.port)/e.jpg"
+
+        #expect(try await harness.request(ProxyHarness.imagePath(url: withCredentials, "w=10")).status == 400)
+        let source = harness.origin.url("/redirect-to?location=" + ProxyHarness.encoded(withCredentials)).absoluteString
+        let reply = try await harness.request(ProxyHarness.imagePath(url: source, "w=10"))
+        #expect(reply.status == 403 && reply.text == "forbidden origin\n")
+        #expect(harness.origin.requestCount(path: "/e.jpg") == 0)
+        #expect(harness.origin.requestCount(path: "/redirect-to") == 1)
+    }
+
+    /// A variant made while loopback was allowed is not answered after a restart that refuses
+    /// loopback, although its source is a host name that only resolving shows to be loopback.
+    @Test func variantsMadeUnderALooserPolicyAreNotServedAfterARestart() async throws {
+        let looser = try await ProxyHarness.start {
+            $0.trustedOrigins = []
+            $0.addressPolicy = AddressPolicy(allowsLoopback: true)
+        }
+        looser.origin.register("/e.jpg", data: try Fixture.elephants)
+        let source = "http://localhost:\(looser.origin.port)/e.jpg"
+        #expect(try await looser.request(ProxyHarness.imagePath(url: source, "w=10")).status == 200)
+        // The same proxy answers it again from its caches.
+        #expect(try await looser.request(ProxyHarness.imagePath(url: source, "w=10")).status == 200)
+        #expect(looser.origin.requestCount(path: "/e.jpg") == 1)
+        await looser.stop(keepOrigin: true, keepCache: true)
+
+        let stricter = try await ProxyHarness.start(origin: looser.origin, cacheDirectory: looser.cacheDirectory) { $0.trustedOrigins = [] }
+        defer { Task { await stricter.stop() } }
+        let reply = try await stricter.request(ProxyHarness.imagePath(url: source, "w=10"))
+        #expect(reply.status == 403 && reply.text == "forbidden origin\n")
+        #expect(stricter.decodeCount == 0)
+        #expect(stricter.origin.requestCount(path: "/e.jpg") == 1)
+    }
+
     @Test func theAllowlistConfinesFetchingToItsHosts() async throws {
         let harness = try await ProxyHarness.start { $0.allowedHosts = ["images.example.invalid"] }
         defer { Task { await harness.stop() } }
