@@ -147,7 +147,11 @@ int wi_webp_import_opaque_rgba(WebPPicture *picture, const uint8_t *rgba, size_t
     if (!wi_rgba_is_opaque(rgba, stride, picture->width, picture->height)) return 0;
     picture->use_argb = 0;
     picture->colorspace = WEBP_YUV420;
-    if (!WebPPictureAlloc(picture)) return -1;
+    if (!WebPPictureAlloc(picture)) {
+        // libwebp 1.2 leaves the error code at VP8_ENC_OK when its allocation fails.
+        if (picture->error_code == VP8_ENC_OK) picture->error_code = VP8_ENC_ERROR_OUT_OF_MEMORY;
+        return -1;
+    }
     wi_webp_rgba_to_yuv420(rgba, stride, picture->width, picture->height,
                            picture->y, picture->y_stride, picture->u, picture->v, picture->uv_stride);
     return 1;

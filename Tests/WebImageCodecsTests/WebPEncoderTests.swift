@@ -1,4 +1,5 @@
 import CCodecShims
+import CWebP
 import Foundation
 import Testing
 import WebImageCore
@@ -24,6 +25,24 @@ import WebImageTestSupport
 
     /// Lossy round trip of the 128 px hopper at quality 90: PSNR (R, G, B, A) at least 38 dB
     /// (measured: 42.0 dB with libwebp 1.2.4), and the file is a lossy `VP8 ` bitstream.
+    /// Every code libwebp's encoder can report, VP8_ENC_OK included (what libwebp 1.2 leaves
+    /// after a failed allocation), is named in words, never as "error N".
+    @Test func everyEncoderErrorNamesItsCause() {
+        var reasons: Set<String> = []
+        for raw in 0..<VP8_ENC_ERROR_LAST.rawValue {
+            let reason = WebPEncodingFailure.reason(WebPEncodingError(rawValue: raw))
+            #expect(!reason.contains("(code "), "\(raw): \(reason)")
+            reasons.insert(reason)
+        }
+        #expect(reasons.count == Int(VP8_ENC_ERROR_LAST.rawValue))
+        #expect(WebPEncodingFailure.reason(VP8_ENC_OK).hasPrefix("out of memory"))
+        guard case .tooLarge(let message) = WebPEncodingFailure.error(VP8_ENC_OK, "encoding the picture") else {
+            Issue.record("an allocation failure is not tooLarge")
+            return
+        }
+        #expect(message == "WebP: libwebp failed encoding the picture: out of memory (libwebp gave no code)")
+    }
+
     @Test func lossyRoundTripStaysCloseToTheSource() throws {
         let source = try decoded("hopper.webp").image
         let data = try encoder.encode(ImageContainer(image: source), options: Self.options(quality: 90))

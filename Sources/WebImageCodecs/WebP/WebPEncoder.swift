@@ -83,7 +83,7 @@ public struct WebPEncoder: ImageEncoder {
             return WebPEncode(&config, &picture)
         }
         guard ok != 0, let memory = writer.mem else {
-            throw ImageError.corruptData("WebP: libwebp could not encode (\(describe(picture.error_code)))")
+            throw WebPEncodingFailure.error(picture.error_code, "encoding the picture")
         }
         return Data(bytes: memory, count: writer.size)
     }
@@ -165,7 +165,10 @@ public struct WebPEncoder: ImageEncoder {
                 : WebPPictureImportRGB(&picture, base, Int32(stride))
         }
         guard imported != 0 else {
-            throw ImageError.tooLarge("WebP: libwebp could not take a \(bitmap.width)×\(bitmap.height) picture (\(describe(picture.error_code)))")
+            // The import fails only on a bad size (which sets a code) or an allocation, which
+            // libwebp 1.2 reports as VP8_ENC_OK.
+            let code = picture.error_code == VP8_ENC_OK ? VP8_ENC_ERROR_OUT_OF_MEMORY : picture.error_code
+            throw WebPEncodingFailure.error(code, "importing a \(bitmap.width)×\(bitmap.height) picture")
         }
         return try body(&picture)
     }
@@ -210,17 +213,6 @@ public struct WebPEncoder: ImageEncoder {
     private static func animationError(_ encoder: OpaquePointer, _ doing: String) -> ImageError {
         let message = WebPAnimEncoderGetError(encoder).map { String(cString: $0) } ?? "unknown error"
         return ImageError.corruptData("WebP: libwebp failed \(doing): \(message)")
-    }
-
-    private static func describe(_ error: WebPEncodingError) -> String {
-        switch error {
-        case VP8_ENC_ERROR_OUT_OF_MEMORY, VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY: "out of memory"
-        case VP8_ENC_ERROR_BAD_DIMENSION: "bad dimensions"
-        case VP8_ENC_ERROR_PARTITION0_OVERFLOW, VP8_ENC_ERROR_PARTITION_OVERFLOW: "partition overflow"
-        case VP8_ENC_ERROR_FILE_TOO_BIG: "file too big"
-        case VP8_ENC_ERROR_BAD_WRITE: "write failed"
-        default: "error \(error.rawValue)"
-        }
     }
 }
 
