@@ -247,7 +247,7 @@ private final class WallClock: Sendable {
         #expect(cache.statistics.dropped == 1)
     }
 
-    @Test(arguments: ["truncate", "garbage", "zeroes", "swap"])
+    @Test(arguments: ["truncate", "garbage", "zeroes", "swap", "flip first", "flip middle", "flip last"])
     func aDamagedFileIsDroppedNeverReturned(damage: String) throws {
         defer { directory.remove() }
         let cache = try makeCache()
@@ -259,12 +259,37 @@ private final class WallClock: Sendable {
         case "truncate": try original.prefix(original.count - 10).write(to: URL(fileURLWithPath: path))
         case "garbage": try (original + Data("junk".utf8)).write(to: URL(fileURLWithPath: path))
         case "zeroes": try Data(count: original.count).write(to: URL(fileURLWithPath: path))
+        case "flip first", "flip middle", "flip last":
+            // One bit of the payload (its first 4000 bytes): lengths and footer stay valid.
+            var flipped = original
+            let index = damage == "flip first" ? 0 : damage == "flip middle" ? 2000 : 3999
+            flipped[index] ^= 0x10
+            try flipped.write(to: URL(fileURLWithPath: path))
         default: try FileManager.default.copyItem(atPath: filePath(forKey: "other"), toPath: path + ".x")
             _ = rename(path + ".x", path)  // another key's valid file under this name
         }
         #expect(cache.blocking.data(forKey: "victim") == nil)
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(cache.blocking.data(forKey: "other") == testPayload(forKey: "other", size: 4000))
+    }
+
+    /// The payload checksum catches every single-bit flip at every position of a small entry,
+    /// and changes of a word at a time at every word of a larger one.
+    @Test func thePayloadChecksumSeesEveryFlip() {
+        let payload = [UInt8](testPayload(forKey: "sum", size: 203))
+        let reference = payload.withUnsafeBytes(payloadChecksum)
+        var seen: Set<UInt64> = [reference]
+        for index in payload.indices {
+            for bit in 0..<8 {
+                var flipped = payload
+                flipped[index] ^= UInt8(1 << bit)
+                seen.insert(flipped.withUnsafeBytes(payloadChecksum))
+            }
+        }
+        #expect(seen.count == 1 + payload.count * 8)
+        // A payload one byte shorter or longer (zero-extended) differs too.
+        #expect(payload.dropLast().withUnsafeBytes(payloadChecksum) != reference)
+        #expect((payload + [0]).withUnsafeBytes(payloadChecksum) != reference)
     }
 
     @Test func survivesItsDirectoryBeingDeleted() throws {

@@ -262,6 +262,36 @@ struct ManagerCacheTests {
         #expect(try await fixture.manager.image(for: ImageRequest(url: url)).cacheType == .none)
     }
 
+    @Test("a byte flipped inside a disk entry's payload is caught by its checksum: the image is fetched again, never decoded from the damage")
+    func flippedPayloadByte() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.directory.remove() }
+        let url = Fixture.url("hopper.jpg")
+        let original = try await fixture.manager.image(for: ImageRequest(url: url))
+        #expect(original.cacheType == .none)
+
+        // The entry's one file: flip one bit in the middle of the JPEG's scan data, where a
+        // decoder would read it as a slightly different image, without complaint.
+        let data = fixture.directory.url.appendingPathComponent("cache")
+        let files = try #require(FileManager.default.enumerator(atPath: data.path)?.allObjects as? [String])
+            .filter { !$0.hasSuffix("journal") }
+            .map { data.appendingPathComponent($0) }
+            .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
+            .filter { (try? Data(contentsOf: $0).starts(with: [0xFF, 0xD8])) == true }
+        let file = try #require(files.count == 1 ? files[0] : nil, "\(files)")
+        var bytes = try Data(contentsOf: file)
+        bytes[bytes.count / 2] ^= 0x04
+        try bytes.write(to: file)
+
+        let relaunched = try fixture.relaunched()
+        let again = try await relaunched.image(for: ImageRequest(url: url))
+        #expect(again.cacheType == .none)
+        #expect(again.image?.pixels == original.image?.pixels)
+        // Stored anew: the next relaunch reads it from disk.
+        await relaunched.waitUntilIdle()
+        #expect(try await fixture.relaunched().image(for: ImageRequest(url: url)).cacheType == .disk)
+    }
+
     @Test("fromLoaderOnly skips both caches; queryMemoryData adds the bytes to a memory hit, queryDiskSync reads them on the spot")
     func cacheQueryOptions() async throws {
         let fixture = try PipelineFixture()

@@ -1,3 +1,4 @@
+import CCodecShims
 import CWebP
 import WebImageCore
 

@@ -222,7 +222,8 @@ public final class DiskCache: Sendable {
                 return nil
             }
             let whole = UnsafeRawBufferPointer(start: buffer, count: count)
-            guard let footer = DiskCacheEntryFile.footer(inTail: whole, fileSize: count, digest: digest) else {
+            guard let footer = DiskCacheEntryFile.footer(inTail: whole, fileSize: count, digest: digest),
+                  payloadChecksum(UnsafeRawBufferPointer(rebasing: whole[..<footer.payloadLength])) == footer.payloadChecksum else {
                 free(buffer)
                 drop(digest, path: path, reason: .damaged)
                 return nil
@@ -323,7 +324,9 @@ public final class DiskCache: Sendable {
     func write(_ data: Data, forKey key: String, metadata: Metadata) throws {
         let digest = DiskCacheDigest(key: key)
         let now = configuration.now()
-        let trailer = DiskCacheEntryFile.trailer(metadata: metadata, key: key, payloadLength: data.count, storedAt: now, digest: digest)
+        let checksum = data.withUnsafeBytes(payloadChecksum)
+        let trailer = DiskCacheEntryFile.trailer(
+            metadata: metadata, key: key, payloadLength: data.count, payloadChecksum: checksum, storedAt: now, digest: digest)
         let size = data.count + trailer.count
         guard size <= configuration.sizeLimit else {
             throw ImageError.tooLarge("an entry of \(size) bytes does not fit a disk cache of \(configuration.sizeLimit) bytes")

@@ -11,12 +11,14 @@ import Foundation
 ///
 /// Footer (little-endian): magic u32 · version u16 · reserved u16 · payload length u64 ·
 /// metadata length u32 · reserved u32 · stored-at ms i64 · expires-at ms i64 (0: none) ·
-/// first digest word u64 (guards against a file under the wrong name) · reserved u64 ·
-/// checksum u64 (FNV-1a over the metadata and the footer before it).
+/// first digest word u64 (guards against a file under the wrong name) · payload checksum u64
+/// (``payloadChecksum(_:)``, verified on every read: truncation is caught by the lengths, a
+/// flipped byte inside the payload only by this) · checksum u64 (FNV-1a over the metadata and
+/// the footer before it). Version 1 files had no payload checksum and read as damaged.
 enum DiskCacheEntryFile {
     static let footerSize = 64
     static let magic: UInt32 = 0x3143_4957  // "WIC1"
-    static let version: UInt16 = 1
+    static let version: UInt16 = 2
 
     struct Footer: Equatable {
         var payloadLength: Int
@@ -24,10 +26,13 @@ enum DiskCacheEntryFile {
         var storedAt: Int64
         var expiresAt: Int64
         var digestWord: UInt64
+        var payloadChecksum: UInt64
     }
 
     /// The metadata and footer that follow `payloadLength` bytes of payload.
-    static func trailer(metadata: DiskCache.Metadata, key: String, payloadLength: Int, storedAt: Int64, digest: DiskCacheDigest) -> [UInt8] {
+    static func trailer(
+        metadata: DiskCache.Metadata, key: String, payloadLength: Int, payloadChecksum: UInt64, storedAt: Int64, digest: DiskCacheDigest
+    ) -> [UInt8] {
         var bytes = encode(metadata: metadata, key: key)
         let metadataLength = bytes.count
         bytes.reserveCapacity(metadataLength + footerSize)
@@ -43,7 +48,7 @@ enum DiskCacheEntryFile {
         append(storedAt)
         append(metadata.expiresAt.map(milliseconds) ?? 0)
         append(digest.w0)
-        append(UInt64(0))
+        append(payloadChecksum)
         let checksum = bytes.withUnsafeBytes { fnv1a64($0) }
         append(checksum)
         return bytes
@@ -72,7 +77,8 @@ enum DiskCacheEntryFile {
             metadataLength: metadataLength,
             storedAt: load(24, Int64.self),
             expiresAt: load(32, Int64.self),
-            digestWord: load(40, UInt64.self)
+            digestWord: load(40, UInt64.self),
+            payloadChecksum: load(48, UInt64.self)
         )
         guard footer.digestWord == digest.w0 else { return nil }
         return footer
