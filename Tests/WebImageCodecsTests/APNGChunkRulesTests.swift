@@ -188,4 +188,24 @@ import WebImageCore
             #expect((finished.animation != nil) == plays)
         }
     }
+
+    /// The header sniff does not promise an animation for the acTL faults it can see (all
+    /// before IDAT), and does for the animations that play.
+    @Test func headerDoesNotPromiseAnimation() throws {
+        let tail = [Self.fctl(0), Self.idat, Self.fctl(1), Self.fdat(2, Self.zlib(Self.green))]
+        let still = [
+            Self.file([Self.actl(0x8000_0000)] + tail),
+            Self.file([Self.actl(2), Self.actl(2)] + tail),
+            Self.file([Self.actl(2, plays: 0x8000_0000)] + tail),
+            Self.file([PNGBuilder.chunk("acTL", [0, 0, 0, 2])] + tail),
+        ]
+        for bytes in still {
+            #expect(ImageHeader(sniffing: Data(bytes))?.isAnimated == false)
+            #expect(try PNGDecoder().decode(Data(bytes), options: .init()).isAnimated == false)
+        }
+        for bytes in [Self.valid, Self.reordered] {
+            #expect(ImageHeader(sniffing: Data(bytes))?.isAnimated == true)
+            #expect(try PNGDecoder().decode(Data(bytes), options: .init()).isAnimated == true)
+        }
+    }
 }
