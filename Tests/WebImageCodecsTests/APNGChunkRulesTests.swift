@@ -189,6 +189,26 @@ import WebImageCore
         }
     }
 
+    /// A thumbnail of an APNG whose animation is set aside is the default image's, whichever
+    /// path (the reducing one, for a still PNG) makes it.
+    @Test func thumbnailShowsTheDefaultImage() throws {
+        let size = 12
+        func zlib(_ pixel: PNGBuilder.Pixel) -> [UInt8] {
+            PNGBuilder.zlibStored(PNGBuilder.scanlines(PNGBuilder.solid(size, size, pixel), bitDepth: 8, interlaced: false))
+        }
+        let header = PNGBuilder.chunk("IHDR", PNGBuilder.ihdr(width: size, height: size, bitDepth: 8, colorType: 6, interlaced: false))
+        let frame = PNGBuilder.chunk("fcTL", PNGBuilder.fctl(sequence: 0, Frame(pixels: PNGBuilder.solid(size, size, Self.red))))
+        // An fdAT before the image data: Chromium, and this decoder, show the still image.
+        let bytes = PNGBuilder.raw([header, Self.actl(2), frame, Self.fdat(1, zlib(Self.green)),
+                                    PNGBuilder.chunk("IDAT", zlib(Self.red)), Self.iend])
+        var options = ImageDecodingOptions()
+        options.thumbnail = .maxPixelSize(2)
+        let thumbnail = try CoderRegistry(decoders: [PNGDecoder()]).decode(Data(bytes), options: options)
+        #expect(thumbnail.animation == nil)
+        #expect(thumbnail.image.width == 2 && thumbnail.image.height == 2)
+        #expect(Array(thumbnail.image.pixels) == Array([[UInt8]](repeating: [255, 0, 0, 255], count: 4).joined()))
+    }
+
     /// The header sniff does not promise an animation for the acTL faults it can see (all
     /// before IDAT), and does for the animations that play.
     @Test func headerDoesNotPromiseAnimation() throws {
