@@ -27,8 +27,12 @@ import WebImageCore
 ///   no extension an animation plays once. The first such extension counts.
 /// - **Damage**: a frame whose LZW data is damaged keeps the rows decoded before the damage.
 ///   A file that ends inside a frame keeps the complete frames before it; when it ends
-///   inside the first frame, the rows that arrived make a partial image, and with no row of it
-///   on the screen the decode fails with ``ImageError/corruptData(_:)``.
+///   inside the first frame, the rows that arrived make a partial image. A first frame with
+///   no row of it on the screen decoded, cut short or damaged, fails the decode with
+///   ``ImageError/corruptData(_:)`` rather than passing an empty canvas off as the image.
+/// - **LZW minimum code size** above 8 in any frame fails the decode with
+///   ``ImageError/corruptData(_:)``, as in Chromium (Firefox decodes up to 11); see
+///   ``GIFFrameDecoder/largestCodeSize``.
 ///
 /// Limits, checked before the memory they guard is allocated: the screen against
 /// ``ImageDecodingOptions/maximumPixelCount``, each frame's declared size against the same,
@@ -107,37 +111,21 @@ struct GIFRenderer {
 
             let saved = frame.disposal == 3 ? canvas.save(region) : []
             let palette = Palette(frame: frame, screen: screen, bytes: bytes)
-            var rowsDrawn = 0
             let isFirst = frames.isEmpty
-            _ = GIFFrameDecoder.decodeRows(of: frame, in: bytes, rowCount: rowsNeeded) { row, indices in
-                guard row < visibleRows else { return }
-                Self.draw(indices, count: region.width, onto: canvas, x: region.x, y: region.y + row,
-                          palette: palette, transparent: frame.transparentIndex, keepsStoredColour: isFirst)
-                rowsDrawn += 1
-            }
-            if !frame.isComplete {
-                // The bytes end inside this frame (and the walk ends with it).
-                guard isFirst else { break }
-                guard rowsDrawn > 0 else {
-                    throw ImageError.corruptData("GIF: the file ends inside its first frame before any of its rows on the screen")
-                }
+            try GIFFrameDecoder.checkCodeSize(of: frame, index: frames.count, in: bytes)
+            let rowsDrawn = draw(frame, rowsNeeded: rowsNeeded, visibleRows: visibleRows, onto: canvas, at: region,
+                                 palette: palette, keepsStoredColour: isFirst)
+            // The bytes end inside this frame (and the walk ends with it).
+            if !frame.isComplete, !isFirst { break }
+            // A first frame with nothing of it drawn is not an image, even a transparent one.
+            if isFirst, rowsDrawn == 0, visibleRows > 0 || !frame.isComplete {
+                throw ImageError.corruptData(frame.isComplete
+                    ? "GIF: the first frame's image data is damaged before any of its rows on the screen"
+                    : "GIF: the file ends inside its first frame before any of its rows on the screen")
             }
             frames.append(AnimatedImage.Frame(bitmap: try canvas.snapshot(), duration: .milliseconds(frame.delay * 10)))
 
-            switch frame.disposal {
-            case 2:
-                if let transparent = frame.transparentIndex {
-                    let entry = palette.colour(transparent)
-                    canvas.fill(region, red: entry.red, green: entry.green, blue: entry.blue, alpha: 0)
-                } else {
-                    let entry = palette.colour(palette.count > screen.backgroundIndex ? screen.backgroundIndex : 0)
-                    canvas.fill(region, red: entry.red, green: entry.green, blue: entry.blue, alpha: 255)
-                }
-            case 3:
-                canvas.restore(region, from: saved)
-            default:
-                break
-            }
+            Self.dispose(frame, region: region, palette: palette, screen: screen, canvas: canvas, saved: saved)
         }
 
         guard let first = frames.first else {
@@ -146,6 +134,43 @@ struct GIFRenderer {
         let loopCount = stream.loopValue.map { $0 == 0 ? 0 : $0 + 1 } ?? 1
         let animation = frames.count > 1 ? AnimatedImage(frames: frames, loopCount: loopCount) : nil
         return ImageContainer(image: first.bitmap, animation: animation, format: .gif)
+    }
+
+    /// Applies `frame`'s disposal to the canvas once the frame has been shown.
+    private static func dispose(
+        _ frame: GIFStream.Frame, region: FrameCanvas.Region, palette: Palette, screen: GIFStream.Screen,
+        canvas: FrameCanvas, saved: [UInt8]
+    ) {
+        switch frame.disposal {
+        case 2:
+            if let transparent = frame.transparentIndex {
+                let entry = palette.colour(transparent)
+                canvas.fill(region, red: entry.red, green: entry.green, blue: entry.blue, alpha: 0)
+            } else {
+                let entry = palette.colour(palette.count > screen.backgroundIndex ? screen.backgroundIndex : 0)
+                canvas.fill(region, red: entry.red, green: entry.green, blue: entry.blue, alpha: 255)
+            }
+        case 3:
+            canvas.restore(region, from: saved)
+        default:
+            break
+        }
+    }
+
+    /// Decodes `frame`'s first `rowsNeeded` rows and draws the visible ones into `region`;
+    /// returns how many rows were drawn (fewer when the data is damaged or cut short).
+    private func draw(
+        _ frame: GIFStream.Frame, rowsNeeded: Int, visibleRows: Int, onto canvas: FrameCanvas,
+        at region: FrameCanvas.Region, palette: Palette, keepsStoredColour: Bool
+    ) -> Int {
+        var rowsDrawn = 0
+        _ = GIFFrameDecoder.decodeRows(of: frame, in: bytes, rowCount: rowsNeeded) { row, indices in
+            guard row < visibleRows else { return }
+            Self.draw(indices, count: region.width, onto: canvas, x: region.x, y: region.y + row,
+                      palette: palette, transparent: frame.transparentIndex, keepsStoredColour: keepsStoredColour)
+            rowsDrawn += 1
+        }
+        return rowsDrawn
     }
 
     /// Writes one row of palette indices into the canvas.

@@ -49,6 +49,24 @@ struct GIFFrameDecoder {
         return Int32(source.read(into: buffer, count: Int(count)))
     }
 
+    /// The largest LZW minimum code size decoded. The GIF specification stops at 8 (256
+    /// colours); giflib refuses more, and so does Chromium (its Wuffs decoder reports "bad
+    /// literal width"), which this follows. Firefox decodes code sizes up to 11.
+    static let largestCodeSize = 8
+
+    /// Fails a frame whose LZW minimum code size is above ``largestCodeSize``, so that it is
+    /// never shown as a frame with no pixels decoded. A frame cut short before the code size
+    /// byte passes: the truncation rules deal with it.
+    ///
+    /// - Throws: ``ImageError/corruptData(_:)``.
+    static func checkCodeSize(of frame: GIFStream.Frame, index: Int, in bytes: UnsafeRawBufferPointer) throws {
+        guard frame.data.lowerBound < bytes.count else { return }
+        let codeSize = Int(bytes[frame.data.lowerBound])
+        guard codeSize <= largestCodeSize else {
+            throw ImageError.corruptData("GIF: frame \(index) has LZW minimum code size \(codeSize), above the \(largestCodeSize) GIF allows")
+        }
+    }
+
     /// Decodes rows of `frame` in file order, calling `row(y, indices)` for each with the row's
     /// index within the frame and its palette indices (`frame.width` of them), until
     /// `rowCount` rows are done or the data fails.

@@ -15,7 +15,9 @@ import WebImageCore
 /// `delay_num / delay_den` seconds (a zero denominator means 100), and the loop count is
 /// `num_plays` (0 forever). When the default image is not part of the animation (no `fcTL`
 /// before `IDAT`), it is skipped, as the APNG specification says. A one-frame APNG is a still
-/// image.
+/// image. The control chunks are judged as Chromium judges them (``APNGChunks``): an APNG
+/// whose `acTL` is invalid or duplicated, whose sequence numbers skip, repeat or go back, or
+/// whose `fcTL` count differs from `acTL`'s frame count is the still image its `IDAT` makes.
 ///
 /// With ``ImageDecodingOptions/thumbnail`` a still, non-interlaced file of at most 8 bits per
 /// sample that shrinks by 6× or more is not decoded in full: its image data is inflated with

@@ -54,11 +54,17 @@ struct PNGFile {
     var exif: Range<Int>?
     /// The zlib streams of `zTXt` and compressed `iTXt` chunks, checked for bombs.
     var compressedTexts: [Range<Int>] = []
-    /// `acTL` came before the image data and `fcTL` chunks followed: the file animates.
+    /// A valid `acTL` came before the image data and `fcTL` chunks followed, all by the rules
+    /// of ``APNGChunks``: the file animates. `nil` for a still image, including an APNG whose
+    /// control chunks were set aside (see ``animationIgnoredBecause``).
     var animation: Animation?
-    /// `acTL` with a non-zero frame count came before the image data, whether or not any
-    /// `fcTL` has arrived yet.
-    var declaresAnimation = false
+    /// The APNG control chunks as read so far.
+    private var apng = APNGChunks()
+    /// A valid `acTL` came before the image data and nothing has set the animation aside yet,
+    /// whether or not any `fcTL` has arrived (the incremental decoder asks mid-file).
+    var declaresAnimation: Bool { apng.declaresAnimation }
+    /// Why the file's APNG control chunks were set aside, leaving the still default image.
+    var animationIgnoredBecause: String? { apng.ignoredBecause }
     /// Where the first `IDAT` chunk starts, if one was seen.
     var firstIDAT: Int?
     /// The bytes of `IDAT` data present (of a chunk cut short, the part that is there).
@@ -80,7 +86,9 @@ struct PNGFile {
     /// Walks the chunks of `bytes`.
     ///
     /// - Throws: ``ImageError/corruptData(_:)`` when the signature or `IHDR` is missing or
-    ///   invalid, a chunk length is impossible, or an APNG control chunk is malformed.
+    ///   invalid, a chunk length is impossible, or an APNG chunk after the image data is
+    ///   damaged. APNG control chunks that break the animation's rules only set the animation
+    ///   aside (see ``APNGChunks``).
     init(_ bytes: UnsafeRawBufferPointer) throws {
         guard bytes.count >= 8, zip(bytes.prefix(8), Self.signature).allSatisfy({ $0 == $1 }) else {
             throw ImageError.corruptData("PNG: the PNG signature is missing")
@@ -123,11 +131,7 @@ struct PNGFile {
             try read(type: type, data: data, chunk: chunk, in: bytes, ended: &ended)
             offset = chunk.upperBound
         }
-        if animation?.frames.isEmpty == true { animation = nil }
-        if let animation, let first = animation.frames.first, first.usesDefaultImage,
-           first.x != 0 || first.y != 0 || first.width != header.width || first.height != header.height {
-            throw ImageError.corruptData("APNG: the default image's fcTL does not cover the canvas")
-        }
+        animation = apng.animation(complete: !truncated)
     }
 
     private static func header(_ bytes: UnsafeRawBufferPointer) throws -> Header {
@@ -164,16 +168,16 @@ struct PNGFile {
             // Only what precedes the image data describes it; both are tiny, so their CRCs are
             // checked here, as the frame streams built from them skip libpng's CRC checks.
             guard beforeImage else { return }
-            guard crcMatches(data, in: bytes) else {
+            guard Self.crcMatches(data, in: bytes) else {
                 throw ImageError.corruptData("PNG: the \(type == Chunk.plte ? "PLTE" : "tRNS") chunk's CRC does not match")
             }
             sharedChunks.append(chunk)
         case Chunk.iccp:
-            guard beforeImage, iccProfile == nil, crcMatches(data, in: bytes),
+            guard beforeImage, iccProfile == nil, Self.crcMatches(data, in: bytes),
                   let stream = Self.compressedPayload(data, in: bytes, afterKeywordSkipping: 1) else { return }
             iccProfile = stream
         case Chunk.exif:
-            guard exif == nil, crcMatches(data, in: bytes) else { return }
+            guard exif == nil, Self.crcMatches(data, in: bytes) else { return }
             exif = data
         case Chunk.ztxt:
             if let stream = Self.compressedPayload(data, in: bytes, afterKeywordSkipping: 1) {
@@ -188,54 +192,14 @@ struct PNGFile {
             else { return }
             compressedTexts.append((translatedEnd + 1)..<data.upperBound)
         case Chunk.actl:
-            // acTL after the image data does not make an APNG (the APNG spec).
-            guard beforeImage, animation == nil else { return }
-            guard data.count == 8, crcMatches(data, in: bytes) else {
-                throw ImageError.corruptData("APNG: acTL is malformed")
-            }
-            animation = Animation(declaredFrameCount: Int(bytes.be32(data.lowerBound)),
-                                  plays: Int(bytes.be32(data.lowerBound + 4)), frames: [])
-            declaresAnimation = animation!.declaredFrameCount > 0
+            apng.readAnimationControl(data, in: bytes, beforeImage: beforeImage)
         case Chunk.fctl:
-            guard animation != nil else { return }
-            guard data.count == 26, crcMatches(data, in: bytes) else {
-                throw ImageError.corruptData("APNG: fcTL \(animation!.frames.count) is malformed")
-            }
-            guard !beforeImage || animation!.frames.isEmpty else {
-                throw ImageError.corruptData("APNG: more than one fcTL before the image data")
-            }
-            let frame = try Self.frame(data.lowerBound, in: bytes, canvas: header, usesDefaultImage: beforeImage)
-            animation!.frames.append(frame)
+            try apng.readFrameControl(data, in: bytes, canvas: header, beforeImage: beforeImage)
         case Chunk.fdat:
-            guard animation != nil else { return }
-            guard let last = animation!.frames.indices.last, !animation!.frames[last].usesDefaultImage else {
-                throw ImageError.corruptData("APNG: fdAT without a frame to belong to")
-            }
-            guard data.count > 4, crcMatches(data, in: bytes) else {
-                throw ImageError.corruptData("APNG: fdAT of frame \(last) is malformed or its CRC does not match")
-            }
-            animation!.frames[last].data.append((data.lowerBound + 4)..<data.upperBound)
+            try apng.readFrameData(data, in: bytes, beforeImage: beforeImage)
         default:
             break
         }
-    }
-
-    private static func frame(_ offset: Int, in bytes: UnsafeRawBufferPointer, canvas: Header, usesDefaultImage: Bool) throws -> Frame {
-        let frame = Frame(
-            width: Int(bytes.be32(offset + 4)), height: Int(bytes.be32(offset + 8)),
-            x: Int(bytes.be32(offset + 12)), y: Int(bytes.be32(offset + 16)),
-            delayNumerator: Int(bytes.be16(offset + 20)), delayDenominator: Int(bytes.be16(offset + 22)),
-            disposeOp: bytes[offset + 24], blendOp: bytes[offset + 25],
-            usesDefaultImage: usesDefaultImage, data: [])
-        // All values are below 2^32, so the sums cannot overflow Int.
-        guard frame.width > 0, frame.height > 0,
-              frame.x + frame.width <= canvas.width, frame.y + frame.height <= canvas.height else {
-            throw ImageError.corruptData("APNG: a \(frame.width)×\(frame.height) frame at (\(frame.x), \(frame.y)) does not lie inside the \(canvas.width)×\(canvas.height) canvas")
-        }
-        guard frame.disposeOp <= 2, frame.blendOp <= 1 else {
-            throw ImageError.corruptData("APNG: fcTL names unknown dispose op \(frame.disposeOp) or blend op \(frame.blendOp)")
-        }
-        return frame
     }
 
     /// The zlib stream after `keyword NUL` and `skip` more bytes (the compression method).
@@ -244,7 +208,8 @@ struct PNGFile {
         return (keywordEnd + 1 + skip)..<data.upperBound
     }
 
-    private func crcMatches(_ data: Range<Int>, in bytes: UnsafeRawBufferPointer) -> Bool {
+    /// Whether the CRC after `data` matches the chunk's type and data.
+    static func crcMatches(_ data: Range<Int>, in bytes: UnsafeRawBufferPointer) -> Bool {
         LibPNG.crc32(bytes, (data.lowerBound - 4)..<data.upperBound) == bytes.be32(data.upperBound)
     }
 
@@ -264,15 +229,37 @@ struct PNGFile {
     }
 }
 
+extension PNGFile.Frame {
+    /// Reads the 26 bytes of an `fcTL` at `offset` (its sequence number already checked).
+    ///
+    /// - Throws: ``ImageError/corruptData(_:)`` for an empty frame, one reaching outside
+    ///   the canvas, or an unknown dispose or blend op.
+    init(_ offset: Int, in bytes: UnsafeRawBufferPointer, canvas: PNGFile.Header, usesDefaultImage: Bool) throws {
+        self.init(
+            width: Int(bytes.be32(offset + 4)), height: Int(bytes.be32(offset + 8)),
+            x: Int(bytes.be32(offset + 12)), y: Int(bytes.be32(offset + 16)),
+            delayNumerator: Int(bytes.be16(offset + 20)), delayDenominator: Int(bytes.be16(offset + 22)),
+            disposeOp: bytes[offset + 24], blendOp: bytes[offset + 25],
+            usesDefaultImage: usesDefaultImage, data: [])
+        // All values are below 2^32, so the sums cannot overflow Int.
+        guard width > 0, height > 0, x + width <= canvas.width, y + height <= canvas.height else {
+            throw ImageError.corruptData("APNG: a \(width)×\(height) frame at (\(x), \(y)) does not lie inside the \(canvas.width)×\(canvas.height) canvas")
+        }
+        guard disposeOp <= 2, blendOp <= 1 else {
+            throw ImageError.corruptData("APNG: fcTL names unknown dispose op \(disposeOp) or blend op \(blendOp)")
+        }
+    }
+}
+
 extension UnsafeRawBufferPointer {
     /// The big-endian 32-bit value at `offset`; the caller has checked the bounds.
     @inline(__always)
-    fileprivate func be32(_ offset: Int) -> UInt32 {
+    func be32(_ offset: Int) -> UInt32 {
         UInt32(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
     @inline(__always)
-    fileprivate func be16(_ offset: Int) -> UInt16 {
+    func be16(_ offset: Int) -> UInt16 {
         UInt16(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }
 

@@ -5,6 +5,11 @@ extension HeaderSniffer {
 
     /// PNG and APNG: the 8-byte PNG signature, then a chunk list. An APNG is a PNG with an
     /// `acTL` chunk before its first `IDAT`; one after it is ignored, as the APNG spec says.
+    /// It is animated when its only `acTL` before `IDAT` is 8 bytes long and declares 2 to
+    /// 2³¹ − 1 frames and at most 2³¹ − 1 plays, the checks the decoder makes there (as
+    /// Chromium does). Faults after the image data (sequence numbers, an `fcTL` count that
+    /// differs from `acTL`'s) are beyond a sniff: the decoder finds them and shows the still
+    /// default image, so a decoded ``ImageContainer/isAnimated`` is the final word.
     ///
     /// The signature alone makes the file a PNG, even if no valid `IHDR` follows: the decoder
     /// then reports corrupt data, which is more useful than "unsupported format".
@@ -22,6 +27,7 @@ extension HeaderSniffer {
         }
 
         var offset = 8
+        var controls = 0
         for _ in 0..<Self.pngMaxChunks {
             guard let length = reader.u32be(offset), let type = reader.u32be(offset + 4),
                   length <= 0x7FFF_FFFF // the spec's limit; a longer chunk is corrupt
@@ -29,8 +35,12 @@ extension HeaderSniffer {
             switch type {
             case FourCC.actl:
                 header.format = .apng
-                // A one-frame APNG is still an APNG (its decoder reads `fcTL`), but not animated.
-                if let frames = reader.u32be(offset + 8) { header.isAnimated = frames > 1 }
+                controls += 1
+                // A one-frame APNG is still an APNG (its decoder reads `fcTL`), but not animated;
+                // nor is one whose acTL the decoder sets aside (see `APNGChunks`).
+                if let frames = reader.u32be(offset + 8), let plays = reader.u32be(offset + 12) {
+                    header.isAnimated = controls == 1 && length == 8 && frames > 1 && frames <= 0x7FFF_FFFF && plays <= 0x7FFF_FFFF
+                }
                 if !wantsDetails { return header }
             case FourCC.trns:
                 header.hasAlpha = true
