@@ -58,6 +58,11 @@ public final class ImageProxy: Sendable {
         public var maximumSourcePixels = 50_000_000
         /// The most bytes the decoded frames of one animation may take. Default: 256 MiB.
         public var maximumAnimationBytes = 256 << 20
+        /// The most work one animation's decode may do, as canvas pixels composed (canvas
+        /// width × height × frames): every frame is composed at canvas size whatever the output
+        /// size, so a small file can ask for minutes of CPU. Default: 2^28 (about 268 million
+        /// pixels: 128 frames of a 1080p canvas), about a second of one core.
+        public var maximumAnimationPixels = 1 << 28
         /// Image requests in progress at once; more are answered 503. Default: 32.
         public var maximumConcurrentRequests = 32
         /// `Retry-After` of a 503, in seconds.
@@ -141,6 +146,7 @@ public final class ImageProxy: Sendable {
         var managerConfiguration = ImageManager.Configuration(cache: ImageCache(memory: memory, disk: disk), loaders: loaders, registry: registry)
         managerConfiguration.decodingOptions.maximumPixelCount = configuration.maximumSourcePixels
         managerConfiguration.decodingOptions.maximumAnimationBytes = configuration.maximumAnimationBytes
+        managerConfiguration.decodingOptions.maximumAnimationPixels = configuration.maximumAnimationPixels
         managerConfiguration.logger = configuration.logger
         // Every request goes to the origin again after a failure (requests also carry
         // retryFailed): the status the client gets must be the origin's, not "failed
