@@ -60,6 +60,10 @@ public struct ProxyServer: Sendable {
     /// Hummingbird's router (``CachedVariantHandler``). On by default: it more than doubles
     /// the rate of cached responses. Off, every request takes the router.
     public var answersCachedVariantsOnEventLoop = true
+    /// How long a graceful shutdown waits, from the signal, for the requests in flight and the
+    /// proxy's own work (disk writes) to finish. A decode is bounded by the decoding limits but
+    /// can still take seconds; past this the server stops without it. Default: 10 seconds.
+    public var shutdownGracePeriod: Duration = .seconds(10)
     let gallery: Gallery
     /// `Cache-Control` of images: for unsigned URLs, or `immutable` too for signed ones.
     let cacheControl: String
@@ -129,28 +133,46 @@ public struct ProxyServer: Sendable {
     }
 
     /// Serves on `host`:`port` until SIGTERM or SIGINT, then stops accepting connections, lets
-    /// the requests in flight finish, and shuts the proxy down (its cache writes included).
+    /// the requests in flight finish, and shuts the proxy down (its cache writes included), all
+    /// within ``shutdownGracePeriod``: past it, ``run(host:port:onListening:)`` returns with
+    /// work still under way, which ends with the process.
     ///
     /// - Throws: when the address cannot be bound; the proxy is shut down all the same.
     public func run(host: String, port: Int, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         var serverLogger = proxy.configuration.logger
         serverLogger.logLevel = max(serverLogger.logLevel, .warning)
         let app = application(host: host, port: port, logger: serverLogger, onListening: onListening)
+        try await run(app, signals: [.sigterm, .sigint], logger: serverLogger)
+    }
+
+    /// Runs `app` in a service group that shuts down gracefully on `signals` (or when told to,
+    /// for tests), bounded by ``shutdownGracePeriod``.
+    @_spi(Testing) public func run(
+        _ app: some Service, signals: [UnixSignal], logger: Logger,
+        onGroup: (ServiceGroup) -> Void = { _ in }
+    ) async throws {
+        let shutdown = ShutdownClock(gracePeriod: shutdownGracePeriod)
         let group = ServiceGroup(configuration: .init(
             services: [
                 .init(service: app),
                 // Its run returns once shutdown begins: that must not cancel the application.
-                .init(service: ShutdownNotice(logger: proxy.configuration.logger), successTerminationBehavior: .ignore),
+                .init(service: ShutdownNotice(logger: proxy.configuration.logger, clock: shutdown), successTerminationBehavior: .ignore),
             ],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: serverLogger))
+            gracefulShutdownSignals: signals,
+            logger: logger))
+        onGroup(group)
+        let finished: Bool
         do {
-            try await group.run()
+            finished = try await shutdown.bounding { try await group.run() }
         } catch {
-            await proxy.shutdown()
+            _ = try? await shutdown.bounding { await proxy.shutdown() }
             throw error
         }
-        await proxy.shutdown()
+        guard finished, try await shutdown.bounding({ await proxy.shutdown() }) else {
+            proxy.configuration.logger.warning(
+                "stopped with work still under way: the \(shutdownGracePeriod) grace period ran out")
+            return
+        }
         proxy.configuration.logger.info("stopped")
     }
 
@@ -330,13 +352,15 @@ struct AccessLogMiddleware: RouterMiddleware {
     }
 }
 
-/// Logs the start of a graceful shutdown: from then on no connection is accepted, and the
-/// requests in flight finish.
+/// Logs the start of a graceful shutdown, from when no connection is accepted and the
+/// requests in flight finish, and starts the grace period's clock.
 private struct ShutdownNotice: Service {
     let logger: Logger
+    let clock: ShutdownClock
 
     func run() async throws {
         try? await gracefulShutdown()
+        clock.start()
         logger.info("shutting down: finishing the requests in flight")
     }
 }

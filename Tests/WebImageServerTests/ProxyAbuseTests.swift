@@ -1,4 +1,8 @@
+import AsyncHTTPClient
 import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
 import Testing
 import WebImage
 @_spi(Testing) import WebImageServer
@@ -38,5 +42,81 @@ import WebImageTestSupport
         harness.origin.register("/frames.webp", data: AnimatedWebPBuilder.file(width: 1, height: 1, frameCount: 200_000))
         let reply = try await harness.get("/frames.webp", "w=64")
         #expect(reply.status == 413)
+    }
+}
+
+/// A decoder held at a gate: a decode that runs as long as a test needs. A stand-in, because
+/// no real decode within the limits can be made to outlast a grace period on demand (that the
+/// limits prevent exactly this is the point); decoding itself is the system decoder's.
+final class GatedDecoder: ImageDecoder {
+    let base: any ImageDecoder
+    private let gate = DispatchSemaphore(value: 0)
+    private let state = Mutex((entered: false, finished: false))
+
+    init(_ base: any ImageDecoder) { self.base = base }
+
+    var formats: Set<ImageFormat> { base.formats }
+    var entered: Bool { state.withLock { $0.entered } }
+    var finished: Bool { state.withLock { $0.finished } }
+
+    func open() { gate.signal() }
+
+    func decode(_ data: Data, options: ImageDecodingOptions) throws -> ImageContainer {
+        state.withLock { $0.entered = true }
+        gate.wait()
+        gate.signal()  // open for good
+        defer { state.withLock { $0.finished = true } }
+        return try base.decode(data, options: options)
+    }
+}
+
+@Suite struct ProxyShutdownTests {
+    /// SIGTERM's graceful shutdown with a decode that does not finish: the server stops once
+    /// its grace period has passed, without the decode.
+    @Test func gracefulShutdownWaitsNoLongerThanItsGracePeriod() async throws {
+        let origin = try await TestOrigin.start()
+        origin.register("/e.jpg", data: try Fixture.elephants)
+        let directory = TemporaryDirectory("shutdown")
+        defer { directory.remove() }
+        let registry = CoderRegistry.system()
+        let gated = GatedDecoder(try #require(registry.decoder(for: .jpeg)))
+        registry.register(gated)
+        var configuration = ImageProxy.Configuration(cacheDirectory: directory.url)
+        configuration.registry = registry
+        configuration.trustedOrigins = ["http://127.0.0.1:\(origin.port)"]
+        let quiet = Logger(label: "test.shutdown") { _ in SwiftLogNoOpLogHandler() }
+        configuration.logger = quiet
+        configuration.accessLogger = quiet
+        var server = ProxyServer(proxy: try ImageProxy(configuration: configuration))
+        server.shutdownGracePeriod = .milliseconds(300)
+
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        let app = server.application(host: "127.0.0.1", port: 0, logger: quiet) { port in
+            portContinuation.yield(port)
+            portContinuation.finish()
+        }
+        let groups = Mutex<ServiceGroup?>(nil)
+        let running = Task { [server] in
+            try await server.run(app, signals: [], logger: quiet) { group in groups.withLock { $0 = group } }
+        }
+        var port = 0
+        for await bound in ports { port = bound }
+        let url = "http://127.0.0.1:\(port)" + ProxyHarness.imagePath(url: origin.url("/e.jpg").absoluteString, "w=10")
+        let request = Task { try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(120)) }
+        #expect(await yieldUntil { gated.entered })
+
+        // A bound on a broken shutdown, so that it fails instead of hanging: the gate opens by
+        // itself after a minute.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(60))
+            gated.open()
+        }
+        await groups.withLock { $0 }?.triggerGracefulShutdown()
+        try await running.value
+        #expect(!gated.finished, "the server waited for the decode")
+        gated.open()
+        watchdog.cancel()
+        _ = try? await request.value
+        try await origin.shutdown()
     }
 }
