@@ -88,6 +88,22 @@ extension HTTPImageLoader {
         /// target. Throw to refuse it (for instance a private address, against SSRF); an
         /// ``ImageError`` passes through as it is.
         public var redirectPolicy: (@Sendable (URL) async throws -> Void)?
+        /// A SOCKS5 proxy that opens every connection: host names are sent to it unresolved, so
+        /// it is the proxy that resolves them and decides where to connect. `webimage serve`
+        /// points this at its own egress guard, which checks the very addresses it connects to.
+        /// `nil` (the default): connections are made directly.
+        public var socksProxy: SOCKSProxy?
+
+        /// Where a SOCKS5 proxy listens.
+        public struct SOCKSProxy: Sendable, Hashable {
+            public var host: String
+            public var port: Int
+
+            public init(host: String, port: Int) {
+                self.host = host
+                self.port = port
+            }
+        }
 
         /// A configuration whose `Accept` header lists `acceptedFormats` (for example
         /// `CoderRegistry.decodableFormats`), most preferred first.

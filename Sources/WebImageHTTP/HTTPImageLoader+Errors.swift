@@ -32,6 +32,11 @@ extension HTTPImageLoader {
         if typeName.hasPrefix("NIOSSL.") || typeName.contains("BoringSSL") || typeName.contains("TLS") {
             return .network(.init(.tls, "\(error)"))
         }
+        if typeName.hasPrefix("NIOSOCKS.") {
+            // The SOCKS proxy (`socksProxy`) would not connect: it refused the address or could
+            // not reach it.
+            return .network(.init(.connectionRefused, "the SOCKS proxy did not connect: \(error)"))
+        }
         return .network(.init(.other, "\(error)"))
     }
 

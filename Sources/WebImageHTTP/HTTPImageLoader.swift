@@ -297,6 +297,9 @@ public final class HTTPImageLoader: ImageLoader {
         // back-off until the request's deadline, and a closed port looks like a 15-second
         // timeout instead of failing at once with the real cause.
         client.connectionPool.retryConnectionEstablishment = false
+        if let socks = configuration.socksProxy {
+            client.proxy = .socksServer(host: socks.host, port: socks.port)
+        }
         return client
     }
 }

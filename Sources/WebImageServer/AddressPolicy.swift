@@ -75,6 +75,10 @@ public struct AddressPolicy: Sendable, Hashable {
     /// host (its `/metrics`, and every service bound to localhost).
     public var allowsLoopback: Bool
 
+    /// Addresses refused besides the ranges, whatever ``allowsLoopback`` says: lets a test
+    /// refuse one loopback address while another serves as the allowed origin.
+    @_spi(Testing) public var refusedAddresses: Set<IPAddress> = []
+
     public init(allowsLoopback: Bool = false) {
         self.allowsLoopback = allowsLoopback
     }
@@ -89,6 +93,7 @@ public struct AddressPolicy: Sendable, Hashable {
     }
 
     public func verdict(for address: IPAddress) -> Verdict {
+        if refusedAddresses.contains(address) { return .refused("refused by the test policy") }
         switch address {
         case .v4(let value):
             return verdict(v4: value)

@@ -23,6 +23,10 @@ public struct HostResolver: Sendable {
     /// often, but the answers are small.
     public static let sharedExecutor = BlockingExecutor(name: "webimage.dns", width: 4)
 
+    /// Replaces `getaddrinfo`: a resolver whose answers a test chooses (a DNS server that answers
+    /// differently each time, for the rebinding tests, where a real one cannot be pointed at).
+    @_spi(Testing) public var lookup: (@Sendable (String) throws -> [IPAddress])?
+
     public init(executor: BlockingExecutor = HostResolver.sharedExecutor) {
         self.executor = executor
     }
@@ -33,6 +37,7 @@ public struct HostResolver: Sendable {
     ///   when the name does not resolve.
     public func addresses(of host: String) async throws -> [IPAddress] {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if let lookup { return try lookup(name) }
         return try await executor.run { try Self.resolve(name) }
     }
 

@@ -77,6 +77,8 @@ public final class ImageProxy: Sendable {
         public var accessLogger = Logger(label: "webimage.serve.access")
         /// Origins whose addresses are not checked: see ``OriginGuard/trustedOrigins``.
         @_spi(Testing) public var trustedOrigins: Set<String> = []
+        /// How origin host names are resolved; tests give one whose answers they choose.
+        @_spi(Testing) public var resolver = HostResolver()
 
         public init(cacheDirectory: URL? = nil) {
             self.cacheDirectory = cacheDirectory
@@ -103,11 +105,13 @@ public final class ImageProxy: Sendable {
     private let policyDigest: String
     let variants: VariantCache
     private let httpLoader: HTTPImageLoader
+    /// Every connection to an origin goes through it: see ``EgressGuard``.
+    private let egress: EgressGuard
     private let inProgress = Mutex<[String: Task<EncodedImage, any Error>]>([:])
 
     public init(configuration: Configuration) throws {
         self.configuration = configuration
-        var originGuard = OriginGuard(allowedHosts: configuration.allowedHosts, policy: configuration.addressPolicy)
+        var originGuard = OriginGuard(allowedHosts: configuration.allowedHosts, policy: configuration.addressPolicy, resolver: configuration.resolver)
         originGuard.trustedOrigins = Set(configuration.trustedOrigins.map { $0.lowercased() })
         self.originGuard = originGuard
         policyDigest = originGuard.policyDigest
@@ -137,6 +141,8 @@ public final class ImageProxy: Sendable {
                 throw ImageError.invalidURL(ProxyError.refusalPrefix + refusal.description)
             }
         }
+        egress = try EgressGuard(originGuard: originGuard, logger: configuration.logger)
+        http.socksProxy = .init(host: "127.0.0.1", port: egress.port)
         httpLoader = HTTPImageLoader(configuration: http)
         var loaders: [any ImageLoader] = [httpLoader]
         if let root = configuration.originDirectory {
@@ -160,10 +166,11 @@ public final class ImageProxy: Sendable {
     }
 
     /// Waits for the pipeline's work (disk writes included) to finish, then closes the HTTP
-    /// client.
+    /// client and the egress guard.
     public func shutdown() async {
         await manager.waitUntilIdle()
         try? await httpLoader.shutdown()
+        await egress.shutdown()
     }
 
     // MARK: Serving

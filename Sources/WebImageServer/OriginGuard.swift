@@ -12,17 +12,15 @@ import WebImage
 /// try await guard.check(URL(string: "http://169.254.169.254/latest/meta-data")!)  // throws
 /// ```
 ///
-/// ## The DNS-rebinding window
+/// ## DNS rebinding
 ///
-/// The check resolves the host itself, and AsyncHTTPClient resolves it again when it opens
-/// the connection. A hostile DNS server answering with a zero TTL can give the check a public
-/// address and the connection a private one. Closing that window needs the connection to use
-/// the checked address, which AsyncHTTPClient does not offer for HTTPS (the certificate is
-/// checked against the name it connects to). What the proxy does instead: each redirect is
-/// checked again before it is followed, an allowlist (`--allow-host`) confines fetching to
-/// hosts whose DNS you trust, and the README asks production deployments to add an egress
-/// firewall rule that drops private ranges for the proxy's user, which is the only complete
-/// defence.
+/// A check that resolves a name, followed by a connection that resolves it again, leaves a
+/// window: a hostile DNS server answering with a zero TTL can give the check a public address
+/// and the connection a private one. The proxy closes it by making every connection through
+/// its ``EgressGuard``, a SOCKS5 proxy inside the process to which AsyncHTTPClient sends the
+/// host name unresolved: the guard resolves it once, checks every address
+/// (``addressesToConnect(host:port:)``) and connects to those very addresses. TLS still
+/// verifies the certificate against the host name, end to end through the tunnel.
 public struct OriginGuard: Sendable {
     /// Hosts that may be fetched; empty allows every host. An entry `*.example.com` allows the
     /// subdomains of `example.com` (not `example.com` itself). Compared without case.
@@ -52,12 +50,45 @@ public struct OriginGuard: Sendable {
     ///   ``ImageError/network(_:)`` when the host does not resolve.
     public func check(_ url: URL) async throws {
         guard let host = try checkWithoutResolving(url) else { return }
-        // Every address must pass: the connection may use any of them.
-        for address in try await resolver.addresses(of: host) {
+        _ = try await checkedAddresses(of: host)
+    }
+
+    /// The addresses of `host` (a name the allowlist already let through), each of which passes
+    /// the policy: what the egress guard connects to.
+    ///
+    /// - Throws: ``Refusal`` when one of them is refused (the connection may use any of them);
+    ///   ``ImageError/network(_:)`` when the host does not resolve.
+    func checkedAddresses(of host: String) async throws -> [IPAddress] {
+        let addresses = try await resolver.addresses(of: host)
+        for address in addresses {
             if case .refused(let range) = policy.verdict(for: address) {
                 throw Refusal(description: "\(host) resolves to \(address), \(range)")
             }
         }
+        return addresses
+    }
+
+    /// Where a connection to `host`:`port` may go, judged as ``check(_:)`` judges a URL with that
+    /// host and port (whatever its scheme): the addresses to connect to, each checked.
+    ///
+    /// - Throws: ``Refusal``, or ``ImageError/network(_:)`` when the host does not resolve.
+    func addressesToConnect(host: String, port: Int) async throws -> [IPAddress] {
+        var host = host.lowercased()
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard isAllowed(host: host) else {
+            throw Refusal(description: "host \(host) is not on the allowlist")
+        }
+        if trustedOrigins.contains("http://\(host):\(port)") || trustedOrigins.contains("https://\(host):\(port)") {
+            if let literal = IPAddress(host) { return [literal] }
+            return try await resolver.addresses(of: host)
+        }
+        if let literal = IPAddress(host) {
+            if case .refused(let range) = policy.verdict(for: literal) {
+                throw Refusal(description: "\(host) is \(range)")
+            }
+            return [literal]
+        }
+        return try await checkedAddresses(of: host)
     }
 
     /// The checks that need no DNS: the scheme, no credentials, the allowlist, and the address

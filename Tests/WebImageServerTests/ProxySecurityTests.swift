@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import WebImage
 @_spi(Testing) import WebImageServer
@@ -147,6 +148,71 @@ import WebImageTestSupport
         #expect(reply.status == 403 && reply.text == "forbidden origin\n")
         #expect(stricter.decodeCount == 0)
         #expect(stricter.origin.requestCount(path: "/e.jpg") == 1)
+    }
+
+    /// A DNS server that answers as a test says, counting the questions. An injected resolver,
+    /// because pointing the proxy at a real DNS server on loopback would need a network
+    /// namespace with its own resolv.conf around the whole test process.
+    final class ScriptedDNS: Sendable {
+        private let questions = Mutex(0)
+        let answer: @Sendable (Int) -> IPAddress
+
+        init(answer: @escaping @Sendable (Int) -> IPAddress) { self.answer = answer }
+
+        var count: Int { questions.withLock { $0 } }
+
+        var resolver: HostResolver {
+            var resolver = HostResolver()
+            resolver.lookup = { [self] name in
+                guard name == "rebind.test" else { throw ImageError.network(.init(.dnsFailure, name)) }
+                return [answer(questions.withLock { $0 += 1; return $0 })]
+            }
+            return resolver
+        }
+    }
+
+    /// The connection goes where the guard's own resolution said, not where the system's
+    /// resolver would: `rebind.test` exists only in the guard's resolver, and the fetch works.
+    @Test func connectionsGoToTheAddressesTheGuardChecked() async throws {
+        let dns = ScriptedDNS { _ in IPAddress("127.0.0.1")! }
+        let harness = try await ProxyHarness.start {
+            $0.trustedOrigins = []
+            $0.addressPolicy = AddressPolicy(allowsLoopback: true)
+            $0.resolver = dns.resolver
+        }
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/e.jpg", data: try Fixture.elephants)
+        let reply = try await harness.request(ProxyHarness.imagePath(url: "http://rebind.test:\(harness.origin.port)/e.jpg", "w=10"))
+        #expect(reply.status == 200)
+        #expect(harness.origin.requestCount(path: "/e.jpg") == 1)
+        // The proxy's check, the loader's check of the first hop, and the egress guard's, which
+        // is the one connected to.
+        #expect(dns.count == 3)
+    }
+
+    /// DNS rebinding: the checks before the fetch are answered with an allowed address, the
+    /// connection's resolution with a refused one. The guard refuses it, and nothing listening
+    /// on the refused address is ever reached.
+    @Test func aNameThatRebindsToARefusedAddressIsNeverConnected() async throws {
+        let dns = ScriptedDNS { question in IPAddress(question <= 2 ? "127.0.0.1" : "127.0.0.2")! }
+        let harness = try await ProxyHarness.start {
+            $0.trustedOrigins = []
+            var policy = AddressPolicy(allowsLoopback: true)
+            policy.refusedAddresses = [IPAddress("127.0.0.2")!]
+            $0.addressPolicy = policy
+            $0.resolver = dns.resolver
+        }
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/e.jpg", data: try Fixture.elephants)
+        // The internal service the rebinding aims at: 127.0.0.2 on the origin's port.
+        let service = try #require(ListeningSocket(address: "127.0.0.2", port: harness.origin.port))
+        defer { service.close() }
+
+        let reply = try await harness.request(ProxyHarness.imagePath(url: "http://rebind.test:\(harness.origin.port)/e.jpg", "w=10"))
+        #expect(reply.status == 502)
+        #expect(dns.count == 3)
+        #expect(!service.hasPendingConnection)
+        #expect(harness.origin.allRequests.isEmpty)
     }
 
     @Test func theAllowlistConfinesFetchingToItsHosts() async throws {
