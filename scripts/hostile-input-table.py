@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""The hostile-input table of docs/reliability.md: `webimage convert` run on damaged and crafted
+files of every format, each run under a 1 GiB address-space limit and a 10-second bound.
+
+For each format: decompression bombs made here, every real file cut at each 1/20th of its
+length, and 1,000 random single-byte mutations of the real files (seeded, so a run repeats).
+Each run ends as a sane decode (exit 0, an output of sane size), a clean error (exit 1 with one
+line on standard error), a crash (a signal, or any other exit) or a hang (killed at 10 s); the
+peak resident memory of the runs is reported.
+
+Usage: scripts/hostile-input-table.py PATH/TO/webimage [--mutations 1000] [--jobs 2]
+"""
+import argparse
+import os
+import random
+import resource
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIMIT_BYTES = 1 << 30
+TIMEOUT = 10.0
+
+SOURCES = {
+    "JPEG": ["Demo/images/thumb-Kite.jpg", "Demo/images/hopper_orientation_6.jpg", "Tests/Fixtures/hopper-progressive-32.jpg",
+             "Tests/Fixtures/hopper-cmyk-32.jpg", "Tests/Fixtures/hopper.jpg"],
+    "PNG": ["Tests/Fixtures/hopper.png", "Tests/Fixtures/hopper-rgba-32.png", "Tests/Fixtures/tRNS_null_1x1.png"],
+    "APNG": ["Demo/images/apng-delay.png", "Tests/Fixtures/apng-single_frame.png"],
+    "GIF": ["Demo/images/chi-animated.gif", "Tests/Fixtures/hopper.gif", "Tests/Fixtures/dispose_bgnd.gif"],
+    "WebP": ["Demo/images/flower.webp", "Tests/Fixtures/hopper-alpha-32.webp", "Tests/Fixtures/hopper-lossless-32.webp",
+             "Tests/Fixtures/hopper-animated-16.webp"],
+}
+
+
+def png_chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+def png_bomb(width, height):
+    """An RGBA PNG of zero rows: a few hundred kilobytes that inflate to width × height × 4."""
+    row = b"\0" * (1 + width * 4)
+    compressor = zlib.compressobj(9)
+    data = b"".join(compressor.compress(row) for _ in range(height)) + compressor.flush()
+    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))
+            + png_chunk(b"IDAT", data) + png_chunk(b"IEND", b""))
+
+
+def jpeg_bomb():
+    """A baseline JPEG header claiming 65,500 × 65,500 pixels, with almost no data."""
+    with open(os.path.join(REPO, "Tests/Fixtures/hopper.jpg"), "rb") as f:
+        data = bytearray(f.read())
+    index = data.find(b"\xff\xc0")
+    struct.pack_into(">HH", data, index + 5, 65500, 65500)
+    return bytes(data[: index + 600])
+
+
+def webp_animation(width, height, frames):
+    """An animated WebP of `frames` 1×1 lossless frames on a width × height canvas."""
+    pixel = bytes([0x56, 0x50, 0x38, 0x4C, 0x0F, 0, 0, 0, 0x2F, 0, 0, 0, 0, 0x07, 0x10, 0xFD, 0x8F, 0xFE, 0x07, 0x22, 0xA2, 0xFF, 0x01, 0])
+    le24 = lambda v: struct.pack("<I", v)[:3]
+    frame = le24(0) * 4 + le24(40) + b"\x02" + pixel
+    anmf = b"ANMF" + struct.pack("<I", len(frame)) + frame
+    body = b"WEBP" + b"VP8X" + struct.pack("<I", 10) + b"\x02\0\0\0" + le24(width - 1) + le24(height - 1)
+    body += b"ANIM" + struct.pack("<I", 6) + b"\0" * 6
+    return b"RIFF" + struct.pack("<I", len(body) + len(anmf) * frames) + body + anmf * frames
+
+
+def gif_many_frames(frames):
+    """A 2×2 GIF with `frames` frames: long animations upscaled by a resize."""
+    header = b"GIF89a" + struct.pack("<HH", 2, 2) + b"\x80\0\0" + b"\0\0\0\xff\xff\xff"
+    image = b"\x21\xf9\x04\0\x04\0\0\0" + b"\x2c" + struct.pack("<HHHH", 0, 0, 2, 2) + b"\0" + b"\x02\x02\x44\x01\0"
+    return header + image * frames + b"\x3b"
+
+
+BOMBS = {
+    "JPEG": [("65500×65500 header", jpeg_bomb, [])],
+    "PNG": [("30000×30000 of zeros", lambda: png_bomb(30000, 30000), []), ("9000×9000 of zeros", lambda: png_bomb(9000, 9000), [])],
+    "APNG": [],
+    "GIF": [("LZW bomb fixture", lambda: open(os.path.join(REPO, "Tests/Fixtures/decompression_bomb.gif"), "rb").read(), []),
+            ("10,000 frames resized to 256 px", lambda: gif_many_frames(10000), ["--resize", "256x256"])],
+    "WebP": [("4096² canvas, 3,000 frames, 64 px", lambda: webp_animation(4096, 4096, 3000), ["--resize", "64x64"]),
+             ("200,000 frames of 1×1", lambda: webp_animation(1, 1, 200000), [])],
+}
+
+
+def limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT_BYTES, LIMIT_BYTES))
+
+
+def run(webimage, data, extra, workdir, index):
+    source = os.path.join(workdir, f"in-{index}")
+    output = os.path.join(workdir, f"out-{index}.png")
+    with open(source, "wb") as f:
+        f.write(data)
+    process = subprocess.Popen([webimage, "convert", source, output] + extra, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, preexec_fn=limit_memory)
+    deadline = time.monotonic() + TIMEOUT
+    outcome, rss = None, 0
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            rss = usage.ru_maxrss * 1024
+            stderr = process.stderr.read().decode(errors="replace")
+            if os.WIFSIGNALED(status):
+                outcome = "crash"
+            elif os.WEXITSTATUS(status) == 0:
+                outcome = "decoded"
+            elif os.WEXITSTATUS(status) == 1 and stderr.count("\n") <= 1:
+                outcome = "error"
+            else:
+                outcome = "crash"
+            break
+        if time.monotonic() > deadline:
+            process.kill()
+            _, _, usage = os.wait4(process.pid, 0)
+            outcome, rss = "hang", usage.ru_maxrss * 1024
+            break
+        time.sleep(0.002)
+    process.stderr.close()
+    for path in (source, output):
+        if os.path.exists(path):
+            os.remove(path)
+    return outcome, rss
+
+
+def cases(fmt, mutations, rng):
+    files = [open(os.path.join(REPO, path), "rb").read() for path in SOURCES[fmt]]
+    yield from (("bomb", make(), extra) for _, make, extra in BOMBS[fmt])
+    for data in files:
+        for k in range(1, 20):
+            yield ("truncation", data[: len(data) * k // 20], [])
+    for _ in range(mutations):
+        data = bytearray(rng.choice(files))
+        position = rng.randrange(len(data))
+        data[position] = (data[position] + rng.randrange(1, 256)) % 256
+        yield ("mutation", bytes(data), [])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("webimage")
+    parser.add_argument("--mutations", type=int, default=1000)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    rng = random.Random(20261124)
+    print("| format | kind | runs | sane decodes | clean errors | crashes | hangs | peak RSS |")
+    print("|---|---|---|---|---|---|---|---|")
+    totals = {"crash": 0, "hang": 0}
+    with tempfile.TemporaryDirectory() as workdir, ThreadPoolExecutor(args.jobs) as pool:
+        for fmt in SOURCES:
+            work = list(cases(fmt, args.mutations, rng))
+            results = list(pool.map(lambda item: (item[1][0], run(args.webimage, item[1][1], item[1][2], workdir, f"{fmt}-{item[0]}")),
+                                     enumerate(work)))
+            for kind in ("bomb", "truncation", "mutation"):
+                rows = [outcome for k, outcome in results if k == kind]
+                if not rows:
+                    continue
+                count = lambda name: sum(1 for outcome, _ in rows if outcome == name)
+                peak = max(rss for _, rss in rows)
+                totals["crash"] += count("crash")
+                totals["hang"] += count("hang")
+                print(f"| {fmt} | {kind} | {len(rows)} | {count('decoded')} | {count('error')} | {count('crash')} | {count('hang')} | {peak / 2**20:.0f} MiB |")
+            sys.stdout.flush()
+    print(f"\ncrashes: {totals['crash']}, hangs: {totals['hang']}")
+    return 1 if totals["crash"] or totals["hang"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
