@@ -60,6 +60,9 @@ public struct ProxyServer: Sendable {
     /// Hummingbird's router (``CachedVariantHandler``). On by default: it more than doubles
     /// the rate of cached responses. Off, every request takes the router.
     public var answersCachedVariantsOnEventLoop = true
+    /// The timeouts and the cap on open connections that keep idle or slow clients from using up
+    /// the process's file descriptors.
+    public var connections = ConnectionLimits()
     let gallery: Gallery
     /// `Cache-Control` of images: for unsigned URLs, or `immutable` too for signed ones.
     let cacheControl: String
@@ -116,9 +119,14 @@ public struct ProxyServer: Sendable {
         if logger == nil { serverLogger.logLevel = .warning }
         // Evaluated for each connection: a handler of its own.
         let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: Self.channelHandlers(for: self))
+        let limits = connections
+        let open = ConcurrencyLimiter(limit: limits.maximumConnections)
+        let server = HTTPServerBuilder { responder in
+            GuardedHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: http1), limits: limits, open: open)
+        }
         return Application(
             router: router(),
-            server: .http1(configuration: http1),
+            server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: Self.serverName),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
             logger: serverLogger)
