@@ -68,7 +68,9 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
         case .head:
             unanswered += 1
             isReadingRequest = true
-            if !isRequestDeadline { start(.request, context: context) }
+            // Usually the request's end is in the same read: its deadline, if it needs one, is
+            // started when the read ends (one timer less per request).
+            if case .idle = deadline { stop() }
         case .body:
             break
         case .end:
@@ -79,8 +81,10 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        // Bytes that are not yet a whole head: a request has started.
-        if !readProducedParts, !isReadingRequest, !isRequestDeadline { start(.request, context: context) }
+        // A request incomplete when the read ends: a head without its end, or bytes that are not
+        // yet a whole head.
+        let isIncomplete = isReadingRequest || !readProducedParts
+        if isIncomplete, !isRequestDeadline { start(.request, context: context) }
         readProducedParts = false
         context.fireChannelReadComplete()
     }

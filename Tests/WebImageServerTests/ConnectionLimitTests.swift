@@ -33,23 +33,29 @@ import WebImageTestSupport
         }
     }
 
-    @Test func slowAndMissingRequestHeadsAreClosedAfterTheHeaderTimeout() async throws {
+    @Test func slowAndMissingRequestsAreClosedAfterTheHeaderTimeout() async throws {
         let harness = try await ProxyHarness.start(connections: Self.limits(header: .seconds(1)))
         defer { Task { await harness.stop() } }
-        try await RawHTTPConnection.with(port: harness.port) { silent in
-            try await RawHTTPConnection.with(port: harness.port) { partial in
-                try await RawHTTPConnection.with(port: harness.port) { partialAfterAnswer in
-                    try await partial.sendRaw("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-                    try await partialAfterAnswer.send(["GET /healthz HTTP/1.1"])
-                    #expect(try await partialAfterAnswer.response().status == 200)
-                    try await partialAfterAnswer.sendRaw("GET /healthz HTTP/1.1\r\nHo")
+        let port = harness.port
+        try await RawHTTPConnection.with(port: port) { silent in
+            try await RawHTTPConnection.with(port: port) { partialHead in
+                try await RawHTTPConnection.with(port: port) { partialAfterAnswer in
+                    try await RawHTTPConnection.with(port: port) { partialBody in
+                        try await partialHead.sendRaw("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                        try await partialAfterAnswer.send(["GET /healthz HTTP/1.1"])
+                        #expect(try await partialAfterAnswer.response().status == 200)
+                        try await partialAfterAnswer.sendRaw("GET /healthz HTTP/1.1\r\nHo")
+                        // The body too must arrive in time (whether or not the router answers first).
+                        try await partialBody.sendRaw("POST /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\nabc")
 
-                    // While they hang on, everyone else is answered.
-                    #expect(try await harness.request("/healthz").status == 200)
+                        // While they hang on, everyone else is answered.
+                        #expect(try await harness.request("/healthz").status == 200)
 
-                    #expect(try await silent.isClosedByServer())
-                    #expect(try await partial.isClosedByServer())
-                    #expect(try await partialAfterAnswer.isClosedByServer())
+                        #expect(try await silent.isClosedByServer())
+                        #expect(try await partialHead.isClosedByServer())
+                        #expect(try await partialAfterAnswer.isClosedByServer())
+                        _ = try await partialBody.readUntilClosedByServer()
+                    }
                 }
             }
         }

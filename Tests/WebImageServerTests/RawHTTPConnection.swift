@@ -87,6 +87,13 @@ struct RawHTTPConnection {
         return buffered.isEmpty
     }
 
+    /// Reads until the server closes the connection, whatever it sends first; the bytes read.
+    mutating func readUntilClosedByServer() async throws -> Int {
+        while try await fill() {}
+        defer { buffered.removeAll() }
+        return buffered.count
+    }
+
     struct ConnectionClosed: Error {}
 
     private mutating func fill() async throws -> Bool {
