@@ -17,6 +17,8 @@ packages=(
 # nginx, the HTTP cache of the nginx-in-front test (any flavour will do: the proxy and cache
 # modules are in all of them).
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || packages+=(nginx-light)
+# ApacheBench (ab), the HTTP/1.0 client of the proxy's keep-alive and close test.
+command -v ab >/dev/null 2>&1 || [ -x /usr/bin/ab ] || packages+=(apache2-utils)
 
 missing=()
 for p in "${packages[@]}"; do

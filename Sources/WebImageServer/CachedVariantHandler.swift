@@ -20,7 +20,9 @@ import NIOHTTPTypes
 /// HTTP/1.1 keeps responses in request order, so a request is answered here only when no
 /// earlier request of the connection is still with the router; a request that asks to close the
 /// connection, a connection whose outbound buffer is full (the router's writer waits for the
-/// client; this handler does not) and a server shutting down take the router too. Anything that
+/// client; this handler does not) and a server shutting down take the router too (an HTTP/1.0
+/// request without keep-alive is answered here: ``HTTPVersionHandler``, nearer the socket, sets
+/// the version and closes the connection after the answer). Anything that
 /// is not a memory hit, errors included, is answered by the router alone, so there is one place
 /// that decides a failure. A hit takes no slot of the concurrency limit: it never waits, and
 /// the limit is there for the work of a miss.

@@ -18,17 +18,16 @@ public struct Gallery: Sendable {
     /// Thumbnail widths offered in each `srcset`.
     public static let widths = [160, 320, 480, 640]
 
-    /// Lists the images directly in `directory` (formats sniffed from the bytes; other files
-    /// and hidden files are left out). A missing folder gives an empty gallery.
+    /// Lists the images directly in `directory` (formats sniffed from the bytes; other files,
+    /// hidden files and anything that is not a regular file, such as a FIFO, are left out). A
+    /// missing folder gives an empty gallery.
     public init(directory: URL?) {
         guard let directory, let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else {
             self.names = []
             return
         }
         self.names = names.filter { name in
-            guard !name.hasPrefix("."), let handle = FileHandle(forReadingAtPath: directory.appendingPathComponent(name).path) else { return false }
-            defer { try? handle.close() }
-            let head = (try? handle.read(upToCount: 64)) ?? Data()
+            guard !name.hasPrefix("."), let head = RegularFile.read(directory.appendingPathComponent(name).path, upTo: 64) else { return false }
             return ImageFormat(sniffing: head) != nil
         }.sorted()
     }

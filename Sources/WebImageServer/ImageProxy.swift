@@ -67,7 +67,7 @@ public final class ImageProxy: Sendable {
         public var maximumConcurrentRequests = 32
         /// `Retry-After` of a 503, in seconds.
         public var retryAfter = 1
-        /// The longest a whole download may take. Default: 15 seconds.
+        /// The longest a whole download, or the read of a local file, may take. Default: 15 seconds.
         public var originTimeout: Duration = .seconds(15)
         /// The coders; tests wrap the decoders to count decodes.
         public var registry: CoderRegistry = .system()
@@ -146,7 +146,7 @@ public final class ImageProxy: Sendable {
         httpLoader = HTTPImageLoader(configuration: http)
         var loaders: [any ImageLoader] = [httpLoader]
         if let root = configuration.originDirectory {
-            loaders.append(FileImageLoader(root: root, maximumFileSize: configuration.maximumSourceBytes))
+            loaders.append(FileImageLoader(root: root, maximumFileSize: configuration.maximumSourceBytes, timeout: configuration.originTimeout))
         }
         let memory = MemoryCache<String, ImageContainer>(configuration: .init(costLimit: configuration.cachesDisabled ? 0 : configuration.imageMemoryLimit))
         var managerConfiguration = ImageManager.Configuration(cache: ImageCache(memory: memory, disk: disk), loaders: loaders, registry: registry)
@@ -200,6 +200,11 @@ public final class ImageProxy: Sendable {
         } catch let error as ProxyError {
             throw error
         } catch let error as ImageError {
+            // The file loader's refusals (not a regular file, such as a FIFO; a link out of the
+            // folder) name no file the proxy serves.
+            if case .local = request.source, case .invalidURL = error {
+                throw ProxyError(status: 404, message: "source not found", detail: error.description)
+            }
             throw ProxyError(error)
         } catch {
             throw ProxyError(status: 500, message: "internal error", detail: "\(error)")

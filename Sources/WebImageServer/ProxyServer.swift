@@ -64,6 +64,9 @@ public struct ProxyServer: Sendable {
     /// proxy's own work (disk writes) to finish. A decode is bounded by the decoding limits but
     /// can still take seconds; past this the server stops without it. Default: 10 seconds.
     public var shutdownGracePeriod: Duration = .seconds(10)
+    /// The timeouts and the cap on open connections that keep idle or slow clients from using up
+    /// the process's file descriptors.
+    public var connections = ConnectionLimits()
     let gallery: Gallery
     /// `Cache-Control` of images: for unsigned URLs, or `immutable` too for signed ones.
     let cacheControl: String
@@ -120,9 +123,14 @@ public struct ProxyServer: Sendable {
         if logger == nil { serverLogger.logLevel = .warning }
         // Evaluated for each connection: a handler of its own.
         let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: Self.channelHandlers(for: self))
+        let limits = connections
+        let open = ConcurrencyLimiter(limit: limits.maximumConnections)
+        let server = HTTPServerBuilder { responder in
+            GuardedHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: http1), limits: limits, open: open)
+        }
         return Application(
             router: router(),
-            server: .http1(configuration: http1),
+            server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: Self.serverName),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
             logger: serverLogger)

@@ -37,13 +37,14 @@ public final class StaticOrigin: Sendable {
         self.names = names
     }
 
-    /// Reads every image in `folder` (formats sniffed from the bytes; other files are left
-    /// out) and starts serving them on `127.0.0.1:port` (0: any free port).
+    /// Reads every image in `folder` (formats sniffed from the bytes; other files, and anything
+    /// that is not a regular file, are left out) and starts serving them on `127.0.0.1:port`
+    /// (0: any free port).
     public static func start(serving folder: URL, port: Int = 0) async throws -> StaticOrigin {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         var files: [String: File] = [:]
         for name in names {
-            guard let data = try? Data(contentsOf: folder.appendingPathComponent(name)),
+            guard let data = RegularFile.read(folder.appendingPathComponent(name).path, upTo: .max),
                   let format = ImageFormat(sniffing: data) else { continue }
             files["/" + name] = File(data: data, contentType: format.mimeType, etag: "\"\(data.count)-\(data.hashValue & 0xFFFF_FFFF)\"")
         }

@@ -22,6 +22,7 @@ struct ServeCommand: AsyncParsableCommand {
             WEBIMAGE_ALLOW_LOOPBACK=1, WEBIMAGE_SIGNING_KEY, WEBIMAGE_ORIGIN_DIR, \
             WEBIMAGE_NO_CACHE=1, WEBIMAGE_MAX_AGE, WEBIMAGE_MAX_CONCURRENT, \
             WEBIMAGE_MAX_SOURCE_BYTES, WEBIMAGE_MAX_SOURCE_PIXELS, WEBIMAGE_MAX_DIMENSION, \
+            WEBIMAGE_HEADER_TIMEOUT, WEBIMAGE_IDLE_TIMEOUT, WEBIMAGE_MAX_CONNECTIONS, \
             WEBIMAGE_LOG_LEVEL. \
             Prefer WEBIMAGE_SIGNING_KEY to --signing-key: other users can read a process's \
             arguments.
@@ -67,6 +68,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The largest output width or height, in pixels (default 4096).", valueName: "pixels"))
     var maxDimension: Int?
 
+    @Option(help: ArgumentHelp("Seconds a client has to send a whole request, from its first byte or from connecting (default 10).", valueName: "seconds"))
+    var headerTimeout: Int?
+
+    @Option(help: ArgumentHelp("Seconds a kept-alive connection may wait for its next request (default 60).", valueName: "seconds"))
+    var idleTimeout: Int?
+
+    @Option(help: ArgumentHelp("Connections open at once; more are closed as soon as they are accepted (default 4096, or the descriptor limit less 256 if lower).", valueName: "n"))
+    var maxConnections: Int?
+
     @Option(help: ArgumentHelp("trace, debug, info (the default: one line per request), notice, warning (no request lines), error or critical.", valueName: "level"))
     var logLevel: String?
 
@@ -75,6 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
         var host: String
         var port: Int
         var configuration: ImageProxy.Configuration
+        var connections: ConnectionLimits
         var logLevel: Logger.Level
     }
 
@@ -122,11 +133,15 @@ struct ServeCommand: AsyncParsableCommand {
         if let maximum = try integer(maxSourceBytes, "WEBIMAGE_MAX_SOURCE_BYTES", "max-source-bytes") { configuration.maximumSourceBytes = maximum }
         if let maximum = try integer(maxSourcePixels, "WEBIMAGE_MAX_SOURCE_PIXELS", "max-source-pixels") { configuration.maximumSourcePixels = maximum }
         if let maximum = try integer(maxDimension, "WEBIMAGE_MAX_DIMENSION", "max-dimension") { configuration.limits.maximumDimension = maximum }
+        var connections = ConnectionLimits()
+        if let seconds = try integer(headerTimeout, "WEBIMAGE_HEADER_TIMEOUT", "header-timeout") { connections.headerTimeout = .seconds(seconds) }
+        if let seconds = try integer(idleTimeout, "WEBIMAGE_IDLE_TIMEOUT", "idle-timeout") { connections.idleTimeout = .seconds(seconds) }
+        if let maximum = try integer(maxConnections, "WEBIMAGE_MAX_CONNECTIONS", "max-connections") { connections.maximumConnections = maximum }
         let levelName = value(logLevel, "WEBIMAGE_LOG_LEVEL") ?? "info"
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
             throw ValidationError("the log level must be trace, debug, info, notice, warning, error or critical")
         }
-        return Settings(host: host, port: port, configuration: configuration, logLevel: level)
+        return Settings(host: host, port: port, configuration: configuration, connections: connections, logLevel: level)
     }
 
     func run() async throws {
@@ -150,7 +165,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let host = settings.host
         do {
-            try await ProxyServer(proxy: proxy).run(host: host, port: settings.port) { port in
+            var server = ProxyServer(proxy: proxy)
+            server.connections = settings.connections
+            try await server.run(host: host, port: settings.port) { port in
                 let shown = host.contains(":") ? "[\(host)]" : host
                 print("listening on http://\(shown):\(port)")
                 fflush(nil)

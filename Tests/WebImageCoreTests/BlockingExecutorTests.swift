@@ -22,6 +22,20 @@ private final class Counters: Sendable {
         #expect(name.hasPrefix("test.io."))
     }
 
+    /// The job blocks until the caller has given up on it: the timeout, not the job, ends the call.
+    @Test(.timeLimit(.minutes(1))) func aJobThatDoesNotReturnInTimeFailsWithTimeout() async throws {
+        let executor = BlockingExecutor(name: "test.timeout", width: 1)
+        defer { executor.shutdown() }
+        let release = DispatchSemaphore(value: 0)
+        let error = await #expect(throws: ImageError.self) {
+            try await executor.run(timeout: .milliseconds(50)) { release.wait() }
+        }
+        release.signal()
+        if case .timeout = error {} else { Issue.record("not a timeout: \(String(describing: error))") }
+        // The thread is free again, and a job that returns in time gives its result.
+        #expect(try await executor.run(timeout: .seconds(30)) { 42 } == 42)
+    }
+
     @Test func neverRunsMoreJobsAtOnceThanItsWidth() async throws {
         let executor = BlockingExecutor(name: "test.width", width: 3)
         defer { executor.shutdown() }

@@ -80,6 +80,7 @@ final class ProxyHarness: Sendable {
         origin existing: TestOrigin? = nil,
         cacheDirectory: TemporaryDirectory? = nil,
         answersCachedVariantsOnEventLoop: Bool = true,
+        connections: ConnectionLimits = ConnectionLimits(),
         configure: (inout ImageProxy.Configuration) -> Void = { _ in }
     ) async throws -> ProxyHarness {
         let origin: TestOrigin
@@ -105,6 +106,7 @@ final class ProxyHarness: Sendable {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         var proxyServer = ProxyServer(proxy: proxy)
         proxyServer.answersCachedVariantsOnEventLoop = answersCachedVariantsOnEventLoop
+        proxyServer.connections = connections
         let app = proxyServer.application(host: "127.0.0.1", port: 0, logger: Logger(label: "test.http") { _ in SwiftLogNoOpLogHandler() }) { port in
             continuation.yield(port)
             continuation.finish()

@@ -13,6 +13,8 @@ import NIOPosix
 /// ```
 struct RawHTTPConnection {
     struct Response {
+        /// The status line's protocol: `HTTP/1.1` or `HTTP/1.0`.
+        var version: String
         var status: Int
         var headers: [(String, String)]
         var body: [UInt8]
@@ -46,6 +48,11 @@ struct RawHTTPConnection {
         try await outbound.write(ByteBuffer(string: text))
     }
 
+    /// Sends `text` exactly as given: a partial request, or one with headers of its own.
+    func sendRaw(_ text: String) async throws {
+        try await outbound.write(ByteBuffer(string: text))
+    }
+
     /// Reads the next response; `bodyless` for the answer to a `HEAD`, whose `Content-Length`
     /// announces a body that is not sent.
     mutating func response(bodyless: Bool = false) async throws -> Response {
@@ -57,13 +64,14 @@ struct RawHTTPConnection {
         }
         let head = String(decoding: buffered[..<headEnd!], as: UTF8.self)
         var lines = head.components(separatedBy: "\r\n")
-        let status = Int(lines.removeFirst().split(separator: " ")[1])!
+        let statusLine = lines.removeFirst().split(separator: " ")
+        let version = String(statusLine[0]), status = Int(statusLine[1])!
         let headers = lines.filter { !$0.isEmpty }.map { line -> (String, String) in
             let colon = line.firstIndex(of: ":")!
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         buffered.removeFirst(headEnd! + 4)
-        var response = Response(status: status, headers: headers, body: [])
+        var response = Response(version: version, status: status, headers: headers, body: [])
         let length = bodyless ? 0 : Int(response.header("Content-Length") ?? "0")!
         while buffered.count < length {
             guard try await fill() else { throw ConnectionClosed() }
@@ -77,6 +85,13 @@ struct RawHTTPConnection {
     mutating func isClosedByServer() async throws -> Bool {
         while try await fill() {}
         return buffered.isEmpty
+    }
+
+    /// Reads until the server closes the connection, whatever it sends first; the bytes read.
+    mutating func readUntilClosedByServer() async throws -> Int {
+        while try await fill() {}
+        defer { buffered.removeAll() }
+        return buffered.count
     }
 
     struct ConnectionClosed: Error {}

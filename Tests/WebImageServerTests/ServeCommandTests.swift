@@ -174,6 +174,43 @@ final class ServeProcess: Sendable {
         #expect(!server.stderr.contains { $0.contains(#""msg":"request""#) })
     }
 
+    /// --header-timeout 1: a connection that never finishes its request is closed;
+    /// --max-connections 1: a second connection is refused; --idle-timeout 1: the first is closed
+    /// once idle, which frees its slot for the next.
+    @Test(.timeLimit(.minutes(1))) func connectionFlags() async throws {
+        let cache = TemporaryDirectory("serve-connections")
+        defer { cache.remove() }
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning",
+            "--header-timeout", "1", "--idle-timeout", "1", "--max-connections", "1",
+        ])
+        defer { server.terminate() }
+        let port = try await server.port()
+        // The only connection, so not refused: closed by the header timeout.
+        try await RawHTTPConnection.with(port: port) { silent in
+            try await silent.sendRaw("GET /healthz HTTP/1.1\r\n")
+            #expect(try await silent.isClosedByServer())
+        }
+        try await RawHTTPConnection.with(port: port) { held in
+            try await held.send(["GET /healthz HTTP/1.1"])
+            #expect(try await held.response().status == 200)
+            #expect(try await ConnectionLimitTests.isRefused(port: port))
+            #expect(try await held.isClosedByServer())
+        }
+        try await RawHTTPConnection.with(port: port) { connection in
+            try await connection.send(["GET /healthz HTTP/1.1"])
+            #expect(try await connection.response().status == 200)
+        }
+    }
+
+    @Test func connectionFlagsMustBePositive() throws {
+        for flag in ["--header-timeout", "--idle-timeout", "--max-connections"] {
+            let run = try CommandRun(try #require(WebImageExecutable.url), ["serve", flag, "0", "--port", "0"])
+            #expect(run.status != 0)
+            #expect(run.stderr.contains("\(flag) must be at least 1"), "\(run.stderr)")
+        }
+    }
+
     @Test func badFlagsFailAtOnce() throws {
         let run = try CommandRun(try #require(WebImageExecutable.url), ["serve", "--origin-dir", "/nonexistent-folder-for-test", "--port", "0"])
         #expect(run.status != 0)

@@ -101,4 +101,16 @@ struct LocalLoaderTests {
             Issue.record("a file over the limit loaded")
         } catch ImageError.tooLarge {}
     }
+
+    /// Nothing ever writes to the FIFO: an open that waited for a writer would wait for good.
+    @Test("a FIFO is refused at once, not waited on", .timeLimit(.minutes(1)))
+    func fileLoaderRefusesAFIFO() async throws {
+        let folder = TemporaryDirectory("file-loader-fifo")
+        defer { folder.remove() }
+        let fifo = folder.url.resolvingSymlinksInPath().appendingPathComponent("pipe.png")
+        #expect(mkfifo(fifo.path, 0o644) == 0)
+        await #expect(throws: ImageError.invalidURL("\(fifo.path) is not a regular file")) {
+            _ = try await FileImageLoader(root: folder.url, timeout: .seconds(30)).load(ImageLoadRequest(url: fifo), context: ImageLoadContext())
+        }
+    }
 }

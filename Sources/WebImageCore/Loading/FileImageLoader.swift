@@ -11,6 +11,11 @@ import Foundation
 /// check runs on the fully resolved path, so a link inside the root that points outside it is
 /// refused too. Reads run on ``BlockingExecutor/io``, never on the cooperative pool.
 ///
+/// Only regular files are read: the file is opened with `O_NONBLOCK`, so that opening a FIFO
+/// (which waits for a writer) returns at once, and anything `fstat` does not call a regular file
+/// (FIFOs, devices, sockets, directories) is refused. With a ``timeout``, a read that the file
+/// system does not answer in time fails instead of waiting for ever.
+///
 /// ```swift
 /// let loader = FileImageLoader(root: URL(fileURLWithPath: "/srv/images"))
 /// let response = try await loader.load(ImageLoadRequest(url: URL(fileURLWithPath: "/srv/images/a.png")),
@@ -22,11 +27,14 @@ public struct FileImageLoader: ImageLoader {
     /// The largest file read. Default: 50 MB, as for downloads.
     public var maximumFileSize: Int
     public var executor: BlockingExecutor
+    /// The longest a file's read may take; `nil` waits as long as the file system does.
+    public var timeout: Duration?
 
-    public init(root: URL? = nil, maximumFileSize: Int = 50_000_000, executor: BlockingExecutor = .io) {
+    public init(root: URL? = nil, maximumFileSize: Int = 50_000_000, executor: BlockingExecutor = .io, timeout: Duration? = nil) {
         self.root = root
         self.maximumFileSize = maximumFileSize
         self.executor = executor
+        self.timeout = timeout
     }
 
     public func canLoad(_ url: URL) -> Bool { url.isFileURL }
@@ -36,10 +44,11 @@ public struct FileImageLoader: ImageLoader {
         guard url.isFileURL else { throw ImageError.invalidURL("\(url.absoluteString) is not a file URL") }
         let root = self.root
         let limit = maximumFileSize
-        let data = try await executor.run {
+        let read: @Sendable () throws -> Data = {
             let path = try Self.resolve(url.path, within: root)
             return try Self.read(path, limit: limit)
         }
+        let data = if let timeout { try await executor.run(timeout: timeout, read) } else { try await executor.run(read) }
         context.didReceive(data, received: data.count, expected: data.count)
         let format = ImageFormat(sniffing: data)
         return ImageLoadResponse(data: data, url: url, metadata: .init(contentType: format?.mimeType, url: url.absoluteString))
@@ -74,7 +83,8 @@ public struct FileImageLoader: ImageLoader {
     }
 
     private static func read(_ path: String, limit: Int) throws -> Data {
-        let fd = try POSIXFile.open(path, O_RDONLY)
+        // O_NONBLOCK: opening a FIFO must not wait for a writer; reads of a regular file ignore it.
+        let fd = try POSIXFile.open(path, O_RDONLY | O_NONBLOCK)
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw POSIXFile.failure("stat", path) }

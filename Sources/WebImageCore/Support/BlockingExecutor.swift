@@ -1,5 +1,6 @@
 import DequeModule
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,6 +48,27 @@ public final class BlockingExecutor: Sendable {
         }
     }
 
+    /// Runs `body` as ``run(_:)`` does, but waits for it at most `timeout`, then throws
+    /// ``ImageError/timeout(_:)``: for calls that may block for ever (a read from a hung network
+    /// file system). A blocked call cannot be interrupted, so `body` keeps its thread until it
+    /// returns, and its result is dropped.
+    public func run<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        if Task.isCancelled { throw ImageError.cancelled }
+        let waiter = Waiter<T>()
+        return try await withCheckedThrowingContinuation { continuation in
+            waiter.set(continuation)
+            let timer = Task {
+                try await Task.sleep(for: timeout)
+                waiter.resume(with: .failure(ImageError.timeout("no answer from the file system in \(timeout)")))
+            }
+            queue.push {
+                let result = Result(catching: body)
+                timer.cancel()
+                waiter.resume(with: result)
+            }
+        }
+    }
+
     /// Runs `body` on one of the executor's threads without waiting for it: for background
     /// upkeep whose result nobody awaits.
     public func submit(_ body: @escaping @Sendable () -> Void) {
@@ -57,6 +79,20 @@ public final class BlockingExecutor: Sendable {
     /// Jobs submitted afterwards never run; use only for executors that are no longer needed.
     public func shutdown() {
         queue.close()
+    }
+}
+
+/// A continuation resumed by whichever comes first, a job's result or its timeout.
+private final class Waiter<T: Sendable>: Sendable {
+    private let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
+
+    func set(_ continuation: CheckedContinuation<T, any Error>) {
+        self.continuation.withLock { $0 = continuation }
+    }
+
+    /// Resumes the continuation the first time; later calls do nothing.
+    func resume(with result: Result<T, any Error>) {
+        continuation.withLock { $0.take() }?.resume(with: result)
     }
 }
 

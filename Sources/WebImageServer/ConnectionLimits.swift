@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How long a client may hold a connection without using it, and how many connections the
+/// proxy keeps open at once: without them, a few thousand idle connections use up the
+/// process's file descriptors and the proxy stops answering anyone.
+///
+/// ```swift
+/// var server = ProxyServer(proxy: proxy)
+/// server.connections.headerTimeout = .seconds(5)
+/// server.connections.maximumConnections = 1_000
+/// ```
+public struct ConnectionLimits: Sendable {
+    /// How long a client has to send a whole request once it has started one (its first byte;
+    /// for a new connection, the connection itself), head and body. A client that trickles a
+    /// header (slowloris) is closed when it runs out. Default: 10 seconds.
+    public var headerTimeout: Duration = .seconds(10)
+    /// How long a kept-alive connection may wait for its next request after a response.
+    /// Default: 60 seconds (what browsers and CDNs keep idle connections for, or less).
+    public var idleTimeout: Duration = .seconds(60)
+    /// The most connections open at once; a connection beyond it is closed as soon as it is
+    /// accepted, so the process never runs out of file descriptors. Default: 4,096, or less
+    /// when the descriptor limit is lower (``defaultMaximumConnections``).
+    public var maximumConnections = ConnectionLimits.defaultMaximumConnections
+
+    public init() {}
+
+    /// Descriptors left for everything that is not a client connection: cache files, origin
+    /// connections, the listening socket, logs.
+    static let reservedDescriptors = 256
+
+    /// 4,096, or the process's soft descriptor limit less ``reservedDescriptors`` when that is
+    /// lower (Debian's default soft limit is 1,024), but never below 64.
+    public static var defaultMaximumConnections: Int {
+        var limit = rlimit()
+        #if os(Linux)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        // RLIM_INFINITY is the largest value: clamped, it leaves 4,096.
+        guard getrlimit(resource, &limit) == 0 else { return 4_096 }
+        let available = Int(clamping: limit.rlim_cur) - reservedDescriptors
+        return max(64, min(4_096, available))
+    }
+}

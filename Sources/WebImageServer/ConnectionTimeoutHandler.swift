@@ -1,0 +1,132 @@
+import NIOCore
+import NIOHTTP1
+
+/// Closes a connection whose client is too slow to send a request, or keeps it open too long
+/// between requests (``ConnectionLimits/headerTimeout``, ``ConnectionLimits/idleTimeout``).
+///
+/// Without it, a client holds a connection (and a file descriptor) for as long as it likes by
+/// sending nothing, or a header one byte at a time. One deadline runs at a time:
+///
+/// - from the connection's start, and from the first bytes of each later request, until the
+///   request has been read in full: the header timeout;
+/// - from the moment the last answer has been written to the socket until the next request's
+///   first bytes: the idle timeout;
+/// - none while a request that has been read is being answered (the proxy's own limits bound
+///   that work).
+///
+/// It sits after NIO's HTTP/1 decoder, which passes on every read's end even when the bytes
+/// read are not yet a whole request head: that is how it sees a request starting.
+final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private enum Deadline {
+        case none
+        case request
+        case idle
+    }
+
+    private let headerTimeout: TimeAmount
+    private let idleTimeout: TimeAmount
+    private var deadline = Deadline.none
+    private var timer: Scheduled<Void>?
+    /// Requests read (or being read) whose answer has not been written in full.
+    private var unanswered = 0
+    /// Between a request's head and its end.
+    private var isReadingRequest = false
+    /// Whether the current read has produced any part of a request.
+    private var readProducedParts = false
+
+    init(limits: ConnectionLimits) {
+        headerTimeout = TimeAmount(limits.headerTimeout)
+        idleTimeout = TimeAmount(limits.idleTimeout)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { start(.request, context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if case .none = deadline { start(.request, context: context) }
+        context.fireChannelActive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        stop()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stop()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        readProducedParts = true
+        switch unwrapInboundIn(data) {
+        case .head:
+            unanswered += 1
+            isReadingRequest = true
+            // Usually the request's end is in the same read: its deadline, if it needs one, is
+            // started when the read ends (one timer less per request).
+            if case .idle = deadline { stop() }
+        case .body:
+            break
+        case .end:
+            isReadingRequest = false
+            stop()
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // A request incomplete when the read ends: a head without its end, or bytes that are not
+        // yet a whole head.
+        let isIncomplete = isReadingRequest || !readProducedParts
+        if isIncomplete, !isRequestDeadline { start(.request, context: context) }
+        readProducedParts = false
+        context.fireChannelReadComplete()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        // A parse error's 400 answers no request: never below zero.
+        unanswered = max(0, unanswered - 1)
+        // Idle from when the answer has reached the socket, not when it was queued: a client
+        // that reads a large image slowly is still busy.
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.assumeIsolated().whenComplete { result in
+            promise?.completeWith(result)
+            if case .success = result, self.unanswered == 0, !self.isRequestDeadline, context.channel.isActive {
+                self.start(.idle, context: context)
+            }
+        }
+        context.write(data, promise: written)
+    }
+
+    private var isRequestDeadline: Bool {
+        if case .request = deadline { return true }
+        return false
+    }
+
+    private func start(_ kind: Deadline, context: ChannelHandlerContext) {
+        timer?.cancel()
+        deadline = kind
+        let timeout = if case .idle = kind { idleTimeout } else { headerTimeout }
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+            self.timer = nil
+            self.deadline = .none
+            context.close(promise: nil)
+        }
+    }
+
+    private func stop() {
+        timer?.cancel()
+        timer = nil
+        deadline = .none
+    }
+}
