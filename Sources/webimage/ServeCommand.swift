@@ -22,7 +22,8 @@ struct ServeCommand: AsyncParsableCommand {
             WEBIMAGE_ALLOW_LOOPBACK=1, WEBIMAGE_SIGNING_KEY, WEBIMAGE_ORIGIN_DIR, \
             WEBIMAGE_NO_CACHE=1, WEBIMAGE_MAX_AGE, WEBIMAGE_MAX_CONCURRENT, \
             WEBIMAGE_MAX_SOURCE_BYTES, WEBIMAGE_MAX_SOURCE_PIXELS, WEBIMAGE_MAX_DIMENSION, \
-            WEBIMAGE_HEADER_TIMEOUT, WEBIMAGE_IDLE_TIMEOUT, WEBIMAGE_MAX_CONNECTIONS, \
+            WEBIMAGE_MAX_ANIMATION_PIXELS, WEBIMAGE_HEADER_TIMEOUT, WEBIMAGE_IDLE_TIMEOUT, \
+            WEBIMAGE_MAX_CONNECTIONS, WEBIMAGE_SHUTDOWN_GRACE, \
             WEBIMAGE_LOG_LEVEL. \
             Prefer WEBIMAGE_SIGNING_KEY to --signing-key: other users can read a process's \
             arguments.
@@ -68,6 +69,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The largest output width or height, in pixels (default 4096).", valueName: "pixels"))
     var maxDimension: Int?
 
+    @Option(help: ArgumentHelp("The most canvas pixels one animation's decode may compose, width × height × frames (default 268435456).", valueName: "pixels"))
+    var maxAnimationPixels: Int?
+
+    @Option(help: ArgumentHelp("Seconds SIGTERM waits for the requests in flight before the server stops without them (default 10).", valueName: "seconds"))
+    var shutdownGrace: Int?
+
     @Option(help: ArgumentHelp("Seconds a client has to send a whole request, from its first byte or from connecting (default 10).", valueName: "seconds"))
     var headerTimeout: Int?
 
@@ -86,6 +93,7 @@ struct ServeCommand: AsyncParsableCommand {
         var port: Int
         var configuration: ImageProxy.Configuration
         var connections: ConnectionLimits
+        var shutdownGracePeriod: Duration
         var logLevel: Logger.Level
     }
 
@@ -133,6 +141,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let maximum = try integer(maxSourceBytes, "WEBIMAGE_MAX_SOURCE_BYTES", "max-source-bytes") { configuration.maximumSourceBytes = maximum }
         if let maximum = try integer(maxSourcePixels, "WEBIMAGE_MAX_SOURCE_PIXELS", "max-source-pixels") { configuration.maximumSourcePixels = maximum }
         if let maximum = try integer(maxDimension, "WEBIMAGE_MAX_DIMENSION", "max-dimension") { configuration.limits.maximumDimension = maximum }
+        if let maximum = try integer(maxAnimationPixels, "WEBIMAGE_MAX_ANIMATION_PIXELS", "max-animation-pixels") {
+            configuration.maximumAnimationPixels = maximum
+        }
+        let grace = try integer(shutdownGrace, "WEBIMAGE_SHUTDOWN_GRACE", "shutdown-grace", minimum: 0) ?? 10
         var connections = ConnectionLimits()
         if let seconds = try integer(headerTimeout, "WEBIMAGE_HEADER_TIMEOUT", "header-timeout") { connections.headerTimeout = .seconds(seconds) }
         if let seconds = try integer(idleTimeout, "WEBIMAGE_IDLE_TIMEOUT", "idle-timeout") { connections.idleTimeout = .seconds(seconds) }
@@ -141,7 +153,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
             throw ValidationError("the log level must be trace, debug, info, notice, warning, error or critical")
         }
-        return Settings(host: host, port: port, configuration: configuration, connections: connections, logLevel: level)
+        return Settings(
+            host: host, port: port, configuration: configuration, connections: connections,
+            shutdownGracePeriod: .seconds(grace), logLevel: level)
     }
 
     func run() async throws {
@@ -167,6 +181,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             var server = ProxyServer(proxy: proxy)
             server.connections = settings.connections
+            server.shutdownGracePeriod = settings.shutdownGracePeriod
             try await server.run(host: host, port: settings.port) { port in
                 let shown = host.contains(":") ? "[\(host)]" : host
                 print("listening on http://\(shown):\(port)")

@@ -211,6 +211,30 @@ final class ServeProcess: Sendable {
         }
     }
 
+    /// `--max-animation-pixels` reaches the decoder: the demo GIF (320×240, 31 frames, 2.4
+    /// million canvas pixels) is refused under a lower limit and served under the default.
+    @Test(.timeLimit(.minutes(1))) func animationWorkFlag() async throws {
+        for (limit, status) in [(["--max-animation-pixels", "1000000"], 413), ([], 200)] {
+            let cache = TemporaryDirectory("serve-animation")
+            defer { cache.remove() }
+            let server = try ServeProcess(try #require(WebImageExecutable.url), [
+                "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning",
+                "--origin-dir", Fixture.demoImages.path,
+            ] + limit)
+            defer { server.terminate() }
+            let port = try await server.port()
+            let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/image?url=local%3A%2F%2F%2Fchi-animated.gif&w=64")
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            #expect(Int(response.status.code) == status, "\(limit)")
+        }
+    }
+
+    @Test func shutdownGraceMustNotBeNegative() throws {
+        let run = try CommandRun(try #require(WebImageExecutable.url), ["serve", "--shutdown-grace=-1", "--port", "0"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("--shutdown-grace must be at least 0"), "\(run.stderr)")
+    }
+
     @Test func badFlagsFailAtOnce() throws {
         let run = try CommandRun(try #require(WebImageExecutable.url), ["serve", "--origin-dir", "/nonexistent-folder-for-test", "--port", "0"])
         #expect(run.status != 0)
