@@ -4,9 +4,10 @@ files of every format, each run under a 1 GiB address-space limit and a 10-secon
 
 For each format: decompression bombs made here, every real file cut at each 1/20th of its
 length, and 1,000 random single-byte mutations of the real files (seeded, so a run repeats).
-Each run ends as a sane decode (exit 0, an output of sane size), a clean error (exit 1 with one
-line on standard error), a crash (a signal, or any other exit) or a hang (killed at 10 s); the
-peak resident memory of the runs is reported.
+Each run ends as a sane decode (exit 0 and a PNG written), a clean error (exit 1 with one line on
+standard error), a crash (a signal, any other exit, or exit 0 without output) or a hang (killed
+at 10 s); the peak resident memory of the runs is reported. Exit status 1 when any run crashed
+or hung.
 
 Usage: scripts/hostile-input-table.py PATH/TO/webimage [--mutations 1000] [--jobs 2]
 """
@@ -109,7 +110,7 @@ def run(webimage, data, extra, workdir, index):
             if os.WIFSIGNALED(status):
                 outcome = "crash"
             elif os.WEXITSTATUS(status) == 0:
-                outcome = "decoded"
+                outcome = "decoded" if os.path.exists(output) and os.path.getsize(output) > 0 else "crash"
             elif os.WEXITSTATUS(status) == 1 and stderr.count("\n") <= 1:
                 outcome = "error"
             else:
