@@ -42,12 +42,12 @@ func runDiskCacheBenchmarks(_ report: Report) {
         report.add(.init(group: "disk", name: "hit, \(size >> 10) KB entry", ours: ours, reference: raw,
                          referenceName: "raw open+fstat+read+close of the same file", unit: "ns", goal: .ratioAtMost(1.5)))
         if size == 200 << 10 {
-            // Every read verifies the payload's checksum: its share of the hit above.
+            // What the first read of an entry in a process adds: the payload's checksum.
             let checksum = nanosecondsPerOperation(operations: operations) {
                 for _ in 0..<operations { blackHole(bytes.withUnsafeBytes(payloadChecksum)) }
             }
-            report.add(.init(group: "disk", name: "payload checksum of a 200 KB entry", ours: checksum, reference: ours,
-                             referenceName: "the whole hit of the same entry (checksum included)", unit: "ns", goal: .ratioAtMost(0.10)))
+            report.add(.init(group: "disk", name: "payload checksum of a 200 KB entry (first read in a process)", ours: checksum, reference: raw,
+                             referenceName: "raw open+fstat+read+close of the same file", unit: "ns", goal: .none))
         }
 
         if size == 4 << 10 {

@@ -273,6 +273,24 @@ private final class WallClock: Sendable {
         #expect(cache.blocking.data(forKey: "other") == testPayload(forKey: "other", size: 4000))
     }
 
+    /// The payload is verified once per process and file version (verifying costs more than
+    /// the read of a hot entry): damage after a verified read is caught by the next process.
+    @Test func aFlipAfterAVerifiedReadIsCaughtByTheNextProcess() throws {
+        defer { directory.remove() }
+        let payload = testPayload(forKey: "victim", size: 4000)
+        let cache = try makeCache()
+        try cache.blocking.store(payload, forKey: "victim")
+        #expect(cache.blocking.data(forKey: "victim") == payload)
+        let path = filePath(forKey: "victim")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes[1234] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: path))
+
+        let next = try makeCache()
+        #expect(next.blocking.data(forKey: "victim") == nil)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
     /// The payload checksum catches every single-bit flip at every position of a small entry,
     /// and changes of a word at a time at every word of a larger one.
     @Test func thePayloadChecksumSeesEveryFlip() {

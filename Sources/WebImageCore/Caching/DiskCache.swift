@@ -103,6 +103,10 @@ public final class DiskCache: Sendable {
         var recordedAccess: Int64
         /// 0 when the origin set no expiry.
         var expiresAt: Int64
+        /// The payload checksum this process has verified for the entry's file: a later read of
+        /// a file with the same checksum in its footer skips the verification (it costs more
+        /// than the read itself), a file replaced since is verified anew.
+        var verifiedChecksum: UInt64?
     }
 
     struct State {
@@ -204,16 +208,16 @@ public final class DiskCache: Sendable {
     /// Looks `key` up and reads its file; the caller owns (and must free or wrap) the buffer.
     private func read(_ digest: DiskCacheDigest) -> FileRead? {
         let now = configuration.now()
-        let expectedSize: Int? = state.withLock { state in
+        let indexed: (size: Int, verifiedChecksum: UInt64?)? = state.withLock { state in
             if state.entries[digest] == nil { state.catchUp(logger: logger) }
             guard let entry = state.entries[digest] else {
                 state.statistics.misses += 1
                 return nil
             }
             state.statistics.fileSystemReads += 1
-            return entry.size
+            return (entry.size, entry.verifiedChecksum)
         }
-        guard let expectedSize else { return nil }
+        guard let (expectedSize, verifiedChecksum) = indexed else { return nil }
 
         let path = path(for: digest)
         do {
@@ -222,8 +226,10 @@ public final class DiskCache: Sendable {
                 return nil
             }
             let whole = UnsafeRawBufferPointer(start: buffer, count: count)
+            // The payload is verified once per process and file version: see verifiedChecksum.
             guard let footer = DiskCacheEntryFile.footer(inTail: whole, fileSize: count, digest: digest),
-                  payloadChecksum(UnsafeRawBufferPointer(rebasing: whole[..<footer.payloadLength])) == footer.payloadChecksum else {
+                  footer.payloadChecksum == verifiedChecksum
+                    || payloadChecksum(UnsafeRawBufferPointer(rebasing: whole[..<footer.payloadLength])) == footer.payloadChecksum else {
                 free(buffer)
                 drop(digest, path: path, reason: .damaged)
                 return nil
@@ -233,7 +239,7 @@ public final class DiskCache: Sendable {
                 drop(digest, path: path, reason: .expired)
                 return nil
             }
-            noteHit(digest, now: now)
+            noteHit(digest, now: now, verifiedChecksum: footer.payloadChecksum)
             return FileRead(buffer: buffer, count: count, footer: footer)
         } catch {
             logger.debug("disk cache read failed: \(error)")
@@ -267,12 +273,13 @@ public final class DiskCache: Sendable {
         return (buffer, count)
     }
 
-    private func noteHit(_ digest: DiskCacheDigest, now: Int64) {
+    private func noteHit(_ digest: DiskCacheDigest, now: Int64, verifiedChecksum: UInt64) {
         let interval = configuration.accessRecordingInterval.milliseconds
         state.withLock { state in
             state.statistics.hits += 1
             guard var entry = state.entries[digest] else { return }
             entry.accessedAt = max(entry.accessedAt, now)
+            entry.verifiedChecksum = verifiedChecksum
             if now - entry.recordedAccess >= interval {
                 entry.recordedAccess = now
                 state.record([.init(operation: .touch, digest: digest, accessedAt: now)], logger: logger)

@@ -12,8 +12,8 @@ import Foundation
 /// Footer (little-endian): magic u32 · version u16 · reserved u16 · payload length u64 ·
 /// metadata length u32 · reserved u32 · stored-at ms i64 · expires-at ms i64 (0: none) ·
 /// first digest word u64 (guards against a file under the wrong name) · payload checksum u64
-/// (``payloadChecksum(_:)``, verified on every read: truncation is caught by the lengths, a
-/// flipped byte inside the payload only by this) · checksum u64 (FNV-1a over the metadata and
+/// (``payloadChecksum(_:)``, verified on a file's first read in a process: truncation is caught
+/// by the lengths, a flipped byte inside the payload only by this) · checksum u64 (FNV-1a over the metadata and
 /// the footer before it). Version 1 files had no payload checksum and read as damaged.
 enum DiskCacheEntryFile {
     static let footerSize = 64

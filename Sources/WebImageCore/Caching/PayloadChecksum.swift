@@ -1,5 +1,7 @@
-/// The checksum of an entry's payload, verified on every read from disk so that a byte flipped
-/// on the medium (or by another program) is never served as an image.
+/// The checksum of an entry's payload, verified on the first read of each entry's file in a
+/// process (``DiskCache``), so that a byte flipped on the medium (or by another program) is not
+/// served as an image. It runs at about 18 GB/s, yet that is more than a hot entry's whole read
+/// from the page cache (a 200 KB entry: 11 µs against 7 µs), hence once, not on every read.
 ///
 /// Four lanes take eight bytes each per step, the lanes independent so their multiplies overlap
 /// (the structure of xxHash64, written here for the cache's one use). Each step, each merge and
