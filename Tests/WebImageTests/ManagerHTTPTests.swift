@@ -241,6 +241,57 @@ struct ManagerHTTPTests {
         try await setup.tearDown()
     }
 
+    @Test("events can be iterated by any number of consumers; each sees the progress and the one outcome, a late one the outcome alone")
+    func manyEventConsumers() async throws {
+        let setup = try await Setup()
+        let size = try Fixture.data("hopper.webp").count
+        let task = setup.manager.loadImage(with: ImageRequest(url: setup.origin.url("/slow/hopper.webp?chunk=1000&delayMs=1")))
+        // Three streams made before any event: two of events, one of progress alone.
+        let streams = [task.events, task.events]
+        let progress = task.progress
+        let seen = try await withThrowingTaskGroup(of: (received: [Int], finished: Int).self) { group in
+            for events in streams {
+                group.addTask {
+                    var received: [Int] = [], finished = 0
+                    for await event in events {
+                        switch event {
+                        case .progress(let bytes, _): received.append(bytes)
+                        case .finished(let result):
+                            finished += 1
+                            #expect((try? result.get())?.image?.width == 128)
+                        case .preview, .cached: break
+                        }
+                    }
+                    return (received, finished)
+                }
+            }
+            group.addTask {
+                var received: [Int] = []
+                for await step in progress {
+                    #expect(step.expected == size)
+                    received.append(step.received)
+                }
+                return (received, 1)
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(seen.count == 3)
+        for (received, finished) in seen {
+            #expect(finished == 1)
+            #expect(received.count >= 2 && received == received.sorted() && received.last == size)
+        }
+        // After the outcome: a new stream gets it, and nothing else.
+        var late: [String] = []
+        for await event in task.events {
+            if case .finished(.success) = event { late.append("finished") } else { late.append("other") }
+        }
+        #expect(late == ["finished"])
+        var lateProgress = 0
+        for await _ in task.progress { lateProgress += 1 }
+        #expect(lateProgress == 0)
+        try await setup.tearDown()
+    }
+
     @Test("progressiveLoad delivers previews of a progressive JPEG while it downloads, then the final image, nothing after")
     func progressivePreviews() async throws {
         // A decoding thread of its own: the process-wide ones are queued deep with the other
@@ -251,6 +302,8 @@ struct ManagerHTTPTests {
         setup.origin.register("/summer.jpg", data: jpeg)
         // The server paces the body (2 KB every 110 ms), longer than the 100 ms preview throttle.
         let task = setup.manager.loadImage(with: ImageRequest(url: setup.origin.url("/slow/summer.jpg?chunk=2000&delayMs=110"), options: .progressiveLoad))
+        // A second consumer, of the previews alone.
+        let previewStream = task.previews
         var kinds: [String] = []
         var previews: [ImageResponse] = []
         var final: ImageResponse?
@@ -269,6 +322,12 @@ struct ManagerHTTPTests {
         let image = try #require(final?.image)
         #expect(final?.container?.isPreview == false)
         #expect(!previews.isEmpty)
+        var streamedPreviews = 0
+        for await preview in previewStream {
+            #expect(preview.container?.isPreview == true)
+            streamedPreviews += 1
+        }
+        #expect(streamedPreviews == previews.count)
         #expect(kinds.last == "finished")
         #expect(kinds.filter { $0 == "finished" }.count == 1)
         for preview in previews {

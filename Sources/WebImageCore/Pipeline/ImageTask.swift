@@ -45,8 +45,9 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
         var job: SharedJob<ImageResponse>?
         var subscriptionID: Int?
         var waiters: [CheckedContinuation<ImageResponse, any Error>] = []
-        var stream: AsyncStream<Event>.Continuation?
-        var streamCreated = false
+        /// Every consumer's stream of ``events``, by the order they were made.
+        var streams: [Int: AsyncStream<Event>.Continuation] = [:]
+        var nextStream = 0
         var onEvent: (@Sendable (Event) -> Void)?
     }
 
@@ -86,21 +87,81 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
         if let job, let id { job.unsubscribe(id) }
     }
 
-    /// The task's events from now on. The outcome is always delivered, even to a stream made
-    /// after the task finished; progress and previews reach only a stream made before them, so
-    /// ask for it right after creating the task. One stream per task.
+    /// The task's events from now on, in a stream of their own: any number of consumers may
+    /// each ask for one. The outcome is always delivered, even to a stream made after the task
+    /// finished; progress and previews reach only the streams made before them, so ask right
+    /// after creating the task. A consumer that stops iterating leaves; the others go on.
     public var events: AsyncStream<Event> {
         let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let finished = state.withLock { state -> Result<ImageResponse, ImageError>? in
-            precondition(!state.streamCreated, "ImageTask.events can be iterated by one consumer")
-            state.streamCreated = true
-            if state.result == nil { state.stream = continuation }
-            return state.result
+        let (finished, id) = state.withLock { state -> (Result<ImageResponse, ImageError>?, Int) in
+            defer { state.nextStream += 1 }
+            if state.result == nil { state.streams[state.nextStream] = continuation }
+            return (state.result, state.nextStream)
         }
         if let finished {
             continuation.yield(.finished(finished))
             continuation.finish()
+        } else {
+            // Set outside the lock: a stream already terminated calls it at once.
+            continuation.onTermination = { [weak self] _ in
+                _ = self?.state.withLock { $0.streams.removeValue(forKey: id) }
+            }
         }
+        return stream
+    }
+
+    /// Bytes received so far and expected, as a download reports them.
+    public struct Progress: Sendable, Hashable {
+        public var received: Int
+        /// `nil` when the source announced no length.
+        public var expected: Int?
+
+        public init(received: Int, expected: Int?) {
+            self.received = received
+            self.expected = expected
+        }
+
+        /// `received / expected`, when the length is known.
+        public var fraction: Double? {
+            expected.flatMap { $0 > 0 ? min(1, Double(received) / Double($0)) : nil }
+        }
+    }
+
+    /// The progress events of ``events`` alone; the stream ends when the task does.
+    ///
+    /// ```swift
+    /// for await progress in task.progress { bar.fraction = progress.fraction ?? 0 }
+    /// ```
+    public var progress: AsyncStream<Progress> {
+        Self.filtering(events) { event in
+            if case .progress(let received, let expected) = event { Progress(received: received, expected: expected) } else { nil }
+        }
+    }
+
+    /// The progressive previews of ``events`` alone (with ``ImageOptions/progressiveLoad``); the
+    /// stream ends when the task does.
+    ///
+    /// ```swift
+    /// for await preview in task.previews { view.image = preview.image }
+    /// ```
+    public var previews: AsyncStream<ImageResponse> {
+        Self.filtering(events) { event in
+            if case .preview(let response) = event { response } else { nil }
+        }
+    }
+
+    /// The elements `transform` makes of `events`, in a stream that ends with them.
+    private static func filtering<Element: Sendable>(
+        _ events: AsyncStream<Event>, _ transform: @escaping @Sendable (Event) -> Element?
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let relay = Task {
+            for await event in events {
+                if let element = transform(event) { continuation.yield(element) }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in relay.cancel() }
         return stream
     }
 
@@ -144,30 +205,30 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
 
     /// Passes on a progress or preview event, unless the task has completed.
     func deliver(_ event: Event) {
-        let (handler, stream) = state.withLock { state in
-            state.result == nil ? (state.onEvent, state.stream) : (nil, nil)
+        let (handler, streams) = state.withLock { state in
+            state.result == nil ? (state.onEvent, Array(state.streams.values)) : (nil, [])
         }
         handler?(event)
-        stream?.yield(event)
+        for stream in streams { stream.yield(event) }
     }
 
     /// Completes the task once; later calls do nothing.
     func complete(_ result: Result<ImageResponse, ImageError>) {
-        let delivery = state.withLock { state -> (handler: (@Sendable (Event) -> Void)?, stream: AsyncStream<Event>.Continuation?, waiters: [CheckedContinuation<ImageResponse, any Error>])? in
+        let delivery = state.withLock { state -> (handler: (@Sendable (Event) -> Void)?, streams: [AsyncStream<Event>.Continuation], waiters: [CheckedContinuation<ImageResponse, any Error>])? in
             guard state.result == nil else { return nil }
             state.result = result
             defer {
                 state.waiters = []
-                state.stream = nil
+                state.streams = [:]
                 state.onEvent = nil
                 state.job = nil
             }
-            return (state.onEvent, state.stream, state.waiters)
+            return (state.onEvent, Array(state.streams.values), state.waiters)
         }
         guard let delivery else { return }
         onFinish(self, result)
         delivery.handler?(.finished(result))
-        if let stream = delivery.stream {
+        for stream in delivery.streams {
             stream.yield(.finished(result))
             stream.finish()
         }
