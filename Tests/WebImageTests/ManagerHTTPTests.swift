@@ -40,6 +40,52 @@ struct ManagerHTTPTests {
         }
     }
 
+    /// The decoder of `format` among the fixture's counted ones.
+    func decoder(_ format: ImageFormat, in setup: Setup) throws -> CountingDecoder {
+        try #require(setup.fixture.decoders.first { $0.formats.contains(format) })
+    }
+
+    @Test("bytes that arrived are stored on disk when their last requester cancels during the decode: scrolling back downloads nothing")
+    func cancelDuringDecodeKeepsTheBytes() async throws {
+        let setup = try await Setup()
+        let jpeg = try decoder(.jpeg, in: setup)
+        jpeg.closeGate()
+        let url = setup.origin.url("/hopper.jpg")
+        let task = setup.manager.loadImage(with: ImageRequest(url: url))
+        #expect(await yieldUntil { jpeg.concurrency.now == 1 })
+        task.cancel()
+        jpeg.openGate()
+        await setup.manager.waitUntilIdle()
+
+        let scrolledBack = try await setup.fixture.relaunched(loaders: [setup.loader]).image(for: ImageRequest(url: url))
+        #expect(scrolledBack.cacheType == .disk)
+        #expect(setup.origin.requestCount(path: "/hopper.jpg") == 1)
+        try await setup.tearDown()
+    }
+
+    @Test("bytes that arrived are stored on disk when their last requester cancels while the decode waits for memory")
+    func cancelWhileWaitingForDecodeMemoryKeepsTheBytes() async throws {
+        // One byte of decode memory: each decode runs alone, so the second waits for the first.
+        let setup = try await Setup(configureManager: { $0.decodeMemoryLimit = 1 })
+        let gif = try decoder(.gif, in: setup)
+        gif.closeGate()
+        let holder = setup.manager.loadImage(with: ImageRequest(url: setup.origin.url("/hopper.gif")))
+        #expect(await yieldUntil { gif.concurrency.now == 1 })
+        let url = setup.origin.url("/hopper.png")
+        let task = setup.manager.loadImage(with: ImageRequest(url: url))
+        #expect(await yieldUntil { setup.manager.decodeMemory.waiting == 1 })
+        task.cancel()
+        gif.openGate()
+        _ = try await holder.response
+        await setup.manager.waitUntilIdle()
+
+        #expect(try decoder(.png, in: setup).count == 0)
+        let scrolledBack = try await setup.fixture.relaunched(loaders: [setup.loader]).image(for: ImageRequest(url: url))
+        #expect(scrolledBack.cacheType == .disk)
+        #expect(setup.origin.requestCount(path: "/hopper.png") == 1)
+        try await setup.tearDown()
+    }
+
     @Test("100 concurrent requests for one URL make one request; cancelling 99 leaves the last to complete")
     func coalescingAndPartialCancellation() async throws {
         let setup = try await Setup()

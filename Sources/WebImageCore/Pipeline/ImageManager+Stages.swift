@@ -62,17 +62,31 @@ final class PendingStore: Sendable {
         self.metadata = metadata
     }
 
-    /// Writes the bytes, if no one did yet.
+    /// Writes the bytes, if no one did yet. The write is not the caller's to cancel: bytes that
+    /// have fully arrived are stored even when whoever asked for them has left (a list cell
+    /// reused during a fast scroll), so that scrolling back does not download them again.
     func write(logger: Logger) async {
         guard claimed.withLock({ claimed in
             defer { claimed = true }
             return !claimed
         }) else { return }
-        do {
+        // A task of its own: it inherits no cancellation, and is awaited all the same so that
+        // whoever waits for the pipeline to be idle waits for it too.
+        let outcome = await Task { [disk, data, key, metadata] in
             try await disk.store(data, forKey: key, metadata: metadata)
-        } catch {
-            logger.warning("not stored on disk", metadata: ["key": "\(key)", "error": "\(error)"])
+        }.result
+        if case .failure(let error) = outcome {
+            let level: Logger.Level = ImageError(error) == .cancelled ? .debug : .warning
+            logger.log(level: level, "not stored on disk", metadata: ["key": "\(key)", "error": "\(error)"])
         }
+    }
+
+    /// Writes the bytes, if no one did yet and they look like an image `registry` decodes:
+    /// for bytes nobody decodes (delivered undecoded, or left behind by a cancelled load),
+    /// since only a successful decode proves them an image.
+    func writeIfDecodable(registry: CoderRegistry, logger: Logger) async {
+        guard let format = ImageFormat(sniffing: data), registry.decoder(for: format) != nil else { return }
+        await write(logger: logger)
     }
 }
 
@@ -359,15 +373,14 @@ extension ImageManager {
             previewer?.stop()
             if options.contains(.avoidDecode) || loaded.isRevalidated {
                 job.send(.value(DecodedImage(container: nil, loaded: loaded)))
-                // Bytes delivered undecoded are kept only when they look like an image some
-                // decoder reads.
-                if let store = loaded.pendingStore, let format = ImageFormat(sniffing: loaded.data),
-                   configuration.registry.decoder(for: format) != nil {
-                    await store.write(logger: logger)
-                }
+                await loaded.pendingStore?.writeIfDecodable(registry: configuration.registry, logger: logger)
                 return
             }
-            guard job.hasSubscribers else { throw ImageError.cancelled }
+            guard job.hasSubscribers else {
+                // Everyone left after the bytes arrived: they are kept all the same.
+                await loaded.pendingStore?.writeIfDecodable(registry: configuration.registry, logger: logger)
+                throw ImageError.cancelled
+            }
             let decodingOptions = decodingOptions(for: plan.request, data: loaded.data)
             let container: ImageContainer
             let duration: Duration
@@ -383,7 +396,11 @@ extension ImageManager {
                         return (container, ContinuousClock.now - started)
                     }
                 }
-            } catch let error as ImageError where error != .cancelled {
+            } catch ImageError.cancelled {
+                // Everyone left while the decode waited: the bytes are kept all the same.
+                await loaded.pendingStore?.writeIfDecodable(registry: configuration.registry, logger: logger)
+                throw ImageError.cancelled
+            } catch let error as ImageError {
                 if loaded.cacheType == .disk {
                     // Damaged bytes in the cache: drop them so the next request fetches anew.
                     await plan.cache.disk?.removeEntry(forKey: plan.dataKey.key)
@@ -470,7 +487,10 @@ extension ImageManager {
             let store = options.contains(.cacheMemoryOnly) ? nil : disk.map {
                 PendingStore(disk: $0, key: plan.dataKey.key, data: response.data, metadata: metadata)
             }
-            job.send(.value(LoadedData(data: response.data, metadata: metadata, cacheType: .none, duration: ContinuousClock.now - started, pendingStore: store)))
+            let told = job.send(.value(LoadedData(data: response.data, metadata: metadata, cacheType: .none, duration: ContinuousClock.now - started, pendingStore: store)))
+            // Every requester left as the last byte arrived: nobody decodes them, but they are
+            // kept (they may be wanted again in a moment).
+            if told == 0 { await store?.writeIfDecodable(registry: configuration.registry, logger: logger) }
         } catch {
             let error = ImageError(error)
             if error.isPermanent { failedURLs.insert(plan.url.absoluteString) }

@@ -136,7 +136,10 @@ final class SharedJob<Value: Sendable>: Sendable {
 
     /// Tells every subscriber `event`; a final event is kept for late subscribers and for the
     /// job's own after-work. Events after the final one are dropped.
-    func send(_ event: Event) {
+    ///
+    /// - Returns: how many subscribers were told.
+    @discardableResult
+    func send(_ event: Event) -> Int {
         let handlers: [Handler] = state.withLock { state in
             guard state.outcome == nil else { return [] }
             let handlers = state.subscribers.map(\.handler)
@@ -152,6 +155,7 @@ final class SharedJob<Value: Sendable>: Sendable {
             return handlers
         }
         for handler in handlers { handler(event) }
+        return handlers.count
     }
 
     /// Whether anyone is still subscribed.
