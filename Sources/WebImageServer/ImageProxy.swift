@@ -92,6 +92,16 @@ public final class ImageProxy: Sendable {
         /// Whether the format was picked from `Accept` (the response then carries
         /// `Vary: Accept`).
         public var variesOnAccept: Bool
+        /// `false` when the source was cut short or damaged and the image shows only what it
+        /// held (``ImageContainer/isComplete``): such an output is not kept, and the response
+        /// tells caches not to keep it either.
+        public var isComplete = true
+    }
+
+    /// What one render made.
+    struct Rendered: Sendable {
+        var image: EncodedImage
+        var isComplete: Bool
     }
 
     public let configuration: Configuration
@@ -107,7 +117,7 @@ public final class ImageProxy: Sendable {
     private let httpLoader: HTTPImageLoader
     /// Every connection to an origin goes through it: see ``EgressGuard``.
     private let egress: EgressGuard
-    private let inProgress = Mutex<[String: Task<EncodedImage, any Error>]>([:])
+    private let inProgress = Mutex<[String: Task<Rendered, any Error>]>([:])
 
     public init(configuration: Configuration) throws {
         self.configuration = configuration
@@ -194,9 +204,9 @@ public final class ImageProxy: Sendable {
             return task
         }
         do {
-            let image = try await task.value
+            let rendered = try await task.value
             metrics.recordVariant(.miss)
-            return Output(image: image, source: .miss, variesOnAccept: plan.variesOnAccept)
+            return Output(image: rendered.image, source: .miss, variesOnAccept: plan.variesOnAccept, isComplete: rendered.isComplete)
         } catch let error as ProxyError {
             throw error
         } catch let error as ImageError {
@@ -273,7 +283,7 @@ public final class ImageProxy: Sendable {
     }
 
     /// Loads, decodes and processes through the manager, encodes, stores.
-    private func render(_ request: ProxyRequest, from url: URL, as target: ImageFormat?, key: String) async throws -> EncodedImage {
+    private func render(_ request: ProxyRequest, from url: URL, as target: ImageFormat?, key: String) async throws -> Rendered {
         defer { _ = inProgress.withLock { $0.removeValue(forKey: key) } }
         var imageRequest = ImageRequest(url: url, options: [.retryFailed])
         if target == .jpeg { imageRequest.options.insert(.decodeFirstFrameOnly) }
@@ -301,8 +311,9 @@ public final class ImageProxy: Sendable {
             try registry.encode(container, as: format, options: options)
         }
         let image = EncodedImage(data: data, contentType: format == .apng ? "image/png" : format.mimeType)
-        await variants.store(image, forKey: key)
-        return image
+        // An image of a damaged source is answered, never kept as if it were whole.
+        if container.isComplete { await variants.store(image, forKey: key) }
+        return Rendered(image: image, isComplete: container.isComplete)
     }
 
     /// A side left free: larger than any image, so the other side decides the scale.

@@ -256,7 +256,7 @@ public struct ProxyServer: Sendable {
         let image = result.image
         var headers: HTTPFields = [
             .eTag: image.etag,
-            .cacheControl: cacheControl,
+            .cacheControl: result.isComplete ? cacheControl : "no-store",
         ]
         if result.variesOnAccept { headers[.vary] = "Accept" }
         headers[Self.xCache] = result.source.rawValue

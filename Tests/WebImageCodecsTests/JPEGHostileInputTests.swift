@@ -36,6 +36,26 @@ import WebImageTestSupport
         #expect(try incremental.finish().image == image)
     }
 
+    /// A file cut inside its image data decodes (as browsers show it) but says it is not the
+    /// whole image, through each engine and the incremental decoder; the whole file says it is.
+    @Test(arguments: ["hopper.jpg", "hopper-progressive-32.jpg", "hopper-cmyk-32.jpg"])
+    func aTruncatedFileDecodesAsIncomplete(name: String) throws {
+        let data = try JPEGTests.fixture(name)
+        var libjpeg = JPEGDecoder()
+        libjpeg.engine = .libjpeg
+        for decoder in [JPEGDecoder(), libjpeg] {
+            #expect(try decoder.decode(data, options: .init()).isComplete)
+            let cut = try decoder.decode(data.prefix(data.count * 6 / 10), options: .init())
+            #expect(!cut.isComplete, "\(name), \(decoder.engine)")
+            var thumbnail = ImageDecodingOptions()
+            thumbnail.thumbnail = .maxPixelSize(8)
+            #expect(try !JPEGTests.registry.decode(data.prefix(data.count * 6 / 10), options: thumbnail).isComplete, "\(name) thumbnail")
+        }
+        let incremental = try #require(JPEGDecoder().makeIncrementalDecoder(options: .init()))
+        try incremental.append(data.prefix(data.count * 6 / 10))
+        #expect(try !incremental.finish().isComplete, "\(name) incremental")
+    }
+
     /// Every prefix of a baseline and a progressive file: a prefix that ends in the header
     /// throws ``ImageError/corruptData(_:)``; one that reaches the image data returns the full
     /// size, and for the baseline file the rows before the cut equal the full decode's.

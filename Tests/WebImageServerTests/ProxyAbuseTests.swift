@@ -34,6 +34,27 @@ import WebImageTestSupport
         #expect(try await harness.get("/bomb.webp", "w=64&h=64").status == 413)
     }
 
+    /// A JPEG cut short is answered (as browsers show it, the missing rows grey) but never kept
+    /// as if whole: each request makes it again, and caches are told not to keep it.
+    @Test func aPartialImageIsAnsweredButNeverCached() async throws {
+        let harness = try await ProxyHarness.start()
+        defer { Task { await harness.stop() } }
+        let elephants = try Fixture.elephants
+        harness.origin.register("/cut.jpg", data: elephants.prefix(elephants.count / 2))
+        harness.origin.register("/e.jpg", data: elephants)
+        for _ in 0..<2 {
+            let reply = try await harness.get("/cut.jpg", "w=100")
+            #expect(reply.status == 200)
+            #expect(reply.header("Cache-Control") == "no-store")
+            #expect(reply.header("X-Cache") == "miss")
+        }
+        // The whole file is kept: its second answer comes from memory.
+        #expect(try await harness.get("/e.jpg", "w=100").header("X-Cache") == "miss")
+        let again = try await harness.get("/e.jpg", "w=100")
+        #expect(again.header("X-Cache") == "memory")
+        #expect(again.header("Cache-Control")?.hasPrefix("public") == true)
+    }
+
     /// Hundreds of thousands of 1×1 frames (9.6 MB, under the source limit): refused by count
     /// before libwebp is asked for any frame.
     @Test func hundredsOfThousandsOfFramesAreRefused() async throws {

@@ -133,7 +133,10 @@ struct GIFRenderer {
         }
         let loopCount = stream.loopValue.map { $0 == 0 ? 0 : $0 + 1 } ?? 1
         let animation = frames.count > 1 ? AnimatedImage(frames: frames, loopCount: loopCount) : nil
-        return ImageContainer(image: first.bitmap, animation: animation, format: .gif)
+        var container = ImageContainer(image: first.bitmap, animation: animation, format: .gif)
+        // Cut short: frames, or rows of the first, may be missing.
+        container.isComplete = !stream.isTruncated
+        return container
     }
 
     /// Applies `frame`'s disposal to the canvas once the frame has been shown.

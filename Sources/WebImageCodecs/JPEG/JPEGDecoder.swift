@@ -23,7 +23,7 @@ import WebImageCore
 ///
 /// Damaged files: a file that ends early, or whose compressed data is corrupt past the
 /// header, decodes as far as its data goes, the rest mid-grey, as browsers show it (libjpeg
-/// reports this as a warning). A file whose header cannot be read, or that ends before any
+/// reports this as a warning), with ``ImageContainer/isComplete`` `false`. A file whose header cannot be read, or that ends before any
 /// image data, throws ``ImageError/corruptData(_:)``.
 ///
 /// ```swift
@@ -69,21 +69,24 @@ public struct JPEGDecoder: ImageDecoder {
             guard decompressor.scanBytes > 2 else {
                 throw ImageError.corruptData("JPEG: the file ends before any image data")
             }
-            let bitmap: Bitmap
+            let bitmap: Bitmap, complete: Bool
             if header.eighths == 1, header.info.progressive != 0, engine == .automatic,
                let dcScans = JPEGScanFilter.dcScansOnly(bytes) {
-                bitmap = try Self.decodeDCScans(dcScans, header: header)
+                (bitmap, complete) = try Self.decodeDCScans(dcScans, header: header)
             } else if header.isCMYK || engine == .libjpeg {
                 bitmap = try Self.decodeWithLibJPEG(decompressor, header: header)
+                complete = decompressor.warnings == 0
             } else {
-                bitmap = try Self.decodeWithTurboJPEG(bytes, header: header)
+                (bitmap, complete) = try Self.decodeWithTurboJPEG(bytes, header: header)
             }
-            return ImageContainer(
+            var container = ImageContainer(
                 image: convertsToSRGB ? JPEGColorConversion.toSRGB(bitmap, profile: header.iccProfile, header: header) : bitmap,
                 format: .jpeg,
                 orientation: header.orientation,
                 iccProfile: header.iccProfile
             )
+            container.isComplete = complete
+            return container
         }
     }
 
@@ -104,8 +107,9 @@ public struct JPEGDecoder: ImageDecoder {
         }
     }
 
-    /// A 1/8-scale decode of a progressive file's DC scans alone (see ``JPEGScanFilter``).
-    static func decodeDCScans(_ data: Data, header: JPEGHeader) throws -> Bitmap {
+    /// A 1/8-scale decode of a progressive file's DC scans alone (see ``JPEGScanFilter``), and
+    /// whether it met no damage.
+    static func decodeDCScans(_ data: Data, header: JPEGHeader) throws -> (Bitmap, complete: Bool) {
         try data.withUnsafeBytes { bytes in
             let decompressor = try LibJPEGDecompressor()
             decompressor.borrowInput(bytes)
@@ -113,20 +117,22 @@ public struct JPEGDecoder: ImageDecoder {
                 throw ImageError.corruptData("JPEG: the header is incomplete")
             }
             decompressor.setBlockSmoothing(false)
-            return try decodeWithLibJPEG(decompressor, header: header)
+            return (try decodeWithLibJPEG(decompressor, header: header), decompressor.warnings == 0)
         }
     }
 
-    /// Grey, RGB and YCbCr through TurboJPEG straight into the bitmap. TurboJPEG reads the
-    /// header again (cheap); scaling is chosen by giving it the scaled size.
-    static func decodeWithTurboJPEG(_ bytes: UnsafeRawBufferPointer, header: JPEGHeader) throws -> Bitmap {
+    /// Grey, RGB and YCbCr through TurboJPEG straight into the bitmap, and whether it met no
+    /// damage. TurboJPEG reads the header again (cheap); scaling is chosen by giving it the
+    /// scaled size.
+    static func decodeWithTurboJPEG(_ bytes: UnsafeRawBufferPointer, header: JPEGHeader) throws -> (Bitmap, complete: Bool) {
         guard let handle = tjInitDecompress() else {
             throw ImageError.tooLarge("JPEG: out of memory creating a TurboJPEG decompressor")
         }
         defer { tjDestroy(handle) }
         let width = JPEGHeader.scaled(header.width, eighths: header.eighths)
         let height = JPEGHeader.scaled(header.height, eighths: header.eighths)
-        return try Bitmap(width: width, height: height, pixelFormat: .rgba8) { pixels in
+        var complete = true
+        let bitmap = try Bitmap(width: width, height: height, pixelFormat: .rgba8) { pixels in
             let result = tjDecompress2(
                 handle,
                 bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt(bytes.count),
@@ -140,6 +146,8 @@ public struct JPEGDecoder: ImageDecoder {
             if result != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
                 throw ImageError.corruptData("JPEG: \(String(cString: tjGetErrorStr2(handle)))")
             }
+            complete = result == 0
         }
+        return (bitmap, complete)
     }
 }

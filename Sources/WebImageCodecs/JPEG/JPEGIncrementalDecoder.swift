@@ -118,7 +118,9 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoder {
             } else {
                 guard rowsDecoded == height else { throw ImageError.corruptData("JPEG: decompression stopped early") }
             }
-            let container = try container(header: header, isPreview: false)
+            var container = try container(header: header, isPreview: false)
+            // libjpeg warns when it decodes past the end of the data or past damage.
+            container.isComplete = decompressor.warnings == 0
             result = container
             pixels = []
             lastShown = nil

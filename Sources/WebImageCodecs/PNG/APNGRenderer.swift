@@ -57,7 +57,10 @@ struct APNGRenderer {
             throw ImageError.corruptData("APNG: no frame could be decoded")
         }
         let animation = composed.count > 1 ? AnimatedImage(frames: composed, loopCount: self.animation.plays) : nil
-        return ImageContainer(image: first.bitmap, animation: animation, format: .apng)
+        var container = ImageContainer(image: first.bitmap, animation: animation, format: .apng)
+        // A file cut short keeps the frames that arrived whole.
+        container.isComplete = composed.count == frames.count
+        return container
     }
 
     /// `delay_num / delay_den` seconds; a zero denominator means hundredths (the APNG spec).

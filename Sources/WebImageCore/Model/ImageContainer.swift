@@ -22,6 +22,11 @@ public struct ImageContainer: Sendable {
     public var data: Data?
     /// `true` for a progressive preview delivered before the final image.
     public var isPreview: Bool
+    /// `false` when the decoder ran out of data before the image's end (a file cut short) or
+    /// decoded past damage: the image shows what the file holds, as browsers show it (a JPEG's
+    /// missing rows mid-grey, a GIF's missing frames left out), but it is not the whole image.
+    /// Whoever keeps images for others (the proxy) must not keep it as if it were.
+    public var isComplete = true
     /// The orientation the source stored (EXIF). When the decoder applied it (the default),
     /// the pixels are already upright; see ``ImageDecodingOptions/appliesOrientation``.
     public var orientation: ImageOrientation
