@@ -19,8 +19,13 @@ public struct ReferenceImage: Decodable, Sendable {
 }
 
 public enum Reference {
-    /// The shared corpus, when present beside the repository.
+    /// Set in the environment (`WEBIMAGE_HIDE_CORPUS=1`), the corpus counts as absent: how CI
+    /// checks, without a rebuild, that a clone with nothing beside it passes too.
+    public static let corpusHidden = ProcessInfo.processInfo.environment["WEBIMAGE_HIDE_CORPUS"] == "1"
+
+    /// The shared corpus, when present beside the repository (and not hidden).
     public static let corpus: URL? = {
+        guard !corpusHidden else { return nil }
         let url = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("shared/corpus")

@@ -187,6 +187,10 @@ import WebImageCore
     /// and 256 px), and the reducing path is really taken where it applies.
     @Test func fixturesAndCorpus() throws {
         var files: [(String, Data)] = try ["hopper.png", "hopper-rgba-32.png"].map { ($0, try PNGGIFReference.fixture($0)) }
+        // A large PNG the repository keeps (the demo's), so that a clone without the corpus
+        // still takes the reducing path on more than one file.
+        let demo = PNGGIFReference.fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Demo/images/Spring.png")
+        files.append(("Demo/images/Spring.png", try Data(contentsOf: demo)))
         if let corpus = Reference.corpus {
             for image in Reference.images where image.format == "PNG" && image.decodable && (image.frames ?? 1) == 1 {
                 files.append((image.file, try Data(contentsOf: corpus.appendingPathComponent(image.file))))
