@@ -45,6 +45,10 @@ func runScrollBenchmarks(_ report: Report) {
         ours: Double(result.violations), reference: Double(result.stalesDropped),
         referenceName: "superseded bindings (completed as cancelled)", unit: "", goal: .valueAtMost(0)))
     report.add(.init(
+        group: "scroll", name: "downloads of bytes that had already arrived whole (scroll-backs)",
+        ours: Double(result.redownloads), reference: Double(result.completedDownloads),
+        referenceName: "downloads that completed", unit: "", goal: .valueAtMost(0)))
+    report.add(.init(
         group: "scroll", name: "rebind tick, 1,000 setImage calls on the main queue",
         ours: result.tickMilliseconds, reference: 5,
         referenceName: "the 5 ms scroll period", unit: "ms", goal: .none))
@@ -70,6 +74,9 @@ private struct ScrollResult: Sendable {
     var imagesShown = 0
     var tickMilliseconds = 0.0
     var settledCorrectly = 0
+    /// Downloads of a URL whose bytes had already arrived whole in an earlier download.
+    var redownloads = 0
+    var completedDownloads = 0
 }
 
 private func simulateScroll() async throws -> ScrollResult {
@@ -85,7 +92,12 @@ private func simulateScroll() async throws -> ScrollResult {
 
     let http = HTTPImageLoader()
     let loader = MeteredLoader(base: http, origin: origin)
-    let manager = ImageManager(configuration: .init(cache: ImageCache(disk: nil), loaders: [loader], registry: .system()))
+    // With a disk cache, as an app has: bytes that arrived whole are kept there, so scrolling
+    // back never downloads them again.
+    let diskDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("webimage-bench-scroll-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: diskDirectory) }
+    let manager = ImageManager(configuration: .init(
+        cache: ImageCache(disk: try DiskCache(directory: diskDirectory)), loaders: [loader], registry: .system()))
     let main = DispatchQueue(label: "webimage.bench.main")
     let binder = ImageBinder(manager: manager, delivery: .init { job in main.async(execute: job) })
     let cells = (0..<scrollTargets).map { _ in ScrollCell() }
@@ -126,7 +138,13 @@ private func simulateScroll() async throws -> ScrollResult {
     _ = await origin.waitUntil(timeout: .seconds(30)) { records in records.allSatisfy { $0.outcome != .pending } }
 
     var result = ScrollResult()
+    var completedURLs: Set<String> = []
     for attempt in loader.attempts {
+        if completedURLs.contains(attempt.url) { result.redownloads += 1 }
+        if attempt.completed {
+            completedURLs.insert(attempt.url)
+            result.completedDownloads += 1
+        }
         result.attempts += 1
         guard let atCancel = attempt.bytesAtCancel else { continue }
         result.cancelled += 1
@@ -184,6 +202,10 @@ private final class ScrollCell: ImageTarget {
 private final class MeteredLoader: ImageLoader {
     struct Attempt: Sendable {
         var uri: String
+        /// The URL asked for, before the attempt's tag.
+        var url = ""
+        /// Whether the whole body arrived.
+        var completed = false
         var bytesAtCancel: Int?
         /// Body bytes the loader received, in all and by the time it was cancelled.
         var received = 0
@@ -205,7 +227,7 @@ private final class MeteredLoader: ImageLoader {
 
     func load(_ request: ImageLoadRequest, context: ImageLoadContext) async throws -> ImageLoadResponse {
         let index = log.withLock { log in
-            log.append(Attempt(uri: ""))
+            log.append(Attempt(uri: "", url: request.url.absoluteString))
             return log.count - 1
         }
         var tagged = request
@@ -220,7 +242,9 @@ private final class MeteredLoader: ImageLoader {
         }
         context.onPriorityChange { metered.priority = $0 }
         return try await withTaskCancellationHandler {
-            try await base.load(tagged, context: metered)
+            let response = try await base.load(tagged, context: metered)
+            log.withLock { $0[index].completed = true }
+            return response
         } onCancel: {
             let sent = origin.record(uri: uri)?.bodyBytesSent ?? 0
             self.log.withLock { log in
