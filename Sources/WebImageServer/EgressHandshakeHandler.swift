@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NIOSOCKS
+import WebImage
 
 /// One SOCKS5 client of the ``EgressGuard``: accepts the greeting without authentication, takes
 /// the `CONNECT` request, asks the ``OriginGuard`` where it may go, connects there, and joins
@@ -91,7 +92,7 @@ final class EgressHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
         to addresses: ArraySlice<IPAddress>, port: Int, on eventLoop: any EventLoop, timeout: TimeAmount
     ) -> EventLoopFuture<any Channel> {
         guard let first = addresses.first else {
-            return eventLoop.makeFailedFuture(ChannelError.connectPending)
+            return eventLoop.makeFailedFuture(ImageError.network(.init(.connectionRefused, "no address to connect to")))
         }
         let target: SocketAddress
         do {
@@ -114,6 +115,11 @@ final class EgressHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
     /// Called as the connection completes, in the same event-loop turn, so nothing the origin
     /// sends can arrive before its relay is in place.
     private func join(context: ChannelHandlerContext, to outbound: any Channel) {
+        // The client may have gone while the connection was made.
+        guard context.channel.isActive else {
+            outbound.close(promise: nil)
+            return
+        }
         let (inbound, relay) = RelayHandler.pair()
         let bound = outbound.localAddress.map(SOCKSAddress.address) ?? .domain("0.0.0.0", port: 0)
         do {
