@@ -178,8 +178,7 @@ public final class ImageProxy: Sendable {
     /// Waits for the pipeline's work (disk writes included) to finish, then closes the HTTP
     /// client and the egress guard.
     public func shutdown() async {
-        await manager.waitUntilIdle()
-        try? await httpLoader.shutdown()
+        await manager.shutdown()
         await egress.shutdown()
     }
 

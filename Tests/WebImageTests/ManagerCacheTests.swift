@@ -292,6 +292,36 @@ struct ManagerCacheTests {
         #expect(try await fixture.relaunched().image(for: ImageRequest(url: url)).cacheType == .disk)
     }
 
+    @Test("cache queries and removal by request: memory for the variant, disk for the bytes, both levels removed")
+    func cacheQueriesByRequest() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.directory.remove() }
+        let url = Fixture.url("hopper.png")
+        let original = ImageRequest(url: url)
+        let thumbnail = ImageRequest(url: url, thumbnail: .maxPixelSize(16))
+        #expect(fixture.manager.cachedType(for: original) == .none)
+        #expect(!fixture.manager.containsCachedImage(for: thumbnail))
+
+        _ = try await fixture.manager.image(for: thumbnail)
+        await fixture.manager.waitUntilIdle()
+        #expect(fixture.manager.cachedType(for: thumbnail) == .memory)
+        // The original was never decoded, but its bytes are on disk.
+        #expect(fixture.manager.cachedType(for: original) == .disk)
+        #expect(try fixture.relaunched().cachedType(for: thumbnail) == .disk)
+
+        await fixture.manager.removeCachedImage(for: thumbnail)
+        #expect(fixture.manager.cachedType(for: thumbnail) == .none)
+        #expect(fixture.manager.cachedType(for: original) == .none)
+        #expect(fixture.cache.diskCount == 0)
+
+        _ = try await fixture.manager.image(for: original)
+        await fixture.manager.waitUntilIdle()
+        #expect(fixture.manager.containsCachedImage(for: original))
+        try await fixture.manager.removeAllCachedImages()
+        #expect(!fixture.manager.containsCachedImage(for: original))
+        #expect(fixture.cache.memoryCount == 0 && fixture.cache.diskCount == 0)
+    }
+
     @Test("fromLoaderOnly skips both caches; queryMemoryData adds the bytes to a memory hit, queryDiskSync reads them on the spot")
     func cacheQueryOptions() async throws {
         let fixture = try PipelineFixture()

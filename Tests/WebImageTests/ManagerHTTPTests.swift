@@ -86,6 +86,23 @@ struct ManagerHTTPTests {
         try await setup.tearDown()
     }
 
+    @Test("shutdown waits for the work under way, then closes the HTTP client: a later download fails")
+    func shutdownClosesTheHTTPClient() async throws {
+        let setup = try await Setup()
+        let response = try await setup.manager.image(for: ImageRequest(url: setup.origin.url("/hopper.jpg")))
+        #expect(response.image?.width == 128)
+        await setup.manager.shutdown()
+        // The bytes were stored before it returned.
+        #expect(setup.fixture.cache.diskCount == 1)
+        do {
+            _ = try await setup.manager.image(for: ImageRequest(url: setup.origin.url("/hopper.png")))
+            Issue.record("a download after shutdown succeeded")
+        } catch {}
+        #expect(setup.origin.requestCount(path: "/hopper.png") == 0)
+        try await setup.origin.shutdown()
+        setup.fixture.directory.remove()
+    }
+
     @Test("100 concurrent requests for one URL make one request; cancelling 99 leaves the last to complete")
     func coalescingAndPartialCancellation() async throws {
         let setup = try await Setup()

@@ -31,6 +31,10 @@ public protocol ImageLoader: Sendable {
     ///   cancelled, ``ImageError/httpStatus(_:)``, ``ImageError/network(_:)``,
     ///   ``ImageError/timeout(_:)``, ``ImageError/tooLarge(_:)``, ``ImageError/invalidURL(_:)``.
     func load(_ request: ImageLoadRequest, context: ImageLoadContext) async throws -> ImageLoadResponse
+
+    /// Lets go of what the loader holds (connections, threads); called by
+    /// ``ImageManager/shutdown()``. Loads after it may fail. Does nothing by default.
+    func shutdown() async throws
 }
 
 /// What a loader is asked to fetch.
@@ -103,4 +107,8 @@ public struct ImageLoadResponse: Sendable {
         self.isNotModified = isNotModified
         self.metadata = metadata
     }
+}
+
+extension ImageLoader {
+    public func shutdown() async throws {}
 }
