@@ -68,6 +68,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         // The bytes reach the disk after the loads report back: let the writes finish.
         await manager.waitUntilIdle()
         print(Self.summaryLine(summary, elapsed: display.elapsed))
+        for failure in summary.failures { printError("failed: \(failure)") }
         if summary.failed > 0 { throw ExitCode.failure }
     }
 

@@ -31,6 +31,9 @@ struct PrefetcherTests {
         #expect(summary.finished == 2)
         #expect(summary.skipped == 2)
         #expect(summary.failed == 2)
+        // Which ones, and why.
+        #expect(summary.failures.map(\.url) == [urls[4], urls[5]] || summary.failures.map(\.url) == [urls[5], urls[4]])
+        for failure in summary.failures { #expect(failure.error == .httpStatus(404), "\(failure)") }
         #expect(summary.cancelled == 0)
         let expectedBytes = try Fixture.data("hopper.jpg").count + Fixture.data("hopper.png").count
         #expect(summary.bytes == expectedBytes)
@@ -144,6 +147,33 @@ struct PrefetcherTests {
         #expect(summary.finished == 8)
         #expect(setup.origin.allRequests.count == 8)
         #expect(setup.origin.maxConcurrentRequests == 3)
+        try await setup.tearDown()
+    }
+
+    @Test("stopPrefetching drops the given URLs, queued or loading, and the rest of the batch goes on")
+    func stopPrefetchingURLs() async throws {
+        let setup = try await Setup()
+        let jpeg = try Fixture.data("hopper.jpg")
+        let paths = (0..<6).map { "/s\($0).jpg" }
+        var gates: [TestOrigin.Gate] = []
+        for path in paths {
+            setup.origin.register(path, data: jpeg)
+            gates.append(setup.origin.gate(path))
+        }
+        let urls = paths.map(setup.origin.url)
+        let prefetcher = ImagePrefetcher(manager: setup.manager)   // 3 at a time
+        let batch = prefetcher.startPrefetching(urls)
+        #expect(await setup.origin.waitForRequests(count: 3))
+        let loading = setup.origin.allRequests.map(\.path)
+        // Rows that left the window: one loading, two still queued.
+        let loadingURL = try #require(urls.first { $0.path == loading[0] })
+        let queued = urls.filter { !loading.contains($0.path) }.prefix(2)
+        prefetcher.stopPrefetching([loadingURL] + queued)
+        for gate in gates { gate.open() }
+        let summary = await batch.summary
+        #expect(summary.cancelled == 3)
+        #expect(summary.finished == 3)
+        for url in queued { #expect(setup.origin.requestCount(path: url.path) == 0) }
         try await setup.tearDown()
     }
 

@@ -79,6 +79,8 @@ public final class ImagePrefetcher: Sendable {
         public var cancelled = 0
         /// Bytes downloaded: the sum of the sizes of the ``finished`` images.
         public var bytes = 0
+        /// The URLs counted in ``failed``, each with its error, in the order they failed.
+        public var failures: [Failure] = []
 
         public init(total: Int) { self.total = total }
 
@@ -90,6 +92,26 @@ public final class ImagePrefetcher: Sendable {
 
         public var description: String {
             "\(completed)/\(total): \(finished) finished, \(skipped) skipped, \(failed) failed, \(cancelled) cancelled, \(bytes) bytes"
+        }
+
+        /// One URL that failed, and why.
+        public struct Failure: Sendable, Hashable, CustomStringConvertible {
+            /// `nil` for a request without a URL.
+            public var url: URL?
+            public var error: ImageError
+
+            public init(url: URL?, error: ImageError) {
+                self.url = url
+                self.error = error
+            }
+
+            public static func == (lhs: Failure, rhs: Failure) -> Bool { lhs.url == rhs.url && lhs.error == rhs.error }
+            public func hash(into hasher: inout Hasher) {
+                hasher.combine(url)
+                hasher.combine(error.description)
+            }
+
+            public var description: String { "\(url?.absoluteString ?? "<no URL>"): \(error)" }
         }
     }
 
@@ -270,18 +292,35 @@ public final class ImagePrefetcher: Sendable {
 
     /// Counts `item`'s outcome (`nil`: cached, skipped without a load) and frees its slot.
     private func complete(_ item: Item, _ result: Result<ImageResponse, ImageError>?) {
-        item.batch.record(index: item.index, outcome: Outcome(result))
+        item.batch.record(index: item.index, outcome: Outcome(result, url: item.request.url))
         state.withLock { $0.running -= 1 }
         pump()
     }
 
-    /// Forgets `batch`'s queued items; returns how many there were.
-    fileprivate func dequeue(_ batch: Batch) -> Int {
+    /// Forgets `batch`'s queued items (only those of `urls`, when given); returns how many
+    /// there were.
+    fileprivate func dequeue(_ batch: Batch, urls: Set<URL>? = nil) -> Int {
         state.withLock { state in
             let before = state.pending.count
-            state.pending.removeAll { $0.batch === batch }
+            state.pending.removeAll { item in
+                item.batch === batch && (urls.map { item.request.url.map($0.contains) ?? false } ?? true)
+            }
             return before - state.pending.count
         }
+    }
+
+    /// Stops prefetching `urls` in every batch, as rows leave a list's prefetch window: those
+    /// still queued never start, those loading are cancelled (a download shared with another
+    /// request goes on for it). They count as cancelled; the rest of each batch goes on.
+    ///
+    /// ```swift
+    /// prefetcher.stopPrefetching(rowsThatLeft.map(\.imageURL))
+    /// ```
+    public func stopPrefetching(_ urls: [URL]) {
+        let urls = Set(urls)
+        guard !urls.isEmpty else { return }
+        let batches = state.withLock { Array($0.batches.values) }
+        for batch in batches { batch.cancel(urls: urls) }
     }
 
     fileprivate func forget(_ batch: Batch) {
@@ -291,17 +330,17 @@ public final class ImagePrefetcher: Sendable {
     fileprivate enum Outcome {
         case finished(bytes: Int)
         case skipped
-        case failed
+        case failed(Summary.Failure)
         case cancelled
 
-        init(_ result: Result<ImageResponse, ImageError>?) {
+        init(_ result: Result<ImageResponse, ImageError>?, url: URL?) {
             switch result {
             case .none: self = .skipped
             case .some(.success(let response)):
                 self = response.cacheType == .none ? .finished(bytes: response.data?.count ?? 0) : .skipped
             case .some(.failure(.cancelled)): self = .cancelled
             case .some(.failure(.recentlyFailed)): self = .skipped
-            case .some(.failure): self = .failed
+            case .some(.failure(let error)): self = .failed(Summary.Failure(url: url, error: error))
             }
         }
     }
@@ -374,6 +413,19 @@ extension ImagePrefetcher {
             finishIfComplete()
         }
 
+        /// Stops the batch's items for `urls` alone: see ``ImagePrefetcher/stopPrefetching(_:)``.
+        fileprivate func cancel(urls: Set<URL>) {
+            guard !isCancelled, !isFinished else { return }
+            let dropped = prefetcher?.dequeue(self, urls: urls) ?? 0
+            let tasks = state.withLock { state in
+                state.summary.cancelled += dropped
+                if dropped > 0 { state.outbox.append((state.summary, false)) }
+                return state.tasks.values.filter { $0.request.url.map(urls.contains) ?? false }
+            }
+            for task in tasks { task.cancel() }
+            finishIfComplete()
+        }
+
         fileprivate var isCancelled: Bool { state.withLock { $0.isCancelled } }
 
         /// Records the task loading item `index`; cancels it if the batch was cancelled first.
@@ -395,7 +447,9 @@ extension ImagePrefetcher {
                     state.summary.finished += 1
                     state.summary.bytes += bytes
                 case .skipped: state.summary.skipped += 1
-                case .failed: state.summary.failed += 1
+                case .failed(let failure):
+                    state.summary.failed += 1
+                    state.summary.failures.append(failure)
                 case .cancelled: state.summary.cancelled += 1
                 }
                 state.outbox.append((state.summary, false))
