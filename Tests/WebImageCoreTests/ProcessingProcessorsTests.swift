@@ -375,6 +375,10 @@ import Testing
             .resize(width: 32), .resize(width: 20, height: 20, contentMode: .fill), .crop(width: 30, height: 30),
             .roundedCorners(radius: 6), .circle, .gaussianBlur(radius: 2), .grayscale, .rotate(quarterTurns: 1),
             .flip(.horizontal), .composition([.grayscale, .resize(width: 16)]),
+            // A closure processor through the public frame-mapping helper.
+            ImageProcessors.Anonymous(id: "top-left-8") { image in
+                try image.mappingFrames { try $0.cropped(x: 0, y: 0, width: 8, height: 8) }
+            },
         ]
         for processor in processors {
             let output = try processor.process(animated)
@@ -390,5 +394,32 @@ import Testing
             }
             #expect(output.animation?.loopCount == 3 && output.format == .gif)
         }
+    }
+
+    @Test func anAnonymousProcessorIsItsClosureUnderItsIdentifier() throws {
+        let processor = ImageProcessors.Anonymous(id: "half") { image in
+            try image.mappingFrames { try $0.cropped(x: 0, y: 0, width: $0.width / 2, height: $0.height) }
+        }
+        #expect(processor.identifier == "half")
+        let output = try processor.process(Self.container(Self.coordinates(width: 40, height: 10)))
+        #expect(Self.dims(output.image) == [20, 10])
+        // The identifier enters the cache key: two ids, two variants of one URL.
+        let url = URL(string: "https://example.com/a.png")!
+        let first = ImageRequest(url: url, processors: [processor])
+        let second = ImageRequest(url: url, processors: [ImageProcessors.Anonymous(id: "other") { $0 }])
+        #expect(first.imageKey != second.imageKey)
+    }
+
+    /// A processor that would make an animation larger than the animation limit stops at the
+    /// first frame with a typed error, before the other frames are allocated.
+    @Test func growingAnAnimationPastTheLimitIsRefused() throws {
+        let frames = (0..<50).map { _ in AnimatedImage.Frame(bitmap: Self.coordinates(width: 4, height: 4), duration: .milliseconds(10)) }
+        let animated = ImageContainer(image: frames[0].bitmap, animation: AnimatedImage(frames: frames, loopCount: 0))
+        // 50 frames of 64×64 RGBA are 800 KB: past a 500 KB limit, within a 1 MB one.
+        #expect(throws: ImageError.self) {
+            _ = try animated.mappingFrames(maximumBytes: 500_000) { try $0.resized(width: 64, height: 64) }
+        }
+        let grown = try animated.mappingFrames(maximumBytes: 1_000_000) { try $0.resized(width: 64, height: 64) }
+        #expect(grown.animation?.frames.count == 50)
     }
 }

@@ -22,7 +22,16 @@ extension ImageContainer {
     /// first transformed frame shows that the whole animation would take more than
     /// `maximumBytes` (an upscale of a long GIF), nothing more is allocated and the call throws
     /// ``ImageError/tooLarge(_:)``. An animation that does not grow is always allowed.
-    func mappingFrames(
+    ///
+    /// The helper every built-in processor uses, so that a custom one handles animations in one
+    /// line:
+    ///
+    /// ```swift
+    /// func process(_ image: ImageContainer) throws -> ImageContainer {
+    ///     try image.mappingFrames { try $0.cropped(x: 0, y: 0, width: 64, height: 64) }
+    /// }
+    /// ```
+    public func mappingFrames(
         maximumBytes: Int = ImageDecodingOptions().maximumAnimationBytes,
         _ transform: (Bitmap) throws -> Bitmap
     ) throws -> ImageContainer {
