@@ -111,6 +111,13 @@ public final class CoderRegistry: Sendable {
                 } else if size.width != bitmap.width || size.height != bitmap.height {
                     bitmap = try bitmap.resized(width: size.width, height: size.height)
                 }
+                // A fill covers the box; what overflows it is cropped, centred, so the thumbnail
+                // is exactly the box (or the image, when smaller: never upscaled).
+                if case .size(let boxWidth, let boxHeight, .fill) = thumbnail,
+                   bitmap.width > max(boxWidth, 1) || bitmap.height > max(boxHeight, 1) {
+                    let width = min(bitmap.width, max(boxWidth, 1)), height = min(bitmap.height, max(boxHeight, 1))
+                    bitmap = try bitmap.cropped(x: (bitmap.width - width) / 2, y: (bitmap.height - height) / 2, width: width, height: height)
+                }
             }
             return bitmap
         }

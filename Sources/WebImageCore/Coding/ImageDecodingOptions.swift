@@ -47,8 +47,9 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         /// Fit in, fill, or stretch to a box, per the content mode.
         case size(width: Int, height: Int, contentMode: ContentMode)
 
-        /// The output size for a source of `width` × `height` (after orientation), never larger
-        /// than the source and never smaller than 1×1.
+        /// The size the source is scaled to for a source of `width` × `height` (after
+        /// orientation), never larger than the source and never smaller than 1×1. For
+        /// ``ContentMode/fill`` this covers the box, and the decode then crops it to the box.
         public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
             let scale: Double
             switch self {
@@ -76,8 +77,9 @@ public struct ImageDecodingOptions: Sendable, Hashable {
 public enum ContentMode: String, Sendable, Hashable, CaseIterable {
     /// Scale to fit inside the box, keeping the aspect ratio ("contain").
     case fit
-    /// Scale to cover the box, keeping the aspect ratio ("cover"); a resize processor then crops
-    /// the overflow.
+    /// Scale to cover the box, keeping the aspect ratio ("cover"), then crop what overflows it,
+    /// centred: a thumbnail of `.size(w, h, .fill)` is exactly w × h (unless the image is
+    /// smaller: it is never upscaled).
     case fill
     /// Scale each axis to the box, distorting the aspect ratio ("fill" in CSS).
     case stretch
