@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+import Synchronization
+
+extension ImageManager {
+    // MARK: - Stage 1: the bytes
+
+    func runDataJob(_ job: SharedJob<LoadedData>, plan: StagePlan) async {
+        defer { dataJobs.remove(job, forKey: plan.dataKey) }
+        let options = plan.request.options
+        let mode = plan.dataKey.mode
+        let disk = plan.cache.disk
+        let started = ContinuousClock.now
+        do {
+            if mode == .normal || mode == .cacheOnly, let disk {
+                let entry = options.contains(.queryDiskSync) ? disk.blocking.entry(forKey: plan.dataKey.key) : await disk.entry(forKey: plan.dataKey.key)
+                if let entry {
+                    logger.debug("disk hit", metadata: ["url": "\(plan.url)"])
+                    job.send(.value(LoadedData(data: entry.data, metadata: entry.metadata, cacheType: .disk, duration: ContinuousClock.now - started)))
+                    return
+                }
+            }
+            guard mode != .cacheOnly, let loader = plan.loader else {
+                throw ImageError.cacheMiss(plan.dataKey.key)
+            }
+            var cachedEntry: DiskCache.Entry?
+            if mode == .refresh, let disk {
+                cachedEntry = await disk.entry(forKey: plan.dataKey.key)
+            }
+            var loadRequest = ImageLoadRequest(
+                url: plan.url,
+                headers: plan.request.headers,
+                options: options,
+                validators: cachedEntry.flatMap { ImageLoadRequest.Validators($0.metadata) }
+            )
+            loadRequest.modifier = plan.request.requestModifier
+            let context = ImageLoadContext(priority: job.priority, wantsChunks: options.contains(.progressiveLoad)) { progress in
+                job.send(.progress(progress))
+            }
+            job.onPriorityChange { context.priority = $0 }
+            logger.debug("loading", metadata: ["url": "\(plan.url)", "priority": "\(job.priority)"])
+            let response = try await loader.load(loadRequest, context: context)
+            try Task.checkCancellation()
+            metrics.downloadedBytes.increment(by: Int64(response.data.count))
+
+            if response.isNotModified, let cachedEntry {
+                var metadata = cachedEntry.metadata
+                metadata.merge(response.metadata)
+                // Stored before the outcome is known, so that a request made after it cannot see
+                // the old validators, nor race this write with a newer copy of its own.
+                try? await disk?.store(cachedEntry.data, forKey: plan.dataKey.key, metadata: metadata)
+                job.send(.value(LoadedData(data: cachedEntry.data, metadata: metadata, cacheType: .disk, isRevalidated: true, duration: ContinuousClock.now - started)))
+                return
+            }
+            var metadata = response.metadata
+            metadata.url = plan.url.absoluteString
+            if metadata.contentType == nil { metadata.contentType = ImageFormat(sniffing: response.data)?.mimeType }
+            let store = options.contains(.cacheMemoryOnly) ? nil : disk.map {
+                PendingStore(disk: $0, key: plan.dataKey.key, data: response.data, metadata: metadata)
+            }
+            let told = job.send(.value(LoadedData(data: response.data, metadata: metadata, cacheType: .none, duration: ContinuousClock.now - started, pendingStore: store)))
+            // Every requester left as the last byte arrived: nobody decodes them, but they are
+            // kept (they may be wanted again in a moment).
+            if told == 0 { await store?.writeIfDecodable(registry: configuration.registry, logger: logger) }
+        } catch {
+            let error = ImageError(error)
+            if error.isPermanent { failedURLs.insert(plan.url.absoluteString) }
+            logger.debug("load failed", metadata: ["url": "\(plan.url)", "error": "\(error)"])
+            job.send(.failure(error))
+        }
+    }
+}

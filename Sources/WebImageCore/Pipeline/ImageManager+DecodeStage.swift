@@ -1,0 +1,92 @@
+import Foundation
+import Logging
+import Synchronization
+
+extension ImageManager {
+    // MARK: - Stage 2: the decoded image
+
+    func runDecodeJob(_ job: SharedJob<DecodedImage>, plan: StagePlan) async {
+        defer { decodeJobs.remove(job, forKey: plan.decodeKey) }
+        let options = plan.request.options
+        do {
+            let previewer = options.contains(.progressiveLoad) && !options.contains(.avoidDecode)
+                ? ProgressivePreviewer(
+                    registry: configuration.registry,
+                    options: decodingOptions(for: plan.request, data: Data()),
+                    executor: configuration.executor
+                ) { preview in
+                    job.send(.preview(DecodedImage(container: preview, loaded: LoadedData(data: Data(), metadata: .init(), cacheType: .none))))
+                }
+                : nil
+            defer { previewer?.stop() }
+            let waiter = JobWaiter<JobKey, LoadedData> { event in
+                guard case .progress(let progress) = event else { return }
+                job.send(.progress(progress))
+                if let chunk = progress.chunk { previewer?.append(chunk) }
+            }
+            job.onPriorityChange { waiter.setPriority($0) }
+            let loaded = try await waiter.value(of: dataJobs, key: plan.dataKey, priority: job.priority) { [self] dataJob in
+                await runDataJob(dataJob, plan: plan)
+            }
+            previewer?.stop()
+            if options.contains(.avoidDecode) || loaded.isRevalidated {
+                job.send(.value(DecodedImage(container: nil, loaded: loaded)))
+                await loaded.pendingStore?.writeIfDecodable(registry: configuration.registry, logger: logger)
+                return
+            }
+            guard job.hasSubscribers else {
+                // Everyone left after the bytes arrived: they are kept all the same.
+                await loaded.pendingStore?.writeIfDecodable(registry: configuration.registry, logger: logger)
+                throw ImageError.cancelled
+            }
+            let decodingOptions = decodingOptions(for: plan.request, data: loaded.data)
+            let container: ImageContainer
+            let duration: Duration
+            do {
+                let estimate = ImageHeader(sniffing: loaded.data)?.estimatedDecodeMemory(options: decodingOptions) ?? 0
+                (container, duration) = try await decodeBudget.withReservation(estimate) {
+                    // Nobody may want it any more after waiting for memory.
+                    guard job.hasSubscribers else { throw ImageError.cancelled }
+                    // Timed on the decode thread: the time spent decoding, not waiting for a thread.
+                    return try await configuration.executor.run { [registry = configuration.registry, data = loaded.data] in
+                        let started = ContinuousClock.now
+                        let container = try registry.decode(data, options: decodingOptions)
+                        return (container, ContinuousClock.now - started)
+                    }
+                }
+            } catch ImageError.cancelled {
+                // Everyone left while the decode waited: the bytes are kept all the same.
+                await loaded.pendingStore?.writeIfDecodable(registry: configuration.registry, logger: logger)
+                throw ImageError.cancelled
+            } catch let error as ImageError {
+                if loaded.cacheType == .disk {
+                    // Damaged bytes in the cache: drop them so the next request fetches anew.
+                    await plan.cache.disk?.removeEntry(forKey: plan.dataKey.key)
+                } else if error.isPermanent {
+                    failedURLs.insert(plan.url.absoluteString)
+                }
+                throw error
+            }
+            logger.debug("decoded", metadata: ["url": "\(plan.url)", "width": "\(container.image.width)", "height": "\(container.image.height)"])
+            job.send(.value(DecodedImage(container: container, loaded: loaded, duration: duration)))
+            await loaded.pendingStore?.write(logger: logger)
+        } catch {
+            job.send(.failure(ImageError(error)))
+        }
+    }
+
+    /// The decode options a request implies: its thumbnail, first frame only, and the
+    /// scale-down limit (which needs the header's dimensions).
+    func decodingOptions(for request: ImageRequest, data: Data) -> ImageDecodingOptions {
+        var options = configuration.decodingOptions
+        options.thumbnail = request.thumbnail
+        if request.options.contains(.decodeFirstFrameOnly) { options.firstFrameOnly = true }
+        if request.options.contains(.scaleDownLargeImages), options.thumbnail == nil,
+           let header = ImageHeader(sniffing: data), let width = header.pixelWidth, let height = header.pixelHeight,
+           width * height > configuration.scaleDownLimit {
+            let shrink = (Double(configuration.scaleDownLimit) / Double(width * height)).squareRoot()
+            options.thumbnail = .maxPixelSize(max(1, Int(Double(max(width, height)) * shrink)))
+        }
+        return options
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Logging
+import Synchronization
+
+extension ImageManager {
+    // MARK: - Stage 3: the processed image
+
+    func runImageJob(_ job: SharedJob<ImageResponse>, plan: StagePlan) async {
+        let request = plan.request
+        let options = request.options
+        let cache = plan.cache
+        defer { imageJobs.remove(job, forKey: plan.imageKey) }
+        do {
+            // With refreshCached, show the cached copy first, then ask the origin.
+            var cached: ImageResponse?
+            if plan.imageKey.mode == .refresh {
+                cached = await cachedCopy(plan: plan)
+                if let cached { job.send(.preview(cached)) }
+            }
+
+            if request.processedDataFormat != nil, plan.imageKey.mode == .normal || plan.imageKey.mode == .cacheOnly,
+               let entry = await cache.disk?.entry(forKey: plan.memoryKey) {
+                if let (container, duration) = try? await configuration.executor.run({ [registry = configuration.registry] in
+                    let started = ContinuousClock.now
+                    let container = try registry.decode(entry.data, options: .init())
+                    return (container, ContinuousClock.now - started)
+                }) {
+                    cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)
+                    var timings = ImageResponse.Timings()
+                    timings.decode = duration
+                    job.send(.value(ImageResponse(container: container, data: entry.data, url: plan.url, cacheType: .disk, timings: timings)))
+                    return
+                }
+                await cache.disk?.removeEntry(forKey: plan.memoryKey)
+            }
+
+            let processors = request.processors
+            let waiter = JobWaiter<JobKey, DecodedImage> { event in
+                switch event {
+                case .progress(let progress):
+                    job.send(.progress(progress))
+                case .preview(let decoded):
+                    // Previews arrive on a decode thread, where running the processors is fine.
+                    guard let preview = decoded.container,
+                          let processed = try? processors.reduce(preview, { try $1.process($0) }) else { return }
+                    job.send(.preview(ImageResponse(container: processed, url: plan.url, cacheType: .none)))
+                case .value, .failure:
+                    break
+                }
+            }
+            job.onPriorityChange { waiter.setPriority($0) }
+            let decoded = try await waiter.value(of: decodeJobs, key: plan.decodeKey, priority: job.priority) { [self] decodeJob in
+                await runDecodeJob(decodeJob, plan: plan)
+            }
+            var timings = ImageResponse.Timings()
+            timings.load = decoded.loaded.duration
+            timings.decode = decoded.duration
+
+            if decoded.loaded.isRevalidated {
+                // 304: the copy shown first stays; without one (it did not decode before), the
+                // cached bytes the origin just confirmed are decoded now.
+                var confirmed: ImageResponse
+                if let cached {
+                    confirmed = cached
+                } else {
+                    let container = try await configuration.executor.run { [self, data = decoded.loaded.data] in
+                        try processors.reduce(try configuration.registry.decode(data, options: decodingOptions(for: request, data: data))) { try $1.process($0) }
+                    }
+                    confirmed = ImageResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: .disk, timings: timings)
+                }
+                confirmed.isRevalidated = true
+                if let container = confirmed.container {
+                    cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)
+                }
+                job.send(.value(confirmed))
+                return
+            }
+            guard var container = decoded.container else {
+                job.send(.value(ImageResponse(container: nil, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, isRevalidated: decoded.loaded.isRevalidated, timings: timings)))
+                return
+            }
+            if !processors.isEmpty {
+                guard job.hasSubscribers else { throw ImageError.cancelled }
+                let duration: Duration
+                (container, duration) = try await configuration.executor.run { [container] in
+                    let started = ContinuousClock.now
+                    let processed = try processors.reduce(container) { try $1.process($0) }
+                    return (processed, ContinuousClock.now - started)
+                }
+                timings.process = duration
+            }
+            cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)
+            job.send(.value(ImageResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, timings: timings)))
+
+            if let format = request.processedDataFormat, !options.contains(.cacheMemoryOnly), let disk = cache.disk {
+                let encoded = try? await configuration.executor.run { [registry = configuration.registry, container] in
+                    try registry.encode(container, as: format)
+                }
+                if let encoded { try? await disk.store(encoded, forKey: plan.memoryKey, metadata: .init(contentType: format.mimeType, url: plan.url.absoluteString)) }
+            }
+        } catch {
+            job.send(.failure(ImageError(error)))
+        }
+    }
+
+    /// The cached image for a refreshing request: from memory, else decoded from the bytes on
+    /// disk; `nil` when neither has it.
+    func cachedCopy(plan: StagePlan) async -> ImageResponse? {
+        if let container = plan.cache.memory.value(forKey: plan.memoryKey) {
+            return ImageResponse(container: container, url: plan.url, cacheType: .memory)
+        }
+        guard plan.cache.existsOnDisk(forKey: plan.dataKey.key) else { return nil }
+        let waiter = JobWaiter<JobKey, DecodedImage>()
+        let cacheOnly = StagePlan(
+            request: plan.request, url: plan.url,
+            dataKey: plan.dataKey.with(key: plan.dataKey.key, mode: .cacheOnly),
+            decodeKey: plan.decodeKey.with(key: plan.decodeKey.key, mode: .cacheOnly),
+            imageKey: plan.imageKey.with(key: plan.imageKey.key, mode: .cacheOnly),
+            memoryKey: plan.memoryKey, cache: plan.cache, loader: plan.loader)
+        guard let decoded = try? await waiter.value(of: decodeJobs, key: cacheOnly.decodeKey, priority: plan.request.effectivePriority, body: { [self] job in
+            await runDecodeJob(job, plan: cacheOnly)
+        }), var container = decoded.container else { return nil }
+        if !plan.request.processors.isEmpty {
+            let processors = plan.request.processors
+            guard let processed = try? await configuration.executor.run({ [container] in
+                try processors.reduce(container) { try $1.process($0) }
+            }) else { return nil }
+            container = processed
+        }
+        return ImageResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: .disk)
+    }
+}
