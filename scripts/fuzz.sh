@@ -50,7 +50,7 @@ dictionary_of() {
 # plus the committed regression inputs of every target.
 prepare_seeds() {
   local bin=$1
-  rm -rf Fuzz/.seeds && mkdir -p Fuzz/.seeds/images Fuzz/.seeds/disk-cache
+  mkdir -p Fuzz/.seeds/images Fuzz/.seeds/disk-cache
   find Tests/Fixtures Demo/images -maxdepth 1 -type f -size -129k \
     \( -name '*.jpg' -o -name '*.png' -o -name '*.gif' -o -name '*.webp' -o -name '*.avif' \
        -o -name '*.bmp' -o -name '*.ico' -o -name '*.tif' -o -name '*.svg' \) \

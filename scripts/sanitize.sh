@@ -8,9 +8,12 @@
 #   scripts/sanitize.sh thread    ThreadSanitizer: .build-tsan
 #   scripts/sanitize.sh           both
 #
-# Every test runs; none is filtered (tests that spawn the `webimage` executable find it built
-# with the same sanitizer beside the tests; nginx tests run when nginx is installed). A
-# sanitizer report aborts the test process, which fails the run.
+# Every test runs (tests that spawn the `webimage` executable find it built with the same
+# sanitizer beside the tests; nginx tests run when nginx is installed), except two that cannot
+# work under ASan: the one that checks glibc's malloc tunable (ASan's allocator replaces
+# glibc's), and the corpus test that decodes bombs in a child limited to 1 GiB of address space
+# (ASan reserves terabytes for its shadow memory). A sanitizer report aborts the test process,
+# which fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/sanitized-build.sh
@@ -27,7 +30,12 @@ run() {
 # The Swift runtime's backtracer does not work under ASan (it hangs or reports itself): off.
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1}
+# No LeakSanitizer for the suite: it cannot follow the pointers Swift keeps with tag bits in an
+# enum's spare bits (Data's storage, among others), so every lazily made global `Data` of the
+# tests, and Foundation's own Process and FileHandle globals, read as leaks (checked on the
+# whole suite: no report named the library's code or the C shims). The fuzz targets keep
+# libFuzzer's leak check, per input, where such globals are few.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=0}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1}
 
 case "${1:-all}" in
