@@ -42,7 +42,7 @@ func fuzzIncremental(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard appended, let final = result({ try incremental.finish() }) else { return 0 }
     ContainerSanity.check(final, options: options)
     guard let oneShot = result({ try registry.decode(data, options: options) }) else { return 0 }
-    if final.image != oneShot.image {
+    if final.image != oneShot.image, !isKnownJPEGChunkingDifference(data, format: format, oneShot: oneShot, options: options) {
         FuzzInput.finding("""
             \(format.rawValue): the incremental decode (\(final.image.width)×\(final.image.height)) differs \
             from the one-shot decode (\(oneShot.image.width)×\(oneShot.image.height))
@@ -63,4 +63,16 @@ private func result(_ decode: () throws -> ImageContainer) -> ImageContainer? {
     } catch {
         FuzzInput.finding("a decode threw \(type(of: error)), not an ImageError: \(error)")
     }
+}
+
+/// Open finding (docs/reliability.md, Tests/Fixtures/fuzz/fuzz-incremental): on a JPEG with
+/// corrupt entropy-coded data, the incremental decoder's final image depends on how the bytes
+/// were split, while the same decoder given the whole file at once equals the one-shot decode.
+/// Such a mismatch is let through unless WEBIMAGE_FUZZ_STRICT is set, so that a campaign goes on
+/// to find other things; any other mismatch is a finding.
+private func isKnownJPEGChunkingDifference(_ data: Data, format: ImageFormat, oneShot: ImageContainer, options: ImageDecodingOptions) -> Bool {
+    guard format == .jpeg, ProcessInfo.processInfo.environment["WEBIMAGE_FUZZ_STRICT"] == nil,
+          let whole = registry.makeIncrementalDecoder(for: format, options: options) else { return false }
+    guard let final = result({ try whole.append(data); return try whole.finish() }) else { return false }
+    return final.image == oneShot.image
 }
