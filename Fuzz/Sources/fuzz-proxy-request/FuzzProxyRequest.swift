@@ -34,7 +34,8 @@ func fuzzProxyRequest(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let items = query.split(separator: "&", omittingEmptySubsequences: false)
     if !query.isEmpty, !items.contains(where: { $0.hasPrefix(URLSigner.parameter + "=") }) {
         let signed = signer.sign("/image?" + query)
-        let signedQuery = String(signed.dropFirst("/image?".count))
+        // Dropped as bytes: "?" and a combining mark after it are one Character.
+        let signedQuery = String(decoding: signed.utf8.dropFirst("/image?".utf8.count), as: UTF8.self)
         if !signer.isValid(path: "/image", query: signedQuery) {
             FuzzInput.finding("a signed query does not validate")
         }
