@@ -46,12 +46,14 @@ dictionary_of() {
   esac
 }
 
-# Image seeds: the fixtures and demo images up to 128 KB (larger ones only slow mutation down),
-# plus the committed regression inputs of every target.
+# Image seeds: the fixtures and demo images up to 128 KB in the optimised build, 40 KB in the
+# debug one (larger ones only slow mutation down; in the debug build the 85 KB animated GIF's
+# thumbnail alone takes 13 s), plus the committed regression inputs of every target.
 prepare_seeds() {
   local bin=$1
+  rm -rf Fuzz/.seeds/images
   mkdir -p Fuzz/.seeds/images Fuzz/.seeds/disk-cache
-  find Tests/Fixtures Demo/images -maxdepth 1 -type f -size -129k \
+  find Tests/Fixtures Demo/images -maxdepth 1 -type f -size -$((seed_kb + 1))k \
     \( -name '*.jpg' -o -name '*.png' -o -name '*.gif' -o -name '*.webp' -o -name '*.avif' \
        -o -name '*.bmp' -o -name '*.ico' -o -name '*.tif' -o -name '*.svg' \) \
     -exec cp {} Fuzz/.seeds/images/ \;
@@ -80,10 +82,14 @@ case "${1:-}" in
     targets=("$@")
     [ ${#targets[@]} -gt 0 ] || targets=("${TARGETS[@]}")
     bin=$("$SWIFT" build "${fuzz_build[@]}" --show-bin-path)
-    prepare_seeds "$bin"
     summary=()
     failed=0
-    if [ "${FUZZ_BUILD:-debug}" = release ]; then timeout=${FUZZ_TIMEOUT:-1}; else timeout=${FUZZ_TIMEOUT:-5}; fi
+    if [ "${FUZZ_BUILD:-debug}" = release ]; then
+      timeout=${FUZZ_TIMEOUT:-1}; seed_kb=${FUZZ_SEED_MAX_KB:-128}
+    else
+      timeout=${FUZZ_TIMEOUT:-5}; seed_kb=${FUZZ_SEED_MAX_KB:-40}
+    fi
+    prepare_seeds "$bin"
     for target in "${targets[@]}"; do
       corpus="$CORPUS/$target"
       mkdir -p "$corpus" "$ARTIFACTS/$target"
