@@ -5,7 +5,7 @@
 #   scripts/fuzz.sh run SECONDS [TARGET…] run each target (default: all) for SECONDS, one after another
 #   scripts/fuzz.sh list                  the targets
 #
-# A target's corpus grows in $FUZZ_CORPUS/<target> (default Fuzz/.corpus, not committed), seeded
+# A target's corpus grows in $FUZZ_CORPUS/<target> (default Fuzz/.corpus/<build>, not committed), seeded
 # from the repository's fixtures; findings land in Fuzz/.artifacts/<target>/ and fail the run.
 # Each run prints libFuzzer's final statistics; the summary table lists executions, exec/s,
 # coverage (cov: edges, ft: features) and corpus size per target (docs/reliability.md).
@@ -21,7 +21,9 @@ source scripts/sanitized-build.sh
 # The Swift runtime's backtracer does not work under ASan (it hangs or reports itself): off, so
 # that a Swift trap ends the run at once with libFuzzer's own report.
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
-CORPUS=${FUZZ_CORPUS:-Fuzz/.corpus}
+# One corpus per build: units the release build keeps (larger, slower inputs) can be over the
+# debug build's time limit.
+CORPUS=${FUZZ_CORPUS:-Fuzz/.corpus/${FUZZ_BUILD:-debug}}
 ARTIFACTS=Fuzz/.artifacts
 TARGETS=(fuzz-decode fuzz-incremental fuzz-header fuzz-proxy-request fuzz-disk-cache fuzz-data-url fuzz-cache-control)
 
