@@ -108,7 +108,7 @@ struct ConformanceTests {
     /// the child instead of passing. The child must report a typed error — or, for a truncated
     /// file, a partial image of the size the header declares (the documented behaviour).
     @Test(
-        .disabled(if: Sanitizers.address, "an ASan process reserves terabytes of address space for its shadow memory: the child's 1 GiB limit stops it at start"),
+        .disabled(if: Sanitizers.reservesShadowMemory, "an ASan or TSan process reserves terabytes of address space for its shadow memory: the child's 1 GiB limit stops it at start"),
         arguments: undecodable
     )
     func refusesUndecodableFilesWithATypedErrorInBoundedTimeAndMemory(_ reference: ReferenceImage) throws {
