@@ -5,9 +5,11 @@ SWIFT       ?= swift
 BENCH_OUT   ?= bench-results
 # Where `make run` serves the gallery; PORT=0 picks a free port (the address is printed).
 PORT        ?= 8080
+# How long `make fuzz` runs each fuzz target, in seconds.
+FUZZ_SECONDS ?= 60
 SERVE_HOST  ?= 127.0.0.1
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps build run test bench fuzz sanitize clean
 
 all: build
 
@@ -33,6 +35,18 @@ run: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Hostile input (docs/reliability.md). `make fuzz` builds the libFuzzer targets in Fuzz/ (in
+# .build-asan: ASan, UBSan for C, coverage) and runs each for FUZZ_SECONDS; a finding fails it
+# and is saved under Fuzz/.artifacts/ (FUZZ_BUILD=release for an optimised build in .build-fuzz).
+# `make sanitize` runs the test suite under ASan (+ UBSan for C, sharing .build-asan) and TSan
+# (.build-tsan); the normal .build is untouched.
+fuzz: deps
+	@bash scripts/fuzz.sh build
+	@bash scripts/fuzz.sh run $(FUZZ_SECONDS)
+
+sanitize: deps
+	@bash scripts/sanitize.sh all
 
 bench: deps
 	@bash scripts/bench-deps.sh

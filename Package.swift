@@ -149,3 +149,33 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer targets (Fuzz/, docs/reliability.md), only when WEBIMAGE_FUZZER_RUNTIME names the
+// toolchain's libclang_rt.fuzzer_no_main archive, as scripts/fuzz.sh and scripts/sanitize.sh
+// set it: a normal build never sees them. They are ordinary executables (their `main` calls
+// libFuzzer's driver), so one sanitized build with coverage instrumentation serves both the
+// test suite under ASan and the fuzz targets.
+if let fuzzerRuntime = Context.environment["WEBIMAGE_FUZZER_RUNTIME"], !fuzzerRuntime.isEmpty {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("fuzz-decode", ["WebImageCodecs"]),
+        ("fuzz-incremental", ["WebImageCodecs"]),
+        ("fuzz-header", []),
+        ("fuzz-proxy-request", ["WebImageServer"]),
+        ("fuzz-disk-cache", []),
+        ("fuzz-data-url", []),
+        ("fuzz-cache-control", []),
+    ]
+    package.targets += [
+        .target(name: "CFuzzerDriver", path: "Fuzz/Sources/CFuzzerDriver"),
+        .target(name: "FuzzSupport", dependencies: ["WebImageCore", "CFuzzerDriver"], path: "Fuzz/Sources/FuzzSupport"),
+    ]
+    package.targets += fuzzTargets.map { target in
+        .executableTarget(
+            name: target.name,
+            dependencies: ["FuzzSupport", "WebImageCore"] + target.dependencies,
+            path: "Fuzz/Sources/\(target.name)",
+            // libFuzzer is C++.
+            linkerSettings: [.unsafeFlags([fuzzerRuntime, "-lstdc++"])]
+        )
+    }
+}

@@ -552,7 +552,8 @@ wi_jpeg_status wi_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t he
         JDIMENSION count = height - first < strip ? height - first : strip;
         for (JDIMENSION index = 0; index < count; index++) {
             const uint8_t *row = pixels + (size_t)(first + index) * stride;
-            uint8_t *target = scratch + (size_t)index * width * out_channels;
+            // Inputs read in place have no scratch buffer: no pointer arithmetic on NULL (UB).
+            uint8_t *target = scratch != NULL ? scratch + (size_t)index * width * out_channels : NULL;
             switch (input) {
             case WI_JPEG_INPUT_RGBA:
             case WI_JPEG_INPUT_RGBA_PREMULTIPLIED:

@@ -45,7 +45,9 @@ public struct URLSigner: Sendable {
 
     /// `pathAndQuery` with its signature appended as the last parameter.
     public func sign(_ pathAndQuery: String) -> String {
-        let separator = pathAndQuery.contains("?") ? "&" : "?"
+        // Bytes, not characters: a query that starts with a combining mark makes "?" part of a
+        // larger character, which `contains("?")` does not see (found by fuzz-proxy-request).
+        let separator = pathAndQuery.utf8.contains(UInt8(ascii: "?")) ? "&" : "?"
         return pathAndQuery + separator + Self.parameter + "=" + signature(for: pathAndQuery)
     }
 

@@ -1,5 +1,6 @@
 import Testing
 import WebImageCore
+import WebImageTestSupport
 
 @Suite("ProcessMemory")
 struct ProcessMemoryTests {
@@ -7,7 +8,7 @@ struct ProcessMemoryTests {
     // measured by the prefetch benchmark, in a child process of its own (a test process shares
     // its heap with every other test running beside it).
     #if os(Linux)
-    @Test("glibc takes a fixed mmap threshold")
+    @Test("glibc takes a fixed mmap threshold", .disabled(if: Sanitizers.address, "ASan's allocator replaces glibc's malloc: mallopt has no effect"))
     func glibcTakesTheSetting() {
         #expect(ProcessMemory.returnLargeBlocksToSystem(threshold: 256 << 10))
     }

@@ -13,6 +13,19 @@ import WebImageServer
         #expect(signer.sign(target) == target + "&sig=" + expected)
     }
 
+    /// From fuzz-proxy-request (Tests/Fixtures/fuzz/fuzz-proxy-request/query-starts-with-combining-mark):
+    /// a query that starts with a combining mark (U+073A) merges with the "?" into one
+    /// character; signing must still see the "?" and append with "&", and the result verify.
+    @Test func signsAQueryThatStartsWithACombiningMark() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/fuzz/fuzz-proxy-request/query-starts-with-combining-mark")
+        let query = String(decoding: try Data(contentsOf: url), as: UTF8.self)
+        let signed = signer.sign("/image?" + query)
+        #expect(signed == "/image?" + query + "&sig=" + signer.signature(for: "/image?" + query))
+        let signedQuery = String(decoding: signed.utf8.dropFirst("/image?".utf8.count), as: UTF8.self)
+        #expect(signer.isValid(path: "/image", query: signedQuery))
+    }
+
     @Test func verifiesWhereverSigStands() {
         let query = "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"
         #expect(signer.isValid(path: "/image", query: query + "&sig=" + expected))

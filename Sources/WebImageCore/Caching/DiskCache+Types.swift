@@ -71,7 +71,9 @@ extension DiskCache {
 
         /// The expiry a `Cache-Control` header value implies, counted from `now`: `max-age`
         /// (or `s-maxage`, which wins for shared caches) seconds later; `now` itself for
-        /// `no-store`; `nil` when the header sets no lifetime.
+        /// `no-store`; `nil` when the header sets no lifetime. A lifetime over 2^31 seconds
+        /// counts as 2^31 (RFC 9111 §1.2.2): an origin's `max-age=9223372036854775807` would
+        /// otherwise give an expiry no cache file can record.
         public static func expiration(cacheControl: String, now: Date = Date()) -> Date? {
             var maxAge: Int?
             var sharedMaxAge: Int?
@@ -81,13 +83,16 @@ extension DiskCache {
                 let value = parts.count > 1 ? Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))) : nil
                 switch name {
                 case "no-store": return now
-                case "max-age": maxAge = value.map { max(0, $0) }
-                case "s-maxage": sharedMaxAge = value.map { max(0, $0) }
+                case "max-age": maxAge = value.map(lifetime)
+                case "s-maxage": sharedMaxAge = value.map(lifetime)
                 default: continue
                 }
             }
             return (sharedMaxAge ?? maxAge).map { now.addingTimeInterval(TimeInterval($0)) }
         }
+
+        /// Delta-seconds as a cache uses them: negative counts as 0, and anything over 2^31 as 2^31.
+        private static func lifetime(_ seconds: Int) -> Int { min(max(0, seconds), 1 << 31) }
     }
 
     /// A stored entry: the bytes, their metadata, and when they were stored and last used.

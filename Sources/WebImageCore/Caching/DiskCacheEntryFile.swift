@@ -137,8 +137,12 @@ enum DiskCacheEntryFile {
     }
 }
 
+/// Milliseconds since 1970, saturating: a date a caller made up (`Metadata.expiresAt` far beyond
+/// year 292 million) is recorded as the farthest one, not a trap.
 func milliseconds(_ date: Date) -> Int64 {
-    Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    let value = (date.timeIntervalSince1970 * 1000).rounded(.down)
+    if value.isNaN { return 0 }
+    return Int64(exactly: value) ?? (value < 0 ? .min : .max)
 }
 
 func date(milliseconds: Int64) -> Date {

@@ -25,8 +25,9 @@ public struct DataURLImageLoader: ImageLoader {
     /// The bytes and media type of a `data:` URL.
     ///
     /// - Throws: ``ImageError/invalidURL(_:)`` for a malformed URL, ``ImageError/tooLarge(_:)``
-    ///   past `limit` (checked from the encoded length before decoding).
-    static func parse(_ string: String, limit: Int) throws -> (Data, String?) {
+    ///   past `limit` (checked from the encoded length before decoding). Package access for the
+    ///   fuzz target that feeds it hostile URLs directly (Fuzz/).
+    package static func parse(_ string: String, limit: Int) throws -> (Data, String?) {
         let utf8 = string.utf8
         guard utf8.count > 5, string.prefix(5).lowercased() == "data:", let comma = utf8.firstIndex(of: UInt8(ascii: ",")) else {
             throw ImageError.invalidURL("malformed data URL: no comma after the media type")

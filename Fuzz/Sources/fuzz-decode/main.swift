@@ -1,0 +1,4 @@
+import FuzzSupport
+
+// libFuzzer calls fuzzDecode with each input (FuzzDecode.swift).
+FuzzDriver.run { fuzzDecode($0, $1) }

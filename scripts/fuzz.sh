@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# The libFuzzer targets in Fuzz/ (a separate SwiftPM package over this one).
+#
+#   scripts/fuzz.sh build                 build every target (the ASan build of scripts/sanitized-build.sh)
+#   scripts/fuzz.sh run SECONDS [TARGET…] run each target (default: all) for SECONDS, one after another
+#   scripts/fuzz.sh list                  the targets
+#
+# A target's corpus grows in $FUZZ_CORPUS/<target> (default Fuzz/.corpus/<build>, not committed), seeded
+# from the repository's fixtures; findings land in Fuzz/.artifacts/<target>/ and fail the run.
+# Each run prints libFuzzer's final statistics; the summary table lists executions, exec/s,
+# coverage (cov: edges, ft: features) and corpus size per target (docs/reliability.md).
+#
+# Limits that make an input a finding: a crash or sanitizer report, more than 512 MB resident or
+# a single allocation over 512 MB, and more than FUZZ_TIMEOUT seconds for one input: 1 s in the
+# optimised build (FUZZ_BUILD=release), 5 s in the shared debug build, where Swift code under
+# ASan runs some 20 times slower (the thumbnail of Demo/images/chi-animated.gif takes over a second there).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+source scripts/sanitized-build.sh
+# The Swift runtime's backtracer does not work under ASan (it hangs or reports itself): off, so
+# that a Swift trap ends the run at once with libFuzzer's own report.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
+# One corpus per build: units the release build keeps (larger, slower inputs) can be over the
+# debug build's time limit.
+CORPUS=${FUZZ_CORPUS:-Fuzz/.corpus/${FUZZ_BUILD:-debug}}
+ARTIFACTS=Fuzz/.artifacts
+TARGETS=(fuzz-decode fuzz-incremental fuzz-header fuzz-proxy-request fuzz-disk-cache fuzz-data-url fuzz-cache-control)
+
+
+# The seed folders and dictionary of a target.
+seeds_of() {
+  case "$1" in
+    fuzz-decode|fuzz-incremental|fuzz-header) echo "Fuzz/.seeds/images" ;;
+    fuzz-proxy-request) echo "Fuzz/seeds/proxy-request" ;;
+    fuzz-data-url) echo "Fuzz/seeds/data-url" ;;
+    fuzz-cache-control) echo "Fuzz/seeds/cache-control" ;;
+    fuzz-disk-cache) echo "Fuzz/.seeds/disk-cache" ;;
+  esac
+}
+dictionary_of() {
+  case "$1" in
+    fuzz-decode|fuzz-incremental|fuzz-header) echo "Fuzz/dictionaries/images.dict" ;;
+    fuzz-proxy-request) echo "Fuzz/dictionaries/proxy-request.dict" ;;
+    fuzz-data-url) echo "Fuzz/dictionaries/data-url.dict" ;;
+    fuzz-cache-control) echo "Fuzz/dictionaries/cache-control.dict" ;;
+    fuzz-disk-cache) echo "Fuzz/dictionaries/disk-cache.dict" ;;
+  esac
+}
+
+# Image seeds: the fixtures and demo images up to 128 KB in the optimised build, 40 KB in the
+# debug one (larger ones only slow mutation down; in the debug build the 85 KB animated GIF's
+# thumbnail alone takes 13 s), plus the committed regression inputs of every target.
+prepare_seeds() {
+  local bin=$1
+  rm -rf Fuzz/.seeds/images
+  mkdir -p Fuzz/.seeds/images Fuzz/.seeds/disk-cache
+  find Tests/Fixtures Demo/images -maxdepth 1 -type f -size -$((seed_kb + 1))k \
+    \( -name '*.jpg' -o -name '*.png' -o -name '*.gif' -o -name '*.webp' -o -name '*.avif' \
+       -o -name '*.bmp' -o -name '*.ico' -o -name '*.tif' -o -name '*.svg' \) \
+    -exec cp {} Fuzz/.seeds/images/ \;
+  if [ -d Tests/Fixtures/fuzz ]; then
+    find Tests/Fixtures/fuzz -path '*fuzz-decode*' -o -path '*fuzz-incremental*' -o -path '*fuzz-header*' | \
+      while read -r f; do [ -f "$f" ] && cp "$f" "Fuzz/.seeds/images/regression-$(basename "$f")"; done
+  fi
+  # The disk cache target writes a valid journal and entry file as its seeds.
+  WEBIMAGE_FUZZ_SEEDS=Fuzz/.seeds/disk-cache "$bin/fuzz-disk-cache" -runs=0 >/dev/null 2>&1 || true
+}
+
+case "${1:-}" in
+  build)
+    if [ "${FUZZ_BUILD:-debug}" = release ]; then
+      for target in "${TARGETS[@]}"; do "$SWIFT" build "${fuzz_build[@]}" --product "$target"; done
+    else
+      "$SWIFT" build --build-tests "${fuzz_build[@]}"
+    fi
+    ;;
+  list)
+    printf '%s\n' "${TARGETS[@]}"
+    ;;
+  run)
+    seconds=${2:?usage: scripts/fuzz.sh run SECONDS [TARGET…]}
+    shift 2
+    targets=("$@")
+    [ ${#targets[@]} -gt 0 ] || targets=("${TARGETS[@]}")
+    bin=$("$SWIFT" build "${fuzz_build[@]}" --show-bin-path)
+    summary=()
+    failed=0
+    if [ "${FUZZ_BUILD:-debug}" = release ]; then
+      timeout=${FUZZ_TIMEOUT:-1}; seed_kb=${FUZZ_SEED_MAX_KB:-128}
+    else
+      timeout=${FUZZ_TIMEOUT:-5}; seed_kb=${FUZZ_SEED_MAX_KB:-40}
+    fi
+    prepare_seeds "$bin"
+    for target in "${targets[@]}"; do
+      corpus="$CORPUS/$target"
+      mkdir -p "$corpus" "$ARTIFACTS/$target"
+      extra=()
+      [ -d "Tests/Fixtures/fuzz/$target" ] && extra+=("Tests/Fixtures/fuzz/$target")
+      log="$ARTIFACTS/$target/last-run.log"
+      echo "fuzz: $target for ${seconds}s"
+      status=0
+      UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
+      "$bin/$target" "$corpus" "$(seeds_of "$target")" "${extra[@]}" \
+        -dict="$(dictionary_of "$target")" -max_total_time="$seconds" -timeout="$timeout" \
+        -rss_limit_mb=512 -malloc_limit_mb=512 -max_len=131072 -print_final_stats=1 \
+        -artifact_prefix="$ARTIFACTS/$target/" >"$log" 2>&1 || status=$?
+      runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || echo '?')
+      speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || echo '?')
+      last=$(grep -E '^#[0-9]+' "$log" | grep ' cov: ' | tail -1 || true)
+      cov=$(echo "$last" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*' || echo '?')
+      ft=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*' || echo '?')
+      units=$(echo "$last" | grep -o 'corp: [0-9]*' | grep -o '[0-9]*$' || echo '?')
+      result=ok
+      if [ "$status" -ne 0 ]; then
+        result="FINDING (exit $status, see $log)"
+        failed=1
+        grep -E 'ERROR|fuzz finding|SUMMARY|Test unit written|runtime error' "$log" | head -20 || true
+      fi
+      summary+=("$(printf '%-20s %12s %8s %7s %8s %7s  %s' "$target" "$runs" "$speed" "$cov" "$ft" "$units" "$result")")
+    done
+    echo
+    printf '%-20s %12s %8s %7s %8s %7s  %s\n' target executions exec/s cov ft corpus result
+    printf '%s\n' "${summary[@]}"
+    exit "$failed"
+    ;;
+  *)
+    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+    exit 2
+    ;;
+esac
