@@ -29,8 +29,10 @@ import WebImageTestSupport
         let oneShot = try CoderRegistry.system().decode(data)
         let incremental = try JPEGIncrementalTests.feed(data, chunkSize: chunkSize).final
         #expect(incremental.image.width == oneShot.image.width && incremental.image.height == oneShot.image.height)
+        // Compared outside the expectation, so that a mismatch does not print both bitmaps.
+        let differingBytes = zip(incremental.image.pixels, oneShot.image.pixels).reduce(0) { $0 + ($1.0 == $1.1 ? 0 : 1) }
         withKnownIssue("libjpeg's result on corrupt scan data depends on how the input was split") {
-            #expect(incremental.image == oneShot.image)
+            #expect(differingBytes == 0)
         }
     }
 }
