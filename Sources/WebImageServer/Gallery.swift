@@ -27,7 +27,7 @@ public struct Gallery: Sendable {
             return
         }
         self.names = names.filter { name in
-            guard !name.hasPrefix("."), let head = RegularFile.read(directory.appendingPathComponent(name).path, upTo: 64) else { return false }
+            guard !name.hasPrefix("."), let head = try? POSIXFile.readRegularFile(directory.appendingPathComponent(name).path, upTo: 64) else { return false }
             return ImageFormat(sniffing: head) != nil
         }.sorted()
     }

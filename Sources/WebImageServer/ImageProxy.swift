@@ -114,7 +114,6 @@ public final class ImageProxy: Sendable {
     /// ``OriginGuard/policyDigest``, computed once.
     private let policyDigest: String
     let variants: VariantCache
-    private let httpLoader: HTTPImageLoader
     /// Every connection to an origin goes through it: see ``EgressGuard``.
     private let egress: EgressGuard
     private let inProgress = Mutex<[String: Task<Rendered, any Error>]>([:])
@@ -153,8 +152,7 @@ public final class ImageProxy: Sendable {
         }
         egress = try EgressGuard(originGuard: originGuard, logger: configuration.logger)
         http.socksProxy = .init(host: "127.0.0.1", port: egress.port)
-        httpLoader = HTTPImageLoader(configuration: http)
-        var loaders: [any ImageLoader] = [httpLoader]
+        var loaders: [any ImageLoader] = [HTTPImageLoader(configuration: http)]
         if let root = configuration.originDirectory {
             loaders.append(FileImageLoader(root: root, maximumFileSize: configuration.maximumSourceBytes, timeout: configuration.originTimeout))
         }

@@ -73,22 +73,43 @@ public struct OriginGuard: Sendable {
     ///
     /// - Throws: ``Refusal``, or ``ImageError/network(_:)`` when the host does not resolve.
     func addressesToConnect(host: String, port: Int) async throws -> [IPAddress] {
+        let trusted = { (host: String) in
+            trustedOrigins.contains("http://\(host):\(port)") || trustedOrigins.contains("https://\(host):\(port)")
+        }
+        switch try judge(host: host, isTrusted: trusted) {
+        case .literal(let address): return [address]
+        case .trusted(let host): return try await resolver.addresses(of: host)
+        case .name(let host): return try await checkedAddresses(of: host)
+        }
+    }
+
+    /// What the checks that need no DNS make of a host.
+    private enum HostVerdict {
+        /// A numeric address, allowed.
+        case literal(IPAddress)
+        /// A trusted origin's host: its addresses are not checked.
+        case trusted(String)
+        /// A name whose addresses remain to be resolved and checked.
+        case name(String)
+    }
+
+    /// The allowlist, the trusted origins, and the policy for a numeric host, in that order;
+    /// `host` is lowercased and its IPv6 brackets removed first.
+    ///
+    /// - Throws: ``Refusal``.
+    private func judge(host: String, isTrusted: (String) -> Bool) throws -> HostVerdict {
         var host = host.lowercased()
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard isAllowed(host: host) else {
             throw Refusal(description: "host \(host) is not on the allowlist")
         }
-        if trustedOrigins.contains("http://\(host):\(port)") || trustedOrigins.contains("https://\(host):\(port)") {
-            if let literal = IPAddress(host) { return [literal] }
-            return try await resolver.addresses(of: host)
+        let literal = IPAddress(host)
+        if isTrusted(host) { return literal.map(HostVerdict.literal) ?? .trusted(host) }
+        guard let literal else { return .name(host) }
+        if case .refused(let range) = policy.verdict(for: literal) {
+            throw Refusal(description: "\(host) is \(range)")
         }
-        if let literal = IPAddress(host) {
-            if case .refused(let range) = policy.verdict(for: literal) {
-                throw Refusal(description: "\(host) is \(range)")
-            }
-            return [literal]
-        }
-        return try await checkedAddresses(of: host)
+        return .literal(literal)
     }
 
     /// The checks that need no DNS: the scheme, no credentials, the allowlist, and the address
@@ -101,7 +122,7 @@ public struct OriginGuard: Sendable {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw Refusal(description: "scheme \(url.scheme ?? "none") is not fetched")
         }
-        guard var host = url.host?.lowercased(), !host.isEmpty else {
+        guard let host = url.host, !host.isEmpty else {
             throw Refusal(description: "no host")
         }
         // Refused here, where every hop is checked, so that a redirect cannot lead where a
@@ -109,18 +130,9 @@ public struct OriginGuard: Sendable {
         guard url.user == nil, url.password == nil else {
             throw Refusal(description: "the URL carries credentials")
         }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard isAllowed(host: host) else {
-            throw Refusal(description: "host \(host) is not on the allowlist")
-        }
-        if trustedOrigins.contains(Self.origin(of: url)) { return nil }
-        if let literal = IPAddress(host) {
-            if case .refused(let range) = policy.verdict(for: literal) {
-                throw Refusal(description: "\(host) is \(range)")
-            }
-            return nil
-        }
-        return host
+        let isTrusted = trustedOrigins.contains(Self.origin(of: url))
+        guard case .name(let name) = try judge(host: host, isTrusted: { _ in isTrusted }) else { return nil }
+        return name
     }
 
     /// A short digest of everything that decides what this guard lets through: the allowlist,

@@ -1,4 +1,5 @@
 import Synchronization
+import WebImageCore
 
 /// The grace period of a graceful shutdown: started when shutdown begins, it bounds every wait
 /// that follows, so that a decode still running (bounded by the decoding limits, but possibly
@@ -61,24 +62,21 @@ final class ShutdownClock: Sendable {
     /// first: `true` when it ended, `false` when time ran out (it then goes on, unawaited, and
     /// ends with the process). Its error, if it ended by throwing, is rethrown.
     func bounding(_ operation: @escaping @Sendable () async throws -> Void) async throws -> Bool {
-        let outcome = Mutex<CheckedContinuation<Bool, any Error>?>(nil)
-        let finish: @Sendable (Result<Bool, any Error>) -> Void = { result in
-            outcome.withLock { $0.take() }?.resume(with: result)
-        }
+        let outcome = OnceContinuation<Bool>()
         let timer = Task {
             guard let deadline = await deadline() else { return }
             try? await Task.sleep(until: deadline, clock: .continuous)
-            finish(.success(false))
+            outcome.resume(with: .success(false))
         }
         defer { timer.cancel() }
         return try await withCheckedThrowingContinuation { continuation in
-            outcome.withLock { $0 = continuation }
+            outcome.set(continuation)
             Task {
                 do {
                     try await operation()
-                    finish(.success(true))
+                    outcome.resume(with: .success(true))
                 } catch {
-                    finish(.failure(error))
+                    outcome.resume(with: .failure(error))
                 }
             }
         }

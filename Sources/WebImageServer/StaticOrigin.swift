@@ -44,7 +44,7 @@ public final class StaticOrigin: Sendable {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         var files: [String: File] = [:]
         for name in names {
-            guard let data = RegularFile.read(folder.appendingPathComponent(name).path, upTo: .max),
+            guard let data = try? POSIXFile.readRegularFile(folder.appendingPathComponent(name).path),
                   let format = ImageFormat(sniffing: data) else { continue }
             files["/" + name] = File(data: data, contentType: format.mimeType, etag: "\"\(data.count)-\(data.hashValue & 0xFFFF_FFFF)\"")
         }

@@ -46,7 +46,7 @@ public struct FileImageLoader: ImageLoader {
         let limit = maximumFileSize
         let read: @Sendable () throws -> Data = {
             let path = try Self.resolve(url.path, within: root)
-            return try Self.read(path, limit: limit)
+            return try POSIXFile.readRegularFile(path, limit: limit)
         }
         let data = if let timeout { try await executor.run(timeout: timeout, read) } else { try await executor.run(read) }
         context.didReceive(data, received: data.count, expected: data.count)
@@ -80,26 +80,5 @@ public struct FileImageLoader: ImageLoader {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
-    }
-
-    private static func read(_ path: String, limit: Int) throws -> Data {
-        // O_NONBLOCK: opening a FIFO must not wait for a writer; reads of a regular file ignore it.
-        let fd = try POSIXFile.open(path, O_RDONLY | O_NONBLOCK)
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw POSIXFile.failure("stat", path) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw ImageError.invalidURL("\(path) is not a regular file")
-        }
-        let size = Int(info.st_size)
-        guard size <= limit else {
-            throw ImageError.tooLarge("\(path) is \(size) bytes, over the limit of \(limit)")
-        }
-        var data = Data(count: size)
-        let read = try data.withUnsafeMutableBytes { buffer in
-            try POSIXFile.readFully(fd, into: buffer.baseAddress!, count: size, at: 0, path: path)
-        }
-        if read < size { data.removeSubrange(read...) }
-        return data
     }
 }

@@ -1,6 +1,5 @@
 import DequeModule
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -54,7 +53,7 @@ public final class BlockingExecutor: Sendable {
     /// returns, and its result is dropped.
     public func run<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         if Task.isCancelled { throw ImageError.cancelled }
-        let waiter = Waiter<T>()
+        let waiter = OnceContinuation<T>()
         return try await withCheckedThrowingContinuation { continuation in
             waiter.set(continuation)
             let timer = Task {
@@ -79,20 +78,6 @@ public final class BlockingExecutor: Sendable {
     /// Jobs submitted afterwards never run; use only for executors that are no longer needed.
     public func shutdown() {
         queue.close()
-    }
-}
-
-/// A continuation resumed by whichever comes first, a job's result or its timeout.
-private final class Waiter<T: Sendable>: Sendable {
-    private let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
-
-    func set(_ continuation: CheckedContinuation<T, any Error>) {
-        self.continuation.withLock { $0 = continuation }
-    }
-
-    /// Resumes the continuation the first time; later calls do nothing.
-    func resume(with result: Result<T, any Error>) {
-        continuation.withLock { $0.take() }?.resume(with: result)
     }
 }
 

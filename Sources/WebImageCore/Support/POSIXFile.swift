@@ -12,7 +12,7 @@ import Foundation
 ///
 /// The disk cache talks to the kernel directly rather than through `FileManager` or
 /// `FileHandle`: a cache hit must cost little more than `open` + `read` + `close`.
-enum POSIXFile {
+package enum POSIXFile {
     static func failure(_ operation: String, _ path: String, _ code: Int32 = errno) -> ImageError {
         .storage(.init(operation: operation, path: path, code: code))
     }
@@ -51,6 +51,36 @@ enum POSIXFile {
             total += read
         }
         return total
+    }
+
+    /// Up to `count` bytes from the start of the regular file at `path` (symbolic links
+    /// followed). Anyone who can write into a served folder can leave a FIFO there, and opening
+    /// one for reading waits for a writer: the file is opened with `O_NONBLOCK`, which makes
+    /// that return at once (reads of a regular file ignore it), and refused unless `fstat` says
+    /// it is a regular file. Shared by the file loader and the proxy's folder listing.
+    ///
+    /// - Throws: ``ImageError/storage(_:)`` when it cannot be opened or read,
+    ///   ``ImageError/invalidURL(_:)`` when it is not a regular file (a FIFO, a device, a socket,
+    ///   a folder), ``ImageError/tooLarge(_:)`` when it is larger than `limit`.
+    package static func readRegularFile(_ path: String, upTo count: Int = .max, limit: Int = .max) throws -> Data {
+        let fd = try open(path, O_RDONLY | O_NONBLOCK)
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw failure("stat", path) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw ImageError.invalidURL("\(path) is not a regular file")
+        }
+        let size = Int(info.st_size)
+        guard size <= limit else {
+            throw ImageError.tooLarge("\(path) is \(size) bytes, over the limit of \(limit)")
+        }
+        let wanted = min(count, size)
+        var data = Data(count: wanted)
+        let read = try data.withUnsafeMutableBytes { buffer in
+            try readFully(fd, into: buffer.baseAddress!, count: wanted, at: 0, path: path)
+        }
+        if read < wanted { data.removeSubrange(read...) }
+        return data
     }
 
     static func fileSize(_ fd: Int32, path: String) throws -> Int {
