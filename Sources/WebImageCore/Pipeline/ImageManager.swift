@@ -177,7 +177,7 @@ public final class ImageManager: Sendable {
     /// runs: it rises when a request of higher priority joins. Lets tests wait until a request
     /// has joined a download in flight.
     @_spi(Testing) public func downloadPriority(for url: URL) -> ImagePriority? {
-        let key = url.absoluteString
+        let key = ImageCacheKey(url.absoluteString)
         return dataJobs.jobs { $0.key == key }.map(\.priority).max()
     }
 

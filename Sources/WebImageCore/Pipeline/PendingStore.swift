@@ -5,12 +5,12 @@ import Synchronization
 /// Freshly loaded bytes waiting to be written to the disk cache, once.
 final class PendingStore: Sendable {
     let disk: DiskCache
-    let key: String
+    let key: ImageCacheKey
     let data: Data
     let metadata: DiskCache.Metadata
     private let claimed = Mutex(false)
 
-    init(disk: DiskCache, key: String, data: Data, metadata: DiskCache.Metadata) {
+    init(disk: DiskCache, key: ImageCacheKey, data: Data, metadata: DiskCache.Metadata) {
         self.disk = disk
         self.key = key
         self.data = data

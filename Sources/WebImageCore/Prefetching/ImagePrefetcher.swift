@@ -182,13 +182,12 @@ public final class ImagePrefetcher: Sendable {
             return batch
         }
         // A request listed again in the same batch is loaded once; the repeats are skipped.
-        var seen = Set<String>()
+        var seen = Set<PrefetchKey>()
         var items: [Item] = []
         var repeats = 0
         for (index, request) in requests.enumerated() {
             if let key = request.imageKey {
-                let variant = request.options.contains(.avoidDecode) ? key + "\u{1}bytes" : key
-                guard seen.insert(variant).inserted else {
+                guard seen.insert(PrefetchKey(key: key, bytesOnly: request.options.contains(.avoidDecode))).inserted else {
                     repeats += 1
                     continue
                 }
@@ -501,4 +500,11 @@ extension ImagePrefetcher {
             }
         }
     }
+}
+
+/// What makes two prefetched requests the same load: the variant, and whether only the bytes
+/// are wanted.
+private struct PrefetchKey: Hashable {
+    var key: ImageCacheKey
+    var bytesOnly: Bool
 }
