@@ -28,7 +28,9 @@ extension ImageManager {
                 return
             }
             guard var container = decoded.container else {
-                job.send(.value(ImageResponse(container: nil, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, isRevalidated: decoded.loaded.isRevalidated, timings: timings)))
+                var response = ImageResponse(container: nil, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, isRevalidated: decoded.loaded.isRevalidated, timings: timings)
+                response.diskWrite = decoded.loaded.pendingStore
+                job.send(.value(response))
                 return
             }
             let processors = plan.request.processors
@@ -43,7 +45,9 @@ extension ImageManager {
                 timings.process = duration
             }
             plan.cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)
-            job.send(.value(ImageResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, timings: timings)))
+            var response = ImageResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, timings: timings)
+            response.diskWrite = decoded.loaded.pendingStore
+            job.send(.value(response))
             await storeProcessedBytes(of: container, plan: plan)
         } catch {
             job.send(.failure(ImageError(error)))

@@ -81,9 +81,9 @@ public final class ImageManager: Sendable {
         // A revalidation asked for after another finished must reach the origin again: the
         // image may have changed since.
         let joinsFinished: @Sendable (JobKey) -> Bool = { $0.mode != .refresh }
-        self.imageJobs = JobTable(activity: activity, joinsFinished: joinsFinished)
-        self.decodeJobs = JobTable(activity: activity, joinsFinished: joinsFinished)
-        self.dataJobs = JobTable(activity: activity, joinsFinished: joinsFinished)
+        self.imageJobs = JobTable(activity: activity, joinsFinished: joinsFinished, replayed: { $0.replayed })
+        self.decodeJobs = JobTable(activity: activity, joinsFinished: joinsFinished, replayed: { $0.replayed })
+        self.dataJobs = JobTable(activity: activity, joinsFinished: joinsFinished, replayed: { $0.replayed })
     }
 
     // MARK: - Loading

@@ -289,8 +289,21 @@ public final class ImagePrefetcher: Sendable {
         return cache.memory.value(forKey: request.imageKey(forDataKey: dataKey)) != nil
     }
 
-    /// Counts `item`'s outcome (`nil`: cached, skipped without a load) and frees its slot.
+    /// Counts `item`'s outcome (`nil`: cached, skipped without a load) and frees its slot;
+    /// an image whose bytes are still being written to disk counts once they are there, so
+    /// that a program that exits after its prefetch finds every image it was told of.
     private func complete(_ item: Item, _ result: Result<ImageResponse, ImageError>?) {
+        if case .success(let response) = result, let write = response.diskWrite {
+            Task {
+                await write.settled()
+                record(item, result)
+            }
+        } else {
+            record(item, result)
+        }
+    }
+
+    private func record(_ item: Item, _ result: Result<ImageResponse, ImageError>?) {
         item.batch.record(index: item.index, outcome: Outcome(result, url: item.request.url))
         state.withLock { $0.running -= 1 }
         pump()
