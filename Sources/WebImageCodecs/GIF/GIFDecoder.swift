@@ -43,8 +43,8 @@ import WebImageCore
 ///
 /// ```swift
 /// let container = try GIFDecoder().decode(bytes, options: .init())
-/// container.animation?.frames.count    // composed frames
-/// container.animation?.loopCount       // plays; 0 = forever
+/// let frames = container.animation?.frames.count    // composed frames
+/// let loops = container.animation?.loopCount         // plays; 0 = forever
 /// ```
 public struct GIFDecoder: ImageDecoder {
     public init() {}

@@ -30,7 +30,7 @@ import WebImageCore
 /// let registry = CoderRegistry(decoders: [JPEGDecoder()])
 /// var options = ImageDecodingOptions()
 /// options.thumbnail = .maxPixelSize(256)
-/// let thumbnail = try registry.decode(jpegBytes, options: options)   // upright, 256 px
+/// let thumbnail = try registry.decode(bytes, options: options)   // upright, 256 px
 /// ```
 public struct JPEGDecoder: ImageDecoder {
     /// Which libjpeg-turbo interface decodes a full (non-incremental) file. Internal: tests

@@ -37,8 +37,8 @@ import WebImageCore
 ///
 /// ```swift
 /// let container = try PNGDecoder().decode(bytes, options: .init())
-/// container.image.pixelFormat       // .rgba8
-/// container.animation?.loopCount    // APNG num_plays, 0 = forever
+/// let pixelFormat = container.image.pixelFormat   // .rgba8
+/// let loops = container.animation?.loopCount        // APNG num_plays, 0 = forever
 /// ```
 public struct PNGDecoder: ImageDecoder {
     /// The most bytes one compressed text chunk (`zTXt`, `iTXt`) may inflate to: 1 MiB, the

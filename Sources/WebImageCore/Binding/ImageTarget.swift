@@ -8,7 +8,8 @@ import Foundation
 ///
 /// ```swift
 /// final class Thumbnail: ImageTarget {
-///     let widget: Widget
+///     let widget: Widget   // the toolkit's image view
+///     init(widget: Widget) { self.widget = widget }
 ///     func display(_ display: ImageDisplay) {
 ///         switch display.content {
 ///         case .placeholder(let placeholder): widget.setPixels(placeholder?.image)

@@ -6,8 +6,8 @@ import Foundation
 /// ```swift
 /// let cache = ImageCache(disk: try DiskCache(name: "my-app-images"))
 /// try await cache.store(container, data: bytes, forKey: key)
-/// if let (image, source) = await cache.image(forKey: key, decode: decoder.decode) {
-///     print("from \(source)")   // memory, or disk (then decoded and kept in memory)
+/// if let (image, source) = await cache.image(forKey: key, decode: { try registry.decode($0) }) {
+///     print("\(image.image.width) px from \(source)")   // memory, or disk (then decoded and kept in memory)
 /// }
 /// ```
 ///

@@ -7,7 +7,7 @@ extension Bitmap {
     /// lies inside.
     ///
     /// ```swift
-    /// let face = try portrait.cropped(x: 40, y: 20, width: 128, height: 128)
+    /// let face = try photo.cropped(x: 40, y: 20, width: 128, height: 128)
     /// ```
     ///
     /// - Throws: ``ImageError/invalidBitmap(_:)`` when the rectangle and the bitmap do not
@@ -111,7 +111,7 @@ extension Bitmap {
     /// ``PixelFormat/grayAlpha8`` for grey); premultiplied bitmaps stay premultiplied.
     ///
     /// ```swift
-    /// let card = try photo.roundingCorners(radius: 16)
+    /// let card = photo.roundingCorners(radius: 16)
     /// ```
     public func roundingCorners(radius: Double) -> Bitmap {
         let format = alphaFormat
