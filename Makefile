@@ -9,7 +9,7 @@ PORT        ?= 8080
 FUZZ_SECONDS ?= 60
 SERVE_HOST  ?= 127.0.0.1
 
-.PHONY: all deps build run test bench fuzz sanitize clean
+.PHONY: all deps build run test snippets docs bench fuzz sanitize clean
 
 all: build
 
@@ -32,9 +32,17 @@ run: deps
 	@echo "Starting the image proxy over Demo/images: open the address below for the gallery (Ctrl-C stops it)."
 	@exec "$$($(SWIFT) build --show-bin-path)/webimage" serve --origin-dir Demo/images --host $(SERVE_HOST) --port $(PORT) --cache-dir .build/serve-cache
 
-test: deps
+# `swift build --build-tests` also builds WebImageSnippets: every ```swift example of README.md,
+# the DocC catalog and the public API's `///` comments, regenerated first from the documentation
+# (scripts/extract-snippets.py), so a wrong example fails here, pointing at its line in the doc.
+test: deps snippets
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Regenerates Tests/Snippets/Generated from the documentation (commit the result; CI checks it).
+snippets:
+	@python3 scripts/extract-snippets.py
+	@python3 scripts/extract-snippets.py --stats | head -1
 
 # Hostile input (docs/reliability.md). `make fuzz` builds the libFuzzer targets in Fuzz/ (in
 # .build-asan: ASan, UBSan for C, coverage) and runs each for FUZZ_SECONDS; a finding fails it
