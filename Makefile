@@ -56,6 +56,13 @@ fuzz: deps
 sanitize: deps
 	@bash scripts/sanitize.sh all
 
+# The WebImage product's DocC documentation (Sources/WebImage/WebImage.docc and every public
+# `///` comment of the modules it re-exports), warnings as errors: a broken link or symbol
+# reference fails. Writes .build/docs/WebImage.doccarchive; see scripts/docs.sh for why it runs
+# docc itself rather than through swift-docc-plugin.
+docs: deps
+	@bash scripts/docs.sh
+
 bench: deps
 	@bash scripts/bench-deps.sh
 	@mkdir -p $(BENCH_OUT)

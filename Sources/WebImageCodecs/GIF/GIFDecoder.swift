@@ -32,7 +32,7 @@ import WebImageCore
 ///   ``ImageError/corruptData(_:)`` rather than passing an empty canvas off as the image.
 /// - **LZW minimum code size** above 8 in any frame fails the decode with
 ///   ``ImageError/corruptData(_:)``, as in Chromium (Firefox decodes up to 11); see
-///   ``GIFFrameDecoder/largestCodeSize``.
+///   `GIFFrameDecoder.largestCodeSize`.
 ///
 /// Limits, checked before the memory they guard is allocated: the screen against
 /// ``ImageDecodingOptions/maximumPixelCount``, each frame's declared size against the same,

@@ -39,7 +39,7 @@ extension Bitmap {
     /// Below a radius of ``boxBlurRadius`` the filter is the exact Gaussian: separable, reaching
     /// 3 `radius` either side. From there on it is three box blurs per axis (as SVG and CSS
     /// blur), within a few per cent of the Gaussian at a cost that does not grow with the radius
-    /// (``Resampler/boxBlur(_:sigma:)``). Both run on premultiplied values (transparent pixels
+    /// (`Resampler.boxBlur(_:sigma:)`). Both run on premultiplied values (transparent pixels
     /// do not darken their neighbours) and average only what lies inside the image at the edges,
     /// so a flat image stays flat.
     ///
