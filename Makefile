@@ -34,8 +34,10 @@ run: deps
 
 # `swift build --build-tests` also builds WebImageSnippets: every ```swift example of README.md,
 # the DocC catalog and the public API's `///` comments, regenerated first from the documentation
-# (scripts/extract-snippets.py), so a wrong example fails here, pointing at its line in the doc.
+# (scripts/extract-snippets.py), so a wrong example fails here, pointing at its line in the doc;
+# the README's Package.swift example is evaluated in a scratch folder.
 test: deps snippets
+	@python3 scripts/extract-snippets.py --check-manifests
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

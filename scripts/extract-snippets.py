@@ -20,16 +20,23 @@ an example may show a value it does not go on to use without a compiler warning.
 A block whose top level declares an `extension` or a `protocol` (which Swift does not allow
 inside a function) is emitted at file scope instead, its statements-free body unchanged.
 
+Package manifests: a fence written ```swift manifest is a whole Package.swift; it is not
+compiled into the target (a manifest is not a program), but `--check-manifests` evaluates each
+with `swift package dump-package` in a scratch folder, which `make test` runs too.
+
 Opting out: a fence written ```swift ignore is shown as Swift by DocC but not compiled. Keep
 these rare: only for fragments that are not code of a program (a Package.swift excerpt).
 
 Usage: extract-snippets.py           regenerates Tests/Snippets/Generated (writes changed files only)
        extract-snippets.py --check   exits 1 when a generated file is missing, stale or extra
        extract-snippets.py --stats   prints how many blocks were compiled and opted out
+       extract-snippets.py --check-manifests   evaluates every ```swift manifest block
 """
 import os
 import re
+import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "Tests", "Snippets", "Generated")
@@ -255,12 +262,32 @@ def render(rel, blocks):
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+def check_manifests(manifests):
+    """Evaluates each manifest block in a scratch package; 1 if any fails."""
+    swift = os.environ.get("SWIFT", "swift")
+    failed = 0
+    for b in manifests:
+        with tempfile.TemporaryDirectory() as scratch:
+            with open(os.path.join(scratch, "Package.swift"), "w", encoding="utf-8") as f:
+                f.write("\n".join(b.lines) + "\n")
+            run = subprocess.run([swift, "package", "dump-package", "--package-path", scratch],
+                                 capture_output=True, text=True)
+            if run.returncode != 0:
+                failed += 1
+                print(f"{b.source}:{b.line}: the Package.swift example does not evaluate:", file=sys.stderr)
+                print(run.stderr or run.stdout, file=sys.stderr)
+    if not failed:
+        print(f"extract-snippets: {len(manifests)} Package.swift example(s) evaluate")
+    return 1 if failed else 0
+
+
 def main():
     check = "--check" in sys.argv
     stats = "--stats" in sys.argv
     wanted = {}
     compiled = opted_out = internal = 0
     opt_outs = []
+    manifests = []
     for rel, blocks, internal_count in collect():
         internal += internal_count
         kept = []
@@ -268,14 +295,18 @@ def main():
             if "ignore" in b.info:
                 opted_out += 1
                 opt_outs.append(f"{b.source}:{b.line - 1}")
+            elif "manifest" in b.info:
+                manifests.append(b)
             else:
                 kept.append(b)
         compiled += len(kept)
         if kept:
             wanted[identifier(rel) + ".swift"] = render(rel, kept)
+    if "--check-manifests" in sys.argv:
+        return check_manifests(manifests)
     if stats:
-        print(f"snippets: {compiled} compiled, {opted_out} opted out (```swift ignore), "
-              f"{internal} on internal declarations not compiled")
+        print(f"snippets: {compiled} compiled, {len(manifests)} Package.swift evaluated, "
+              f"{opted_out} opted out (```swift ignore), {internal} on internal declarations not compiled")
         for o in opt_outs:
             print(f"  opted out: {o}")
         return 0

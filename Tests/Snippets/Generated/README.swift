@@ -5,7 +5,71 @@ import WebImage
 import WebImageServer
 
 func snippet_README_1() async throws {
-#sourceLocation(file: "README.md", line: 89)
+#sourceLocation(file: "README.md", line: 81)
+
+
+    let manager = ImageManager.shared
+    let request = ImageRequest(url: URL(string: "https://example.com/photo.jpg"), thumbnail: .maxPixelSize(256))
+    let response = try await manager.image(for: request)
+    print(response.cacheType, response.image?.width ?? 0, response.timings.total)
+#sourceLocation()
+    _ = (manager, request, response)
+}
+
+func snippet_README_2() async throws {
+#sourceLocation(file: "README.md", line: 93)
+    let task = manager.loadImage(with: ImageRequest(url: url, options: .progressiveLoad))
+    task.priority = .veryHigh            // the user tapped it
+    for await progress in task.progress { bar.fraction = progress.fraction ?? 0 }
+    task.cancel()                        // or cancel the Swift task that awaits image(for:)
+#sourceLocation()
+    _ = task
+}
+
+func snippet_README_3() async throws {
+#sourceLocation(file: "README.md", line: 102)
+    let avatar = ImageRequest(url: avatarURL, thumbnail: .maxPixelSize(96))
+    if manager.cachedType(for: avatar) == .memory {
+        show(manager.cachedResponse(for: avatar)?.container)   // synchronous, no placeholder
+    }
+    await manager.removeCachedImage(for: avatar)   // the user uploaded a new one
+#sourceLocation()
+    _ = avatar
+}
+
+func snippet_README_4() async throws {
+#sourceLocation(file: "README.md", line: 112)
+    let prefetcher = ImagePrefetcher(manager: manager)
+    prefetcher.startPrefetching(urls, completion: { summary in print(summary.finished, summary.failed) })
+#sourceLocation()
+    _ = prefetcher
+}
+
+func snippet_README_5() async throws {
+#sourceLocation(file: "README.md", line: 120)
+    final class AvatarView: ImageTarget {
+        func display(_ display: ImageDisplay) { show(display.container) }
+    }
+    let binder = ImageBinder(manager: manager, delivery: .init { job in mainLoop.schedule(job) })
+    binder.setImage(on: AvatarView(), with: avatarURL, placeholder: grey, transition: .fade(.milliseconds(150)))
+#sourceLocation()
+    _ = binder
+}
+
+func snippet_README_6() async throws {
+#sourceLocation(file: "README.md", line: 130)
+    let sepiaTone = ImageProcessors.Anonymous(id: "sepia") { image in
+        try image.mappingFrames { bitmap in try sepia(bitmap.grayscaled()) }
+    }
+    var thumbnail = ImageRequest(url: url, thumbnail: .maxPixelSize(256))
+    thumbnail.processors = [.resize(width: 256, height: 256, contentMode: .fill), sepiaTone]
+    show(try await manager.image(for: thumbnail).container)
+#sourceLocation()
+    _ = (sepiaTone, thumbnail)
+}
+
+func snippet_README_7() async throws {
+#sourceLocation(file: "README.md", line: 213)
 
 
     // Memory + disk cache in ~/.cache/swift-web-image, HTTP/file/data loaders, the system coders.
@@ -30,8 +94,8 @@ func snippet_README_1() async throws {
     _ = (manager, request, response, task)
 }
 
-func snippet_README_2() async throws {
-#sourceLocation(file: "README.md", line: 115)
+func snippet_README_8() async throws {
+#sourceLocation(file: "README.md", line: 239)
     let prefetcher = ImagePrefetcher(manager: manager)
     let summary = await prefetcher.prefetch(urls) { progress in print(progress.completed, progress.total) }
     print(summary.finished, summary.skipped, summary.failed, summary.bytes)
@@ -39,8 +103,8 @@ func snippet_README_2() async throws {
     _ = (prefetcher, summary)
 }
 
-func snippet_README_3() async throws {
-#sourceLocation(file: "README.md", line: 124)
+func snippet_README_9() async throws {
+#sourceLocation(file: "README.md", line: 248)
     final class Thumbnail: ImageTarget {
         func display(_ display: ImageDisplay) {
             switch display.content {
@@ -56,8 +120,8 @@ func snippet_README_3() async throws {
     _ = binder
 }
 
-func snippet_README_4() async throws {
-#sourceLocation(file: "README.md", line: 140)
+func snippet_README_10() async throws {
+#sourceLocation(file: "README.md", line: 264)
 
     // Two cache levels: decoded images in memory, encoded bytes on disk.
     let cache = ImageCache(
@@ -79,8 +143,8 @@ func snippet_README_4() async throws {
     _ = cache
 }
 
-func snippet_README_5() async throws {
-#sourceLocation(file: "README.md", line: 162)
+func snippet_README_11() async throws {
+#sourceLocation(file: "README.md", line: 286)
     let registry = CoderRegistry.system()
     var options = ImageDecodingOptions()
     options.thumbnail = .maxPixelSize(512)          // decoded at reduced scale where possible
