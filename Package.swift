@@ -169,6 +169,7 @@ if let fuzzerRuntime = Context.environment["WEBIMAGE_FUZZER_RUNTIME"], !fuzzerRu
         ("fuzz-decode", ["WebImageCodecs"]),
         ("fuzz-incremental", ["WebImageCodecs"]),
         ("fuzz-header", []),
+        ("fuzz-metadata", []),
         ("fuzz-proxy-request", ["WebImageServer"]),
         ("fuzz-disk-cache", []),
         ("fuzz-data-url", []),

@@ -25,13 +25,13 @@ export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 # debug build's time limit.
 CORPUS=${FUZZ_CORPUS:-Fuzz/.corpus/${FUZZ_BUILD:-debug}}
 ARTIFACTS=Fuzz/.artifacts
-TARGETS=(fuzz-decode fuzz-incremental fuzz-header fuzz-proxy-request fuzz-disk-cache fuzz-data-url fuzz-cache-control)
+TARGETS=(fuzz-decode fuzz-incremental fuzz-header fuzz-metadata fuzz-proxy-request fuzz-disk-cache fuzz-data-url fuzz-cache-control)
 
 
 # The seed folders and dictionary of a target.
 seeds_of() {
   case "$1" in
-    fuzz-decode|fuzz-incremental|fuzz-header) echo "Fuzz/.seeds/images" ;;
+    fuzz-decode|fuzz-incremental|fuzz-header|fuzz-metadata) echo "Fuzz/.seeds/images" ;;
     fuzz-proxy-request) echo "Fuzz/seeds/proxy-request" ;;
     fuzz-data-url) echo "Fuzz/seeds/data-url" ;;
     fuzz-cache-control) echo "Fuzz/seeds/cache-control" ;;
@@ -40,7 +40,7 @@ seeds_of() {
 }
 dictionary_of() {
   case "$1" in
-    fuzz-decode|fuzz-incremental|fuzz-header) echo "Fuzz/dictionaries/images.dict" ;;
+    fuzz-decode|fuzz-incremental|fuzz-header|fuzz-metadata) echo "Fuzz/dictionaries/images.dict" ;;
     fuzz-proxy-request) echo "Fuzz/dictionaries/proxy-request.dict" ;;
     fuzz-data-url) echo "Fuzz/dictionaries/data-url.dict" ;;
     fuzz-cache-control) echo "Fuzz/dictionaries/cache-control.dict" ;;

@@ -29,7 +29,7 @@ func runDiskCacheBenchmarks(_ report: Report) {
         let name = "hit-\(size)"
         let cache = openCache(name)
         let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0) })
-        let key = "https://images.example.com/photos/\(size)/original.jpg"
+        let key: ImageCacheKey = "https://images.example.com/photos/\(size)/original.jpg"
         try! cache.blocking.store(bytes, forKey: key)
         let path = entryPath(in: root.appendingPathComponent(name))
         let operations = size > 10_000 ? 5_000 : 50_000

@@ -41,14 +41,14 @@ private func memoryHitBenchmarks(_ report: Report) {
     let urls = (0..<1000).map { URL(string: "https://cdn.example.com/photos/2024/\($0)/avatar.jpg")! }
     let bitmap = try! Bitmap(width: 8, height: 8, pixelFormat: .rgba8, pixels: [UInt8](repeating: 0, count: 256))
     for url in urls {
-        cache.memory.set(ImageContainer(image: bitmap), forKey: url.absoluteString, cost: 256)
+        cache.memory.set(ImageContainer(image: bitmap), forKey: ImageCacheKey(url.absoluteString), cost: 256)
     }
     let operations = 200_000
 
     // The floor: the key the manager computes (the absolute URL), looked up in the cache.
     let bare = nanosecondsPerOperation(operations: operations) {
         for index in 0..<operations {
-            blackHole(cache.memory.value(forKey: urls[index % urls.count].absoluteString))
+            blackHole(cache.memory.value(forKey: ImageCacheKey(urls[index % urls.count].absoluteString)))
         }
     }
     let sync = nanosecondsPerOperation(operations: operations) {

@@ -86,7 +86,7 @@ func runPrefetchChild(_ arguments: [String]) -> Never {
     let urls = (0..<count).map { URL(string: "http://127.0.0.1:\(port)/\(names[$0 % names.count])?n=\($0)")! }
     try? FileManager.default.removeItem(at: folder)
     let disk = try! DiskCache(directory: folder)
-    let memory = MemoryCache<String, ImageContainer>(configuration: .init(costLimit: costLimit))
+    let memory = MemoryCache<ImageCacheKey, ImageContainer>(configuration: .init(costLimit: costLimit))
     let manager = ImageManager(configuration: .standard(cache: ImageCache(memory: memory, disk: disk)))
     let baseline = procStatusKiB("VmRSS")
 

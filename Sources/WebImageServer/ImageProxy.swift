@@ -156,7 +156,7 @@ public final class ImageProxy: Sendable {
         if let root = configuration.originDirectory {
             loaders.append(FileImageLoader(root: root, maximumFileSize: configuration.maximumSourceBytes, timeout: configuration.originTimeout))
         }
-        let memory = MemoryCache<String, ImageContainer>(configuration: .init(costLimit: configuration.cachesDisabled ? 0 : configuration.imageMemoryLimit))
+        let memory = MemoryCache<ImageCacheKey, ImageContainer>(configuration: .init(costLimit: configuration.cachesDisabled ? 0 : configuration.imageMemoryLimit))
         var managerConfiguration = ImageManager.Configuration(cache: ImageCache(memory: memory, disk: disk), loaders: loaders, registry: registry)
         managerConfiguration.decodingOptions.maximumPixelCount = configuration.maximumSourcePixels
         managerConfiguration.decodingOptions.maximumAnimationBytes = configuration.maximumAnimationBytes

@@ -85,8 +85,9 @@ public final class VariantCache: Sendable {
         self.now = now
     }
 
-    /// Disk keys are kept apart from the originals' (which are URLs).
-    static func diskKey(_ key: String) -> String { "variant:" + key }
+    /// Disk keys are kept apart from the originals' (which the pipeline stores under their
+    /// URLs): a variant key is never an original's.
+    static func diskKey(_ key: String) -> ImageCacheKey { ImageCacheKey(source: key, variant: ["proxy"]) }
 
     /// The variant from memory, or `nil`: a lookup under one lock, with no hop and no I/O, so
     /// the server can answer it on the connection's event loop.

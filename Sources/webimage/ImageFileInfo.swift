@@ -1,28 +1,14 @@
 import Foundation
 import WebImage
 
-/// What `webimage info` reports about one file: what the header says, and, for formats with a
-/// decoder, what decoding it says (size after orientation, stored orientation, frames, loop
-/// count, durations).
+/// What `webimage info` reports about one file: its ``ImageMetadata``, read from the headers and
+/// a walk over the file's chunks or blocks without decoding any pixels, so a 42-frame GIF costs
+/// one pass over its bytes, not 42 frame decodes.
 struct ImageFileInfo {
     /// The path as the user typed it.
     var file: String
     var bytes: Int
-    var header: ImageHeader
-    /// The decoded facts; `nil` when no decoder reads the format.
-    var decoded: Decoded?
-
-    struct Decoded {
-        /// After orientation.
-        var width: Int
-        var height: Int
-        var orientation: ImageOrientation
-        var frames: Int
-        /// Plays, 0 = forever; `nil` for a still image.
-        var loopCount: Int?
-        /// Per frame, in milliseconds, as stored; empty for a still image.
-        var durations: [Int]
-    }
+    var metadata: ImageMetadata
 
     /// Why a file cannot be reported; the message is what the user sees after the path.
     struct Failure: Error, CustomStringConvertible {
@@ -30,7 +16,7 @@ struct ImageFileInfo {
     }
 
     /// Reads the file at `path` and reports on it.
-    init(path: String, registry: CoderRegistry) throws {
+    init(path: String) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw Failure(description: "no such file")
@@ -42,56 +28,49 @@ struct ImageFileInfo {
         } catch {
             throw Failure(description: "cannot read it (\(error.localizedDescription))")
         }
-        try self.init(file: path, data: data, registry: registry)
+        try self.init(file: path, data: data)
     }
 
     /// Reports on `data`, named `file` (a path or a URL).
-    init(file: String, data: Data, registry: CoderRegistry) throws {
-        guard let header = ImageHeader(sniffing: data) else {
+    init(file: String, data: Data) throws {
+        do {
+            metadata = try ImageMetadata(reading: data)
+        } catch ImageError.unsupportedFormat {
             throw Failure(description: data.isEmpty
                 ? "empty file"
                 : "not an image format webimage knows (\(data.count) bytes)")
+        } catch {
+            throw Failure(description: "\(error)")
         }
         self.file = file
         self.bytes = data.count
-        self.header = header
-        guard registry.decoder(for: header.format) != nil else { return }
-        let image: ImageContainer
-        do {
-            image = try registry.decode(data)
-        } catch {
-            throw Failure(description: "\(header.format.rawValue) that does not decode: \(error)")
-        }
-        let frames = image.animation?.frames ?? []
-        decoded = Decoded(
-            width: image.image.width,
-            height: image.image.height,
-            orientation: image.orientation,
-            frames: max(frames.count, 1),
-            loopCount: image.animation?.loopCount,
-            durations: frames.map { Int($0.duration / .milliseconds(1)) }
-        )
+    }
+
+    /// Per frame, in whole milliseconds as stored; empty for a still image.
+    var durations: [Int] {
+        metadata.frameDurations.map { Int($0 / .milliseconds(1)) }
     }
 
     /// The JSON object for `--json`, on one line, keys in a fixed order (the order of the
-    /// table's columns), unknown values left out.
+    /// table's columns), unknown values left out; `"truncated":true` when the file stops before
+    /// its structure does (the frame count is then a lower bound).
     func jsonLine() throws -> String {
         var fields: [(key: String, value: String)] = [
             ("file", try Self.jsonString(file)),
-            ("format", try Self.jsonString(header.format.rawValue)),
-            ("mime", try Self.jsonString(header.format.mimeType)),
+            ("format", try Self.jsonString(metadata.format.rawValue)),
+            ("mime", try Self.jsonString(metadata.format.mimeType)),
             ("bytes", String(bytes)),
         ]
-        if let decoded {
-            fields += [
-                ("width", String(decoded.width)), ("height", String(decoded.height)),
-                ("orientation", String(decoded.orientation.rawValue)), ("frames", String(decoded.frames)),
-            ]
-            if let loopCount = decoded.loopCount { fields.append(("loopCount", String(loopCount))) }
-            fields.append(("durations", "[" + decoded.durations.map(String.init).joined(separator: ",") + "]"))
-        } else if let width = header.pixelWidth, let height = header.pixelHeight {
+        if let width = metadata.orientedWidth, let height = metadata.orientedHeight {
             fields += [("width", String(width)), ("height", String(height))]
         }
+        if let orientation = metadata.orientation { fields.append(("orientation", String(orientation.rawValue))) }
+        if let frames = metadata.frameCount {
+            fields.append(("frames", String(frames)))
+            if let loopCount = metadata.loopCount { fields.append(("loopCount", String(loopCount))) }
+            fields.append(("durations", "[" + durations.map(String.init).joined(separator: ",") + "]"))
+        }
+        if metadata.isTruncated { fields.append(("truncated", "true")) }
         return "{" + fields.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
     }
 
@@ -111,17 +90,18 @@ struct ImageFileInfo {
             .init("FRAMES", alignment: .right), .init("LOOP"), .init("DURATIONS (ms)"),
         ])
         for record in records {
-            let stored = record.header.pixelWidth.flatMap { width in
-                record.header.pixelHeight.map { "\(width)×\($0)" }
+            let metadata = record.metadata
+            let dimensions = metadata.orientedWidth.flatMap { width in
+                metadata.orientedHeight.map { "\(width)×\($0)" }
             }
-            let decoded = record.decoded
             table.append([
-                record.file, record.header.format.rawValue, record.header.format.mimeType, String(record.bytes),
-                decoded.map { "\($0.width)×\($0.height)" } ?? stored ?? "-",
-                decoded.map { String($0.orientation.rawValue) } ?? "-",
-                decoded.map { String($0.frames) } ?? "-",
-                decoded?.loopCount.map { $0 == 0 ? "forever" : "\($0)×" } ?? "-",
-                decoded.map { durationSummary($0.durations) } ?? "-",
+                record.file, metadata.format.rawValue, metadata.format.mimeType, String(record.bytes),
+                dimensions ?? "-",
+                metadata.orientation.map { String($0.rawValue) } ?? "-",
+                // "3+": the file stops early, and more frames may follow.
+                metadata.frameCount.map { "\($0)\(metadata.isTruncated ? "+" : "")" } ?? "-",
+                metadata.loopCount.map { $0 == 0 ? "forever" : "\($0)×" } ?? "-",
+                durationSummary(record.durations),
             ])
         }
         return table.rendered

@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import WebImage
 
-/// `webimage info FILE...`: what each file is, judged from its bytes: the sniffed format, and
-/// for formats with a decoder, the decoded size, orientation, frames, loop count and durations.
+/// `webimage info FILE...`: what each file is, judged from its bytes: the sniffed format and
+/// the ``ImageMetadata`` its headers and chunks give (size after orientation, orientation,
+/// frames, loop count, durations), read without decoding pixels.
 ///
 /// ```
 /// $ webimage info Demo/images/thumb-Kite.jpg Demo/images/apng-delay.png
@@ -17,10 +18,11 @@ struct InfoCommand: AsyncParsableCommand {
         abstract: "Show each image's format, MIME type, bytes, dimensions, orientation, frames, loop count and frame durations.",
         discussion: """
             The format is sniffed from the file's first bytes, never from its name: a .png \
-            that is really an animated PNG shows as apng. Files in a format webimage decodes \
-            (JPEG, PNG, APNG, GIF, WebP) are decoded: their dimensions are after EXIF \
-            orientation, which is shown as stored (1-8). Other formats show the dimensions \
-            their header gives, as stored; a dash means unknown.
+            that is really an animated PNG shows as apng. Nothing is decoded: the facts come \
+            from the headers and a walk over the file's chunks or blocks (a GIF's frames are \
+            counted without decompressing them). Dimensions are after EXIF orientation, which \
+            is shown as stored (1-8). A dash means the file does not say; a frame count with \
+            a + means the file stops early and more frames may follow.
 
             A file that cannot be read, or is no image format webimage knows, is reported on \
             standard error; the others are still listed, and the exit status is 1.
@@ -32,18 +34,17 @@ struct InfoCommand: AsyncParsableCommand {
 
     @OptionGroup var cache: CacheOptions
 
-    @Flag(help: "Print one JSON object per line instead of a table (keys: file, format, mime, bytes, width, height, orientation, frames, loopCount, durations; unknown ones left out).")
+    @Flag(help: "Print one JSON object per line instead of a table (keys: file, format, mime, bytes, width, height, orientation, frames, loopCount, durations, truncated; unknown ones left out).")
     var json = false
 
     func run() async throws {
         var records: [ImageFileInfo] = []
         var failed = false
-        let registry = CoderRegistry.system()
         for path in inputs {
             do {
                 let record = isRemote(path)
-                    ? try ImageFileInfo(file: path, data: try await remoteBytes(path, cache: cache), registry: registry)
-                    : try ImageFileInfo(path: path, registry: registry)
+                    ? try ImageFileInfo(file: path, data: try await remoteBytes(path, cache: cache))
+                    : try ImageFileInfo(path: path)
                 if json {
                     // One line per file as it is read, so a long run streams into `jq`.
                     print(try record.jsonLine())

@@ -41,7 +41,7 @@ case "write":
     let cache = open(directory, limit: arguments.count > 6 ? Int(arguments[6]) : nil)
     for index in 0..<count {
         let key = "\(prefix)-\(index)"
-        try cache.blocking.store(testPayload(forKey: key, size: size), forKey: key, metadata: .init(url: key))
+        try cache.blocking.store(testPayload(forKey: key, size: size), forKey: ImageCacheKey(key), metadata: .init(url: key))
         say("stored \(index)")
     }
 
@@ -53,7 +53,7 @@ case "stall":
             _ = readLine()  // blocks until the test kills us
         }
     }
-    try cache.blocking.store(testPayload(forKey: key, size: size), forKey: key)
+    try cache.blocking.store(testPayload(forKey: key, size: size), forKey: ImageCacheKey(key))
     say("finished")
 
 case "hammer":
@@ -70,11 +70,11 @@ case "hammer":
         let size = 1000 + Int(key.dropFirst(7))! * 37  // fixed per key, so any process can verify it
         switch next() % 10 {
         case 0..<4:
-            try cache.blocking.store(testPayload(forKey: key, size: size), forKey: key)
+            try cache.blocking.store(testPayload(forKey: key, size: size), forKey: ImageCacheKey(key))
         case 4:
-            cache.blocking.removeEntry(forKey: key)
+            cache.blocking.removeEntry(forKey: ImageCacheKey(key))
         default:
-            if let data = cache.blocking.data(forKey: key) {
+            if let data = cache.blocking.data(forKey: ImageCacheKey(key)) {
                 guard data == testPayload(forKey: key, size: size) else {
                     say("corrupt \(key)")
                     exit(3)
@@ -86,7 +86,7 @@ case "hammer":
     say("hits \(hits)")
 
 case "remove":
-    open(directory).blocking.removeEntry(forKey: arguments[3])
+    open(directory).blocking.removeEntry(forKey: ImageCacheKey(arguments[3]))
 
 case "decode":
     // `directory` is the file here.

@@ -45,8 +45,9 @@ let body = AsyncStream<Data> { $0.finish() }
 let bitmap = try! Bitmap(width: 1, height: 1, pixelFormat: .rgba8, pixels: [0, 0, 0, 255])
 let photo = bitmap
 let container = ImageContainer(image: bitmap)
-/// An EXIF block's TIFF payload.
+/// An EXIF block's TIFF payload, and an EXIF block as a PNG or WebP file stores it.
 let exifPayload = Data()
+let exifChunk = Data()
 
 /// A program's own pixel work, for the processor examples.
 func sepia(_ bitmap: Bitmap) throws -> Bitmap { bitmap }

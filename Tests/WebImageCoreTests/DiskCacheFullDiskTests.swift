@@ -40,7 +40,7 @@ func aFullDiskSkipsTheEntryReportsTheErrorAndTheCacheKeepsWorking() throws {
     for index in 0..<20 {
         let key = "big-\(index)"
         do {
-            try cache.blocking.store(testPayload(forKey: key, size: 200_000), forKey: key)
+            try cache.blocking.store(testPayload(forKey: key, size: 200_000), forKey: ImageCacheKey(key))
             stored.append(key)
         } catch let error as ImageError {
             failure = error
@@ -58,16 +58,16 @@ func aFullDiskSkipsTheEntryReportsTheErrorAndTheCacheKeepsWorking() throws {
 
     // What was cached before is intact, and the failed write left no temporary file behind.
     for key in stored {
-        #expect(cache.blocking.data(forKey: key) == testPayload(forKey: key, size: 200_000))
+        #expect(cache.blocking.data(forKey: ImageCacheKey(key)) == testPayload(forKey: key, size: 200_000))
     }
     let leftovers = try FileManager.default.subpathsOfDirectory(atPath: directory.path).filter { $0.contains(".tmp.") }
     #expect(leftovers.isEmpty)
 
     // Room again: the cache keeps working, in this process and after a reopen.
-    cache.blocking.removeEntry(forKey: stored[0])
+    cache.blocking.removeEntry(forKey: ImageCacheKey(stored[0]))
     try cache.blocking.store(testPayload(forKey: "small", size: 50_000), forKey: "small")
     #expect(cache.blocking.data(forKey: "small") == testPayload(forKey: "small", size: 50_000))
     let reopened = try DiskCache(directory: directory.url, configuration: configuration)
-    #expect(reopened.blocking.data(forKey: stored[1]) == testPayload(forKey: stored[1], size: 200_000))
+    #expect(reopened.blocking.data(forKey: ImageCacheKey(stored[1])) == testPayload(forKey: stored[1], size: 200_000))
     #expect(reopened.blocking.data(forKey: "small") != nil)
 }

@@ -41,7 +41,7 @@ private final class WallClock: Sendable {
     }
 
     func filePath(forKey key: String) -> String {
-        let name = DiskCacheDigest(key: key).fileName
+        let name = DiskCacheDigest(key: ImageCacheKey(key)).fileName
         return directory.url.appendingPathComponent("v1/data/\(name.prefix(2))/\(name)").path
     }
 
@@ -105,7 +105,7 @@ private final class WallClock: Sendable {
     @Test func removeAndRemoveAll() async throws {
         defer { directory.remove() }
         let cache = try makeCache()
-        for key in ["a", "b", "c"] { try await cache.store(Data(key.utf8), forKey: key) }
+        for key in ["a", "b", "c"] { try await cache.store(Data(key.utf8), forKey: ImageCacheKey(key)) }
         await cache.removeEntry(forKey: "b")
         #expect(await cache.data(forKey: "b") == nil)
         #expect(cache.count == 2)
@@ -139,13 +139,13 @@ private final class WallClock: Sendable {
         let cache = try makeCache(limit: limit, lowWater: 0.5)
         for index in 0..<10 {
             let key = "k\(index)"
-            try cache.blocking.store(testPayload(forKey: key, size: 1000), forKey: key)
+            try cache.blocking.store(testPayload(forKey: key, size: 1000), forKey: ImageCacheKey(key))
             clock.advance(by: .seconds(1))
         }
         #expect(cache.count == 10 && cache.totalSize == limit)
         // Use the oldest three, so the next oldest become the least recently used.
         for key in ["k0", "k1", "k2"] {
-            #expect(cache.blocking.data(forKey: key) != nil)
+            #expect(cache.blocking.data(forKey: ImageCacheKey(key)) != nil)
             clock.advance(by: .seconds(1))
         }
         try cache.blocking.store(testPayload(forKey: "kn", size: 1000), forKey: "kn")  // over the limit
@@ -345,7 +345,7 @@ private final class WallClock: Sendable {
         let cache = try makeCache(limit: 60_000)
         for round in 0..<3000 {
             let key = "\(round % 20)"
-            try cache.blocking.store(testPayload(forKey: key, size: 1000 + round % 7), forKey: key)
+            try cache.blocking.store(testPayload(forKey: key, size: 1000 + round % 7), forKey: ImageCacheKey(key))
             if round % 3 == 0 { _ = cache.blocking.data(forKey: "\(round % 11)") }
         }
         let journalSize = try FileManager.default.attributesOfItem(atPath: directory.url.appendingPathComponent("v1/journal").path)[.size] as! Int
@@ -369,10 +369,10 @@ private final class WallClock: Sendable {
                         let key = "k\((random >> 33) % 60)"
                         let size = 500 + Int((random >> 33) % 60) * 50
                         switch (random >> 40) % 4 {
-                        case 0, 1: try await cache.store(testPayload(forKey: key, size: size), forKey: key)
-                        case 2: await cache.removeEntry(forKey: key)
+                        case 0, 1: try await cache.store(testPayload(forKey: key, size: size), forKey: ImageCacheKey(key))
+                        case 2: await cache.removeEntry(forKey: ImageCacheKey(key))
                         default:
-                            if let data = await cache.data(forKey: key) {
+                            if let data = await cache.data(forKey: ImageCacheKey(key)) {
                                 #expect(data == testPayload(forKey: key, size: size))
                             }
                         }
@@ -441,8 +441,8 @@ private final class WallClock: Sendable {
         var verified = 0
         for index in 0..<100_000 {
             let key = "burst-\(index)"
-            guard cache.contains(key) else { continue }
-            #expect(cache.blocking.data(forKey: key) == testPayload(forKey: key, size: 20000), "\(key)")
+            guard cache.contains(ImageCacheKey(key)) else { continue }
+            #expect(cache.blocking.data(forKey: ImageCacheKey(key)) == testPayload(forKey: key, size: 20000), "\(key)")
             verified += 1
         }
         #expect(verified == cache.count)
@@ -484,7 +484,7 @@ private final class WallClock: Sendable {
         #expect(cache.totalSize <= limit)
         for index in 0..<80 {
             let key = "shared-\(index)"
-            if let data = cache.blocking.data(forKey: key) {
+            if let data = cache.blocking.data(forKey: ImageCacheKey(key)) {
                 #expect(data == testPayload(forKey: key, size: 1000 + index * 37), "\(key)")
             }
         }

@@ -40,8 +40,8 @@ struct PrefetcherTests {
         await manager.waitUntilIdle()
         // Undecoded: bytes on disk, no pixels anywhere.
         #expect(setup.fixture.decodeCount == decodesBefore)
-        #expect(setup.fixture.cache.existsOnDisk(forKey: urls[0].absoluteString))
-        #expect(setup.fixture.cache.existsOnDisk(forKey: urls[1].absoluteString))
+        #expect(setup.fixture.cache.existsOnDisk(forKey: ImageCacheKey(urls[0].absoluteString)))
+        #expect(setup.fixture.cache.existsOnDisk(forKey: ImageCacheKey(urls[1].absoluteString)))
         #expect(manager.cachedResponse(for: ImageRequest(url: urls[0])) == nil)
         for path in ["/hopper.webp", "/hopper.gif"] { #expect(origin.requestCount(path: path) == 1) }
 

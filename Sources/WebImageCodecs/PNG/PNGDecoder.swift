@@ -148,13 +148,9 @@ public struct PNGDecoder: ImageDecoder {
             if let profile = file.iccProfile {
                 iccProfile = try? LibPNG.inflate(bytes, profile, limit: PNGDecoder.iccProfileLimit, what: "the iCCP profile")
             }
-            if var exif = file.exif {
-                // Some writers keep JPEG's "Exif\0\0" prefix in front of the TIFF header.
-                let prefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
-                if exif.count > 6, bytes[exif.lowerBound..<(exif.lowerBound + 6)].elementsEqual(prefix) {
-                    exif = (exif.lowerBound + 6)..<exif.upperBound
-                }
-                orientation = Exif.orientation(inTIFF: UnsafeRawBufferPointer(rebasing: bytes[exif])) ?? .up
+            if let exif = file.exif {
+                // Exif.orientation(inExifChunk:) also takes the JPEG "Exif\0\0" prefix some writers keep.
+                orientation = Exif.orientation(inExifChunk: UnsafeRawBufferPointer(rebasing: bytes[exif])) ?? .up
             }
         }
     }

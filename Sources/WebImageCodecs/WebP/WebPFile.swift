@@ -57,7 +57,7 @@ struct WebPFile {
             guard frameCount > 0 else { throw ImageError.corruptData("WebP: an animation without frames") }
         }
         iccProfile = Self.chunk("ICCP", in: demuxer).map { Data($0) }
-        orientation = Self.chunk("EXIF", in: demuxer).flatMap(Self.orientation(exif:)) ?? .up
+        orientation = Self.chunk("EXIF", in: demuxer).flatMap(Exif.orientation(inExifChunk:)) ?? .up
     }
 
     /// Whether the first chunk is `VP8X`: the extended layout with optional metadata chunks.
@@ -72,17 +72,6 @@ struct WebPFile {
         defer { WebPDemuxReleaseChunkIterator(&iterator) }
         guard let bytes = iterator.chunk.bytes, iterator.chunk.size > 0 else { return nil }
         return UnsafeRawBufferPointer(start: bytes, count: iterator.chunk.size)
-    }
-
-    /// The orientation in an `EXIF` chunk. The WebP specification says the chunk holds the
-    /// TIFF structure itself, but some writers (older ExifTool, some phone software) copy the
-    /// JPEG APP1 payload with its `Exif\0\0` prefix; both are accepted.
-    static func orientation(exif: UnsafeRawBufferPointer) -> ImageOrientation? {
-        let prefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]  // "Exif\0\0"
-        if exif.count >= prefix.count, exif.prefix(prefix.count).elementsEqual(prefix) {
-            return Exif.orientation(inTIFF: UnsafeRawBufferPointer(rebasing: exif.dropFirst(prefix.count)))
-        }
-        return Exif.orientation(inTIFF: exif)
     }
 
     /// The size to decode to for `thumbnail`, in the stored orientation, or `nil` when the

@@ -187,7 +187,7 @@ final class WebPIncrementalDecoder: IncrementalImageDecoder {
                 pendingICC = false
             }
             if pendingEXIF, let chunk = WebPFile.chunk("EXIF", in: demuxer) {
-                orientation = WebPFile.orientation(exif: chunk) ?? .up
+                orientation = Exif.orientation(inExifChunk: chunk) ?? .up
                 pendingEXIF = false
             }
             // Everything parsed and the chunk still missing: the header's flag was wrong.

@@ -98,7 +98,7 @@ extension DiskCache {
     /// A stored entry: the bytes, their metadata, and when they were stored and last used.
     public struct Entry: Sendable {
         /// The cache key the entry was stored under.
-        public var key: String
+        public var key: ImageCacheKey
         public var data: Data
         public var metadata: Metadata
         public var storedAt: Date

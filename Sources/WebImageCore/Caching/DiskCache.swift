@@ -9,9 +9,9 @@ import Synchronization
 ///
 /// ```swift
 /// let cache = try DiskCache(directory: URL(fileURLWithPath: "/var/cache/myapp/images"))
-/// try await cache.store(bytes, forKey: url.absoluteString,
+/// try await cache.store(bytes, forKey: ImageCacheKey(url.absoluteString),
 ///                       metadata: .init(contentType: "image/jpeg", etag: etag))
-/// if let cached = await cache.entry(forKey: url.absoluteString) {
+/// if let cached = await cache.entry(forKey: ImageCacheKey(url.absoluteString)) {
 ///     print(cached.data.count, cached.metadata.etag ?? "no etag")
 /// }
 /// ```
@@ -303,13 +303,13 @@ public final class DiskCache: Sendable {
         }
     }
 
-    func readData(forKey key: String) -> Data? {
+    func readData(forKey key: ImageCacheKey) -> Data? {
         let digest = DiskCacheDigest(key: key)
         guard let read = read(digest) else { return nil }
         return Data(bytesNoCopy: read.buffer, count: read.footer.payloadLength, deallocator: .free)
     }
 
-    func readEntry(forKey key: String) -> Entry? {
+    func readEntry(forKey key: ImageCacheKey) -> Entry? {
         let digest = DiskCacheDigest(key: key)
         guard let read = read(digest) else { return nil }
         let footer = read.footer
@@ -328,7 +328,7 @@ public final class DiskCache: Sendable {
 
     // MARK: - Writing
 
-    func write(_ data: Data, forKey key: String, metadata: Metadata) throws {
+    func write(_ data: Data, forKey key: ImageCacheKey, metadata: Metadata) throws {
         let digest = DiskCacheDigest(key: key)
         let now = configuration.now()
         let checksum = data.withUnsafeBytes(payloadChecksum)
@@ -425,7 +425,7 @@ public final class DiskCache: Sendable {
 
     // MARK: - Removing
 
-    func removeEntry(forKey key: String) {
+    func removeEntry(forKey key: ImageCacheKey) {
         let digest = DiskCacheDigest(key: key)
         let path = path(for: digest)
         state.withLock { state in
@@ -608,13 +608,13 @@ public final class DiskCache: Sendable {
 
     /// The entry stored under `key` with its metadata, or `nil`. A hit makes the entry the most
     /// recently used; an expired, vanished or damaged entry is removed and reported as a miss.
-    public func entry(forKey key: String) async -> Entry? {
+    public func entry(forKey key: ImageCacheKey) async -> Entry? {
         try? await configuration.executor.run { self.readEntry(forKey: key) }
     }
 
     /// The bytes stored under `key`, or `nil`. Cheaper than ``entry(forKey:)``: the metadata
     /// is not decoded.
-    public func data(forKey key: String) async -> Data? {
+    public func data(forKey key: ImageCacheKey) async -> Data? {
         try? await configuration.executor.run { self.readData(forKey: key) }
     }
 
@@ -624,12 +624,12 @@ public final class DiskCache: Sendable {
     /// - Throws: ``ImageError/storage(_:)`` when the file cannot be written (a full disk, say:
     ///   the entry is skipped and the cache keeps working); ``ImageError/tooLarge(_:)`` for an
     ///   entry larger than the whole cache.
-    public func store(_ data: Data, forKey key: String, metadata: Metadata = .init()) async throws {
+    public func store(_ data: Data, forKey key: ImageCacheKey, metadata: Metadata = .init()) async throws {
         try await configuration.executor.run { try self.write(data, forKey: key, metadata: metadata) }
     }
 
     /// Removes the entry for `key`, if any.
-    public func removeEntry(forKey key: String) async {
+    public func removeEntry(forKey key: ImageCacheKey) async {
         _ = try? await configuration.executor.run { self.removeEntry(forKey: key) }
     }
 
@@ -656,7 +656,7 @@ public final class DiskCache: Sendable {
     /// Whether an entry for `key` is in the index. Answered from memory, without touching the
     /// file system; an entry another process stored is seen once this process next reads or
     /// writes.
-    public func contains(_ key: String) -> Bool {
+    public func contains(_ key: ImageCacheKey) -> Bool {
         let digest = DiskCacheDigest(key: key)
         return state.withLock { $0.entries[digest] != nil }
     }
@@ -685,7 +685,7 @@ public final class DiskCache: Sendable {
     /// another thread would only add latency.
     ///
     /// ```swift
-    /// let bytes = diskCache.blocking.data(forKey: key)
+    /// let bytes = diskCache.blocking.data(forKey: ImageCacheKey(url.absoluteString))
     /// ```
     public var blocking: Blocking { Blocking(cache: self) }
 
@@ -693,12 +693,12 @@ public final class DiskCache: Sendable {
     public struct Blocking: Sendable {
         let cache: DiskCache
 
-        public func entry(forKey key: String) -> Entry? { cache.readEntry(forKey: key) }
-        public func data(forKey key: String) -> Data? { cache.readData(forKey: key) }
-        public func store(_ data: Data, forKey key: String, metadata: Metadata = .init()) throws {
+        public func entry(forKey key: ImageCacheKey) -> Entry? { cache.readEntry(forKey: key) }
+        public func data(forKey key: ImageCacheKey) -> Data? { cache.readData(forKey: key) }
+        public func store(_ data: Data, forKey key: ImageCacheKey, metadata: Metadata = .init()) throws {
             try cache.write(data, forKey: key, metadata: metadata)
         }
-        public func removeEntry(forKey key: String) { cache.removeEntry(forKey: key) }
+        public func removeEntry(forKey key: ImageCacheKey) { cache.removeEntry(forKey: key) }
         public func removeAll() throws { try cache.removeAllEntries() }
         public func trim(toSize size: Int) { cache.evict(toSize: max(0, size), now: cache.configuration.now()) }
         @discardableResult public func sweep() -> SweepReport { cache.sweepBlocking() }

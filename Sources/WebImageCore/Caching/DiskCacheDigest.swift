@@ -6,9 +6,8 @@ import Crypto
 struct DiskCacheDigest: Hashable, Sendable {
     var w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64
 
-    init(key: String) {
-        var key = key
-        self = key.withUTF8 { DiskCacheDigest(bytes: UnsafeRawBufferPointer($0)) }
+    init(key: ImageCacheKey) {
+        self = key.withIdentityBytes { DiskCacheDigest(bytes: $0) }
     }
 
     init(bytes: UnsafeRawBufferPointer) {

@@ -31,7 +31,7 @@ enum DiskCacheEntryFile {
 
     /// The metadata and footer that follow `payloadLength` bytes of payload.
     static func trailer(
-        metadata: DiskCache.Metadata, key: String, payloadLength: Int, payloadChecksum: UInt64, storedAt: Int64, digest: DiskCacheDigest
+        metadata: DiskCache.Metadata, key: ImageCacheKey, payloadLength: Int, payloadChecksum: UInt64, storedAt: Int64, digest: DiskCacheDigest
     ) -> [UInt8] {
         var bytes = encode(metadata: metadata, key: key)
         let metadataLength = bytes.count
@@ -91,9 +91,11 @@ enum DiskCacheEntryFile {
 
     private enum Tag: UInt8 {
         case key = 1, contentType, url, etag, lastModified
+        /// One part of a variant key, repeated in order; the encoding of processed bytes.
+        case variantPart, encoding
     }
 
-    static func encode(metadata: DiskCache.Metadata, key: String) -> [UInt8] {
+    static func encode(metadata: DiskCache.Metadata, key: ImageCacheKey) -> [UInt8] {
         var bytes: [UInt8] = []
         func field(_ tag: Tag, _ value: String?) {
             guard let value else { return }
@@ -102,7 +104,9 @@ enum DiskCacheEntryFile {
             withUnsafeBytes(of: UInt16(utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
             bytes.append(contentsOf: utf8)
         }
-        field(.key, key)
+        field(.key, key.source)
+        for part in key.variant { field(.variantPart, part) }
+        field(.encoding, key.encoding?.rawValue)
         field(.contentType, metadata.contentType)
         field(.url, metadata.url)
         field(.etag, metadata.etag)
@@ -112,9 +116,11 @@ enum DiskCacheEntryFile {
 
     /// Decodes the metadata of a validated file; unknown tags are skipped for forward
     /// compatibility.
-    static func decodeMetadata(_ raw: UnsafeRawBufferPointer, expiresAt: Int64) -> (key: String?, metadata: DiskCache.Metadata) {
+    static func decodeMetadata(_ raw: UnsafeRawBufferPointer, expiresAt: Int64) -> (key: ImageCacheKey?, metadata: DiskCache.Metadata) {
         var metadata = DiskCache.Metadata()
-        var key: String?
+        var key: ImageCacheKey?
+        var variant: [String] = []
+        var encoding: ImageFormat?
         var offset = 0
         while offset + 3 <= raw.count {
             let tag = raw[offset]
@@ -124,7 +130,9 @@ enum DiskCacheEntryFile {
             let value = String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + length)]), as: UTF8.self)
             offset += length
             switch Tag(rawValue: tag) {
-            case .key: key = value
+            case .key: key = ImageCacheKey(value)
+            case .variantPart: variant.append(value)
+            case .encoding: encoding = ImageFormat(rawValue: value)
             case .contentType: metadata.contentType = value
             case .url: metadata.url = value
             case .etag: metadata.etag = value
@@ -133,6 +141,8 @@ enum DiskCacheEntryFile {
             }
         }
         if expiresAt != 0 { metadata.expiresAt = date(milliseconds: expiresAt) }
+        key?.variant = variant
+        key?.encoding = encoding
         return (key, metadata)
     }
 }

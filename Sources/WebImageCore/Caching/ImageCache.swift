@@ -5,7 +5,9 @@ import Foundation
 ///
 /// ```swift
 /// let cache = ImageCache(disk: try DiskCache(name: "my-app-images"))
+/// let key = ImageCacheKey(url.absoluteString)
 /// try await cache.store(container, data: bytes, forKey: key)
+/// let registry = CoderRegistry.system()
 /// if let (image, source) = await cache.image(forKey: key, decode: { try registry.decode($0) }) {
 ///     print("\(image.image.width) px from \(source)")   // memory, or disk (then decoded and kept in memory)
 /// }
@@ -16,11 +18,11 @@ import Foundation
 /// derived again without the network.
 public final class ImageCache: Sendable {
     /// Decoded images, by key.
-    public let memory: MemoryCache<String, ImageContainer>
+    public let memory: MemoryCache<ImageCacheKey, ImageContainer>
     /// Encoded bytes, by key; `nil` for a memory-only cache.
     public let disk: DiskCache?
 
-    public init(memory: MemoryCache<String, ImageContainer> = .init(), disk: DiskCache?) {
+    public init(memory: MemoryCache<ImageCacheKey, ImageContainer> = .init(), disk: DiskCache?) {
         self.memory = memory
         self.disk = disk
     }
@@ -37,13 +39,13 @@ public final class ImageCache: Sendable {
 
     /// The decoded image in memory for `key`, answered synchronously: the path that lets a
     /// reused view show a cached image without a placeholder flashing.
-    public func memoryImage(forKey key: String) -> ImageContainer? {
+    public func memoryImage(forKey key: ImageCacheKey) -> ImageContainer? {
         memory.value(forKey: key)
     }
 
     /// Looks in memory, then on disk. A disk hit is returned as bytes; see
     /// ``image(forKey:decode:)`` to decode it and keep the result in memory.
-    public func lookup(forKey key: String) async -> Lookup {
+    public func lookup(forKey key: ImageCacheKey) async -> Lookup {
         if let image = memory.value(forKey: key) { return .memory(image) }
         if let entry = await disk?.entry(forKey: key) { return .disk(entry) }
         return .none
@@ -52,7 +54,7 @@ public final class ImageCache: Sendable {
     /// The image for `key` from memory, or from disk decoded by `decode` and then kept in
     /// memory; `nil` when neither level has it or the bytes on disk do not decode (the entry is
     /// then removed, so a fresh copy is fetched next time).
-    public func image(forKey key: String, decode: @Sendable (Data) throws -> ImageContainer) async -> (ImageContainer, CacheType)? {
+    public func image(forKey key: ImageCacheKey, decode: @Sendable (Data) throws -> ImageContainer) async -> (ImageContainer, CacheType)? {
         switch await lookup(forKey: key) {
         case .memory(let image):
             return (image, .memory)
@@ -76,7 +78,7 @@ public final class ImageCache: Sendable {
     public func store(
         _ image: ImageContainer?,
         data: Data? = nil,
-        forKey key: String,
+        forKey key: ImageCacheKey,
         toDisk: Bool = true,
         metadata: DiskCache.Metadata = .init()
     ) async throws {
@@ -87,13 +89,13 @@ public final class ImageCache: Sendable {
     }
 
     /// Removes `key` from memory and, unless told otherwise, from disk.
-    public func removeImage(forKey key: String, fromDisk: Bool = true) async {
+    public func removeImage(forKey key: ImageCacheKey, fromDisk: Bool = true) async {
         memory.removeValue(forKey: key)
         if fromDisk { await disk?.removeEntry(forKey: key) }
     }
 
     /// Whether the disk level has `key`, answered from its in-memory index.
-    public func existsOnDisk(forKey key: String) -> Bool {
+    public func existsOnDisk(forKey key: ImageCacheKey) -> Bool {
         disk?.contains(key) ?? false
     }
 

@@ -12,10 +12,10 @@ extension MemoryCache {
     /// The limits of a ``MemoryCache``, fixed when the cache is created.
     ///
     /// ```swift
-    /// var configuration = MemoryCache<String, ImageContainer>.Configuration.default
+    /// var configuration = MemoryCache<ImageCacheKey, ImageContainer>.Configuration.default
     /// configuration.costLimit = 256 << 20      // 256 MiB of decoded pixels
     /// configuration.ageLimit = .seconds(600)   // nothing older than ten minutes
-    /// let cache = MemoryCache<String, ImageContainer>(configuration: configuration)
+    /// let cache = MemoryCache<ImageCacheKey, ImageContainer>(configuration: configuration)
     /// ```
     public struct Configuration: Sendable {
         /// The most the costs of all entries may add up to; storing beyond it evicts least

@@ -40,6 +40,22 @@ public enum Exif {
         return nil
     }
 
+    /// The orientation in an EXIF block stored on its own (PNG's `eXIf` chunk, WebP's `EXIF`
+    /// chunk). Both specifications say the block is the TIFF structure itself, but some writers
+    /// (older ExifTool, some phone software) copy the JPEG APP1 payload with its `Exif\0\0`
+    /// prefix; both are accepted.
+    ///
+    /// ```swift
+    /// let orientation = exifChunk.withUnsafeBytes { Exif.orientation(inExifChunk: $0) } ?? .up
+    /// ```
+    public static func orientation(inExifChunk bytes: UnsafeRawBufferPointer) -> ImageOrientation? {
+        let prefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0] // "Exif\0\0"
+        if bytes.count >= prefix.count, bytes.prefix(prefix.count).elementsEqual(prefix) {
+            return orientation(inTIFF: UnsafeRawBufferPointer(rebasing: bytes.dropFirst(prefix.count)))
+        }
+        return orientation(inTIFF: bytes)
+    }
+
     /// The same, from `Data` or `[UInt8]`.
     public static func orientation(inTIFF bytes: some ContiguousBytes) -> ImageOrientation? {
         bytes.withUnsafeBytes { orientation(inTIFF: $0) }

@@ -7,3 +7,12 @@ struct DecodedImage: Sendable {
     var loaded: LoadedData
     var duration: Duration?
 }
+
+extension DecodedImage {
+    /// As a request that joined after the decode finished gets it (see ``LoadedData/replayed``).
+    var replayed: DecodedImage {
+        var copy = self
+        copy.loaded = loaded.replayed
+        return copy
+    }
+}

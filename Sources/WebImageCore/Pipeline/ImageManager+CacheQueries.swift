@@ -14,7 +14,7 @@ extension ImageManager {
         let imageKey = request.imageKey(forDataKey: dataKey)
         if cache.memory.contains(imageKey) { return .memory }
         if cache.existsOnDisk(forKey: dataKey) { return .disk }
-        if request.processedDataFormat != nil, cache.existsOnDisk(forKey: imageKey) { return .disk }
+        if let processedKey = request.processedDataKey(forDataKey: dataKey), cache.existsOnDisk(forKey: processedKey) { return .disk }
         return .none
     }
 
@@ -33,9 +33,9 @@ extension ImageManager {
     public func removeCachedImage(for request: ImageRequest) async {
         guard let dataKey = request.dataKey else { return }
         let cache = request.cache ?? configuration.cache
-        let imageKey = request.imageKey(forDataKey: dataKey)
-        await cache.removeImage(forKey: imageKey)
-        if imageKey != dataKey { await cache.removeImage(forKey: dataKey) }
+        cache.memory.removeValue(forKey: request.imageKey(forDataKey: dataKey))
+        await cache.disk?.removeEntry(forKey: dataKey)
+        if let processedKey = request.processedDataKey(forDataKey: dataKey) { await cache.disk?.removeEntry(forKey: processedKey) }
     }
 
     /// Empties the manager's memory and disk caches.

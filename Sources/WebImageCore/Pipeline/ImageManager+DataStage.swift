@@ -21,7 +21,7 @@ extension ImageManager {
                 }
             }
             guard mode != .cacheOnly, let loader = plan.loader else {
-                throw ImageError.cacheMiss(plan.dataKey.key)
+                throw ImageError.cacheMiss(plan.dataKey.key.description)
             }
             var cachedEntry: DiskCache.Entry?
             if mode == .refresh, let disk {

@@ -6,9 +6,6 @@ extension ImageManager {
     // MARK: - Stage 3: the processed image
 
     func runImageJob(_ job: SharedJob<ImageResponse>, plan: StagePlan) async {
-        let request = plan.request
-        let options = request.options
-        let cache = plan.cache
         defer { imageJobs.remove(job, forKey: plan.imageKey) }
         do {
             // With refreshCached, show the cached copy first, then ask the origin.
@@ -17,68 +14,26 @@ extension ImageManager {
                 cached = await cachedCopy(plan: plan)
                 if let cached { job.send(.preview(cached)) }
             }
-
-            if request.processedDataFormat != nil, plan.imageKey.mode == .normal || plan.imageKey.mode == .cacheOnly,
-               let entry = await cache.disk?.entry(forKey: plan.memoryKey) {
-                if let (container, duration) = try? await configuration.executor.run({ [registry = configuration.registry] in
-                    let started = ContinuousClock.now
-                    let container = try registry.decode(entry.data, options: .init())
-                    return (container, ContinuousClock.now - started)
-                }) {
-                    cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)
-                    var timings = ImageResponse.Timings()
-                    timings.decode = duration
-                    job.send(.value(ImageResponse(container: container, data: entry.data, url: plan.url, cacheType: .disk, timings: timings)))
-                    return
-                }
-                await cache.disk?.removeEntry(forKey: plan.memoryKey)
+            if let stored = await processedBytesFromDisk(plan: plan) {
+                job.send(.value(stored))
+                return
             }
-
-            let processors = request.processors
-            let waiter = JobWaiter<JobKey, DecodedImage> { event in
-                switch event {
-                case .progress(let progress):
-                    job.send(.progress(progress))
-                case .preview(let decoded):
-                    // Previews arrive on a decode thread, where running the processors is fine.
-                    guard let preview = decoded.container,
-                          let processed = try? processors.reduce(preview, { try $1.process($0) }) else { return }
-                    job.send(.preview(ImageResponse(container: processed, url: plan.url, cacheType: .none)))
-                case .value, .failure:
-                    break
-                }
-            }
-            job.onPriorityChange { waiter.setPriority($0) }
-            let decoded = try await waiter.value(of: decodeJobs, key: plan.decodeKey, priority: job.priority) { [self] decodeJob in
-                await runDecodeJob(decodeJob, plan: plan)
-            }
+            let decoded = try await decode(for: job, plan: plan)
             var timings = ImageResponse.Timings()
             timings.load = decoded.loaded.duration
             timings.decode = decoded.duration
 
             if decoded.loaded.isRevalidated {
-                // 304: the copy shown first stays; without one (it did not decode before), the
-                // cached bytes the origin just confirmed are decoded now.
-                var confirmed: ImageResponse
-                if let cached {
-                    confirmed = cached
-                } else {
-                    let container = try await configuration.executor.run { [self, data = decoded.loaded.data] in
-                        try processors.reduce(try configuration.registry.decode(data, options: decodingOptions(for: request, data: data))) { try $1.process($0) }
-                    }
-                    confirmed = ImageResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: .disk, timings: timings)
-                }
-                confirmed.isRevalidated = true
-                if let container = confirmed.container {
-                    cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)
-                }
-                job.send(.value(confirmed))
+                job.send(.value(try await confirmedCopy(cached, decoded: decoded, plan: plan, timings: timings)))
                 return
             }
             guard var container = decoded.container else {
-                job.send(.value(ImageResponse(container: nil, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, isRevalidated: decoded.loaded.isRevalidated, timings: timings)))
+                var response = ImageResponse(container: nil, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, isRevalidated: decoded.loaded.isRevalidated, timings: timings)
+                response.diskWrite = decoded.loaded.pendingStore
+                job.send(.value(response))
                 return
             }
+            let processors = plan.request.processors
             if !processors.isEmpty {
                 guard job.hasSubscribers else { throw ImageError.cancelled }
                 let duration: Duration
@@ -89,18 +44,87 @@ extension ImageManager {
                 }
                 timings.process = duration
             }
-            cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)
-            job.send(.value(ImageResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, timings: timings)))
-
-            if let format = request.processedDataFormat, !options.contains(.cacheMemoryOnly), let disk = cache.disk {
-                let encoded = try? await configuration.executor.run { [registry = configuration.registry, container] in
-                    try registry.encode(container, as: format)
-                }
-                if let encoded { try? await disk.store(encoded, forKey: plan.memoryKey, metadata: .init(contentType: format.mimeType, url: plan.url.absoluteString)) }
-            }
+            plan.cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)
+            var response = ImageResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, timings: timings)
+            response.diskWrite = decoded.loaded.pendingStore
+            job.send(.value(response))
+            await storeProcessedBytes(of: container, plan: plan)
         } catch {
             job.send(.failure(ImageError(error)))
         }
+    }
+
+    /// The decoded image `job` processes, from the decode stage's shared job; its progress and
+    /// previews (processed) are passed on to `job`.
+    private func decode(for job: SharedJob<ImageResponse>, plan: StagePlan) async throws -> DecodedImage {
+        let processors = plan.request.processors
+        let waiter = JobWaiter<JobKey, DecodedImage> { event in
+            switch event {
+            case .progress(let progress):
+                job.send(.progress(progress))
+            case .preview(let decoded):
+                // Previews arrive on a decode thread, where running the processors is fine.
+                guard let preview = decoded.container,
+                      let processed = try? processors.reduce(preview, { try $1.process($0) }) else { return }
+                job.send(.preview(ImageResponse(container: processed, url: plan.url, cacheType: .none)))
+            case .value, .failure:
+                break
+            }
+        }
+        job.onPriorityChange { waiter.setPriority($0) }
+        return try await waiter.value(of: decodeJobs, key: plan.decodeKey, priority: job.priority) { [self] decodeJob in
+            await runDecodeJob(decodeJob, plan: plan)
+        }
+    }
+
+    /// The variant decoded from its processed bytes on disk (``ImageRequest/processedDataFormat``),
+    /// and kept in memory; `nil` when there are none, or they do not decode (they are removed).
+    private func processedBytesFromDisk(plan: StagePlan) async -> ImageResponse? {
+        guard let key = plan.processedDataKey, plan.imageKey.mode == .normal || plan.imageKey.mode == .cacheOnly,
+              let disk = plan.cache.disk, let entry = await disk.entry(forKey: key) else { return nil }
+        guard let (container, duration) = try? await configuration.executor.run({ [registry = configuration.registry] in
+            let started = ContinuousClock.now
+            let container = try registry.decode(entry.data, options: .init())
+            return (container, ContinuousClock.now - started)
+        }) else {
+            await disk.removeEntry(forKey: key)
+            return nil
+        }
+        plan.cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)
+        var timings = ImageResponse.Timings()
+        timings.decode = duration
+        return ImageResponse(container: container, data: entry.data, url: plan.url, cacheType: .disk, timings: timings)
+    }
+
+    /// After a `304`: the copy shown first stays; without one (it did not decode before), the
+    /// cached bytes the origin just confirmed are decoded now.
+    private func confirmedCopy(_ cached: ImageResponse?, decoded: DecodedImage, plan: StagePlan, timings: ImageResponse.Timings) async throws -> ImageResponse {
+        var confirmed: ImageResponse
+        if let cached {
+            confirmed = cached
+        } else {
+            let request = plan.request
+            let container = try await configuration.executor.run { [self, data = decoded.loaded.data] in
+                try request.processors.reduce(try configuration.registry.decode(data, options: decodingOptions(for: request, data: data))) { try $1.process($0) }
+            }
+            confirmed = ImageResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: .disk, timings: timings)
+        }
+        confirmed.isRevalidated = true
+        if let container = confirmed.container {
+            plan.cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)
+        }
+        return confirmed
+    }
+
+    /// Encodes the processed image and stores it on disk under its own key, when the request
+    /// asks for processed bytes.
+    private func storeProcessedBytes(of container: ImageContainer, plan: StagePlan) async {
+        guard let key = plan.processedDataKey, let format = key.encoding,
+              !plan.request.options.contains(.cacheMemoryOnly), let disk = plan.cache.disk else { return }
+        let encoded = try? await configuration.executor.run { [registry = configuration.registry, container] in
+            try registry.encode(container, as: format)
+        }
+        if let encoded { try? await disk.store(encoded, forKey: key, metadata: .init(contentType: format.mimeType, url: plan.url.absoluteString)) }
     }
 
     /// The cached image for a refreshing request: from memory, else decoded from the bytes on
@@ -116,7 +140,7 @@ extension ImageManager {
             dataKey: plan.dataKey.with(key: plan.dataKey.key, mode: .cacheOnly),
             decodeKey: plan.decodeKey.with(key: plan.decodeKey.key, mode: .cacheOnly),
             imageKey: plan.imageKey.with(key: plan.imageKey.key, mode: .cacheOnly),
-            memoryKey: plan.memoryKey, cache: plan.cache, loader: plan.loader)
+            memoryKey: plan.memoryKey, processedDataKey: plan.processedDataKey, cache: plan.cache, loader: plan.loader)
         guard let decoded = try? await waiter.value(of: decodeJobs, key: cacheOnly.decodeKey, priority: plan.request.effectivePriority, body: { [self] job in
             await runDecodeJob(job, plan: cacheOnly)
         }), var container = decoded.container else { return nil }

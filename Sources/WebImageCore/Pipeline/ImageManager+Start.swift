@@ -53,7 +53,7 @@ extension ImageManager {
 
     /// Completes `task` with a memory hit, adding the bytes from disk when the request asks
     /// for them (on the spot with ``ImageOptions/queryDiskSync``).
-    private func completeFromMemory(_ task: ImageTask, response: ImageResponse, dataKey: String, cache: ImageCache) {
+    private func completeFromMemory(_ task: ImageTask, response: ImageResponse, dataKey: ImageCacheKey, cache: ImageCache) {
         let options = task.request.options
         guard options.contains(.queryMemoryData), let disk = cache.disk else {
             task.complete(.success(response))
@@ -75,7 +75,7 @@ extension ImageManager {
     /// The stages' keys and loader for `request`, or `nil` (the task completed with the
     /// failure) when no loader handles its URL.
     private func makePlan(
-        _ request: ImageRequest, url: URL, dataKey: String, cache: ImageCache, mode: JobKey.Mode, task: ImageTask
+        _ request: ImageRequest, url: URL, dataKey: ImageCacheKey, cache: ImageCache, mode: JobKey.Mode, task: ImageTask
     ) -> StagePlan? {
         var loader = request.loader
         if loader == nil, mode != .cacheOnly {
@@ -92,14 +92,15 @@ extension ImageManager {
         }
         let imageKey = request.imageKey(forDataKey: dataKey)
         let base = JobKey(key: dataKey, mode: mode, cache: ObjectIdentifier(cache), privateLoader: privateLoader)
+        let bytesOnly = request.options.contains(.avoidDecode)
         return StagePlan(
             request: request,
             url: url,
             dataKey: base,
-            decodeKey: base.with(key: dataKey + "\u{1}" + request.decodeVariant),
-            // Bytes-only requests never share a processing job with requests that want pixels.
-            imageKey: base.with(key: request.options.contains(.avoidDecode) ? imageKey + "\u{1}bytes" : imageKey),
+            decodeKey: base.with(key: request.decodeKey(forDataKey: dataKey), bytesOnly: bytesOnly),
+            imageKey: base.with(key: imageKey, bytesOnly: bytesOnly),
             memoryKey: imageKey,
+            processedDataKey: request.processedDataKey(forDataKey: dataKey),
             cache: cache,
             loader: loader
         )

@@ -81,9 +81,9 @@ public final class ImageManager: Sendable {
         // A revalidation asked for after another finished must reach the origin again: the
         // image may have changed since.
         let joinsFinished: @Sendable (JobKey) -> Bool = { $0.mode != .refresh }
-        self.imageJobs = JobTable(activity: activity, joinsFinished: joinsFinished)
-        self.decodeJobs = JobTable(activity: activity, joinsFinished: joinsFinished)
-        self.dataJobs = JobTable(activity: activity, joinsFinished: joinsFinished)
+        self.imageJobs = JobTable(activity: activity, joinsFinished: joinsFinished, replayed: { $0.replayed })
+        self.decodeJobs = JobTable(activity: activity, joinsFinished: joinsFinished, replayed: { $0.replayed })
+        self.dataJobs = JobTable(activity: activity, joinsFinished: joinsFinished, replayed: { $0.replayed })
     }
 
     // MARK: - Loading
@@ -177,7 +177,7 @@ public final class ImageManager: Sendable {
     /// runs: it rises when a request of higher priority joins. Lets tests wait until a request
     /// has joined a download in flight.
     @_spi(Testing) public func downloadPriority(for url: URL) -> ImagePriority? {
-        let key = url.absoluteString
+        let key = ImageCacheKey(url.absoluteString)
         return dataJobs.jobs { $0.key == key }.map(\.priority).max()
     }
 

@@ -75,30 +75,33 @@ public struct ImageRequest: Sendable {
     }
 
     /// The key of the original bytes: the URL after ``cacheKeyFilter``.
-    public var dataKey: String? {
+    public var dataKey: ImageCacheKey? {
         guard let url else { return nil }
-        return cacheKeyFilter?(url) ?? url.absoluteString
+        return ImageCacheKey(cacheKeyFilter?(url) ?? url.absoluteString)
     }
 
-    /// The key of the decoded, processed image in memory: the data key plus what changes the
-    /// pixels (thumbnail, first frame only, scale-down, processors).
-    public var imageKey: String? {
+    /// The key of the decoded, processed image in memory: the data key's source with what
+    /// changes the pixels (thumbnail, first frame only, scale-down, processors) as its variant.
+    public var imageKey: ImageCacheKey? {
         dataKey.map(imageKey(forDataKey:))
     }
 
-    func imageKey(forDataKey dataKey: String) -> String {
-        let variant = variantSuffix
-        return variant.isEmpty ? dataKey : dataKey + "#" + variant
+    func imageKey(forDataKey dataKey: ImageCacheKey) -> ImageCacheKey {
+        ImageCacheKey(source: dataKey.source, variant: decodeVariantParts + processors.map(\.identifier))
     }
 
-    /// What changes the pixels: the decode's variant, then the processors.
-    var variantSuffix: String {
-        (decodeVariantParts + processors.map(\.identifier)).joined(separator: "|")
+    /// The key of the processed bytes on disk (with ``processedDataFormat``): the image key and
+    /// the format, so that they never replace the original's bytes, even with no processors.
+    func processedDataKey(forDataKey dataKey: ImageCacheKey) -> ImageCacheKey? {
+        guard let processedDataFormat else { return nil }
+        var key = imageKey(forDataKey: dataKey)
+        key.encoding = processedDataFormat
+        return key
     }
 
-    /// What changes the decode: the key part of the decode stage.
-    var decodeVariant: String {
-        (decodeVariantParts + (options.contains(.avoidDecode) ? ["bytes"] : [])).joined(separator: "|")
+    /// The key of the decode stage's shared work: what changes the decode.
+    func decodeKey(forDataKey dataKey: ImageCacheKey) -> ImageCacheKey {
+        ImageCacheKey(source: dataKey.source, variant: decodeVariantParts)
     }
 
     private var decodeVariantParts: [String] {

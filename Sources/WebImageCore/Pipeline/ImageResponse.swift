@@ -21,6 +21,9 @@ public struct ImageResponse: Sendable {
     /// `true` when the origin confirmed a cached copy (`304`) during ``ImageOptions/refreshCached``.
     public var isRevalidated: Bool
     public var timings: Timings
+    /// The disk write of the bytes this response was loaded from, still under way when it was
+    /// delivered: the prefetcher waits for it before it counts the image as cached.
+    var diskWrite: PendingStore?
 
     /// The still image, or an animation's first frame.
     public var image: Bitmap? { container?.image }
@@ -48,5 +51,15 @@ public struct ImageResponse: Sendable {
         self.scale = scale
         self.isRevalidated = isRevalidated
         self.timings = timings
+    }
+}
+
+extension ImageResponse {
+    /// As a request that joined after the response was made gets it: from memory, not the
+    /// source.
+    var replayed: ImageResponse {
+        var copy = self
+        if copy.cacheType == .none { copy.cacheType = .memory }
+        return copy
     }
 }

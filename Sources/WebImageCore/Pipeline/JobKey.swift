@@ -21,13 +21,16 @@ struct JobKey: Hashable, Sendable {
         }
     }
 
-    var key: String
+    var key: ImageCacheKey
     var mode: Mode
     var cache: ObjectIdentifier
     /// Set for requests with their own loader, so they never share a download with others.
     var privateLoader: Int?
+    /// Set for bytes-only requests (``ImageOptions/avoidDecode``), which never share a decode or
+    /// a processing job with requests that want pixels.
+    var bytesOnly = false
 
-    func with(key: String, mode: Mode? = nil) -> JobKey {
-        JobKey(key: key, mode: mode ?? self.mode, cache: cache, privateLoader: privateLoader)
+    func with(key: ImageCacheKey, mode: Mode? = nil, bytesOnly: Bool? = nil) -> JobKey {
+        JobKey(key: key, mode: mode ?? self.mode, cache: cache, privateLoader: privateLoader, bytesOnly: bytesOnly ?? self.bytesOnly)
     }
 }

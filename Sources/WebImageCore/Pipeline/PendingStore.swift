@@ -3,14 +3,25 @@ import Logging
 import Synchronization
 
 /// Freshly loaded bytes waiting to be written to the disk cache, once.
+///
+/// Whoever must know the bytes are on disk (a prefetch, before it counts them) waits with
+/// ``settled()``; the pipeline settles every store it hands out, by writing it or deciding not
+/// to (bytes that do not look like an image).
 final class PendingStore: Sendable {
     let disk: DiskCache
-    let key: String
+    let key: ImageCacheKey
     let data: Data
     let metadata: DiskCache.Metadata
-    private let claimed = Mutex(false)
 
-    init(disk: DiskCache, key: String, data: Data, metadata: DiskCache.Metadata) {
+    private enum Phase {
+        case pending(waiters: [CheckedContinuation<Void, Never>])
+        case writing(waiters: [CheckedContinuation<Void, Never>])
+        case settled
+    }
+
+    private let phase = Mutex(Phase.pending(waiters: []))
+
+    init(disk: DiskCache, key: ImageCacheKey, data: Data, metadata: DiskCache.Metadata) {
         self.disk = disk
         self.key = key
         self.data = data
@@ -21,10 +32,7 @@ final class PendingStore: Sendable {
     /// have fully arrived are stored even when whoever asked for them has left (a list cell
     /// reused during a fast scroll), so that scrolling back does not download them again.
     func write(logger: Logger) async {
-        guard claimed.withLock({ claimed in
-            defer { claimed = true }
-            return !claimed
-        }) else { return }
+        guard claim() else { return }
         // A task of its own: it inherits no cancellation, and is awaited all the same so that
         // whoever waits for the pipeline to be idle waits for it too.
         let outcome = await Task { [disk, data, key, metadata] in
@@ -34,13 +42,57 @@ final class PendingStore: Sendable {
             let level: Logger.Level = ImageError(error) == .cancelled ? .debug : .warning
             logger.log(level: level, "not stored on disk", metadata: ["key": "\(key)", "error": "\(error)"])
         }
+        settle()
     }
 
     /// Writes the bytes, if no one did yet and they look like an image `registry` decodes:
     /// for bytes nobody decodes (delivered undecoded, or left behind by a cancelled load),
     /// since only a successful decode proves them an image.
     func writeIfDecodable(registry: CoderRegistry, logger: Logger) async {
-        guard let format = ImageFormat(sniffing: data), registry.decoder(for: format) != nil else { return }
+        guard let format = ImageFormat(sniffing: data), registry.decoder(for: format) != nil else {
+            if claim() { settle() }
+            return
+        }
         await write(logger: logger)
+    }
+
+    /// Returns once the write is done (whether it succeeded) or was decided against.
+    func settled() async {
+        await withCheckedContinuation { continuation in
+            let now = phase.withLock { phase -> Bool in
+                switch phase {
+                case .pending(var waiters):
+                    waiters.append(continuation)
+                    phase = .pending(waiters: waiters)
+                case .writing(var waiters):
+                    waiters.append(continuation)
+                    phase = .writing(waiters: waiters)
+                case .settled:
+                    return true
+                }
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Takes the write on; `false` when another caller has it.
+    private func claim() -> Bool {
+        phase.withLock { phase in
+            guard case .pending(let waiters) = phase else { return false }
+            phase = .writing(waiters: waiters)
+            return true
+        }
+    }
+
+    private func settle() {
+        let waiters = phase.withLock { phase -> [CheckedContinuation<Void, Never>] in
+            defer { phase = .settled }
+            switch phase {
+            case .pending(let waiters), .writing(let waiters): return waiters
+            case .settled: return []
+            }
+        }
+        for waiter in waiters { waiter.resume() }
     }
 }

@@ -174,14 +174,24 @@ final class JobTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let jobs = Mutex<[Key: SharedJob<Value>]>([:])
     private let activity: ActivityTracker
     private let joinsFinished: @Sendable (Key) -> Bool
+    private let replayed: @Sendable (Value) -> Value
 
-    /// - Parameter joinsFinished: whether a job that has delivered its outcome, but is still in
-    ///   the table doing its after-work (a disk write), answers a new subscriber for `key` with
-    ///   that outcome. Work that must reflect the world as it is when asked (a revalidation)
-    ///   says no, and gets a job of its own.
-    init(activity: ActivityTracker, joinsFinished: @escaping @Sendable (Key) -> Bool = { _ in true }) {
+    /// - Parameters:
+    ///   - joinsFinished: whether a job that has delivered its outcome, but is still in the
+    ///     table doing its after-work (a disk write), answers a new subscriber for `key` with
+    ///     that outcome. Work that must reflect the world as it is when asked (a revalidation)
+    ///     says no, and gets a job of its own.
+    ///   - replayed: the value as a subscriber that came after it was made gets it: nothing was
+    ///     loaded for that subscriber, and the value says so (its counts must not claim the
+    ///     download).
+    init(
+        activity: ActivityTracker,
+        joinsFinished: @escaping @Sendable (Key) -> Bool = { _ in true },
+        replayed: @escaping @Sendable (Value) -> Value = { $0 }
+    ) {
         self.activity = activity
         self.joinsFinished = joinsFinished
+        self.replayed = replayed
     }
 
     /// Subscribes to the job for `key`, starting one with `body` when there is none (or the one
@@ -201,8 +211,8 @@ final class JobTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
                 // A value is shared with whoever comes while the job finishes its after-work; a
                 // failure is not: a request made after one was reported tries again (and a
                 // permanent failure is remembered by the failed-URL list, not by the table).
-                case .finished(let outcome) where joinsFinished(key) && !outcome.isFailure:
-                    replay = outcome
+                case .finished(.value(let value)) where joinsFinished(key):
+                    replay = .value(replayed(value))
                     return (existing, nil, true, false)
                 case .finished, .cancelled: break
                 }

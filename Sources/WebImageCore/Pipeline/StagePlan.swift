@@ -7,8 +7,10 @@ struct StagePlan: Sendable {
     var dataKey: JobKey
     var decodeKey: JobKey
     var imageKey: JobKey
-    /// The processed image's key in the memory cache (and on disk, for processed bytes).
-    var memoryKey: String
+    /// The processed image's key in the memory cache.
+    var memoryKey: ImageCacheKey
+    /// The processed bytes' key on disk, with ``ImageRequest/processedDataFormat``.
+    var processedDataKey: ImageCacheKey?
     var cache: ImageCache
     var loader: (any ImageLoader)?
 }

@@ -182,13 +182,12 @@ public final class ImagePrefetcher: Sendable {
             return batch
         }
         // A request listed again in the same batch is loaded once; the repeats are skipped.
-        var seen = Set<String>()
+        var seen = Set<PrefetchKey>()
         var items: [Item] = []
         var repeats = 0
         for (index, request) in requests.enumerated() {
             if let key = request.imageKey {
-                let variant = request.options.contains(.avoidDecode) ? key + "\u{1}bytes" : key
-                guard seen.insert(variant).inserted else {
+                guard seen.insert(PrefetchKey(key: key, bytesOnly: request.options.contains(.avoidDecode))).inserted else {
                     repeats += 1
                     continue
                 }
@@ -290,8 +289,21 @@ public final class ImagePrefetcher: Sendable {
         return cache.memory.value(forKey: request.imageKey(forDataKey: dataKey)) != nil
     }
 
-    /// Counts `item`'s outcome (`nil`: cached, skipped without a load) and frees its slot.
+    /// Counts `item`'s outcome (`nil`: cached, skipped without a load) and frees its slot;
+    /// an image whose bytes are still being written to disk counts once they are there, so
+    /// that a program that exits after its prefetch finds every image it was told of.
     private func complete(_ item: Item, _ result: Result<ImageResponse, ImageError>?) {
+        if case .success(let response) = result, let write = response.diskWrite {
+            Task {
+                await write.settled()
+                record(item, result)
+            }
+        } else {
+            record(item, result)
+        }
+    }
+
+    private func record(_ item: Item, _ result: Result<ImageResponse, ImageError>?) {
         item.batch.record(index: item.index, outcome: Outcome(result, url: item.request.url))
         state.withLock { $0.running -= 1 }
         pump()
@@ -501,4 +513,11 @@ extension ImagePrefetcher {
             }
         }
     }
+}
+
+/// What makes two prefetched requests the same load: the variant, and whether only the bytes
+/// are wanted.
+private struct PrefetchKey: Hashable {
+    var key: ImageCacheKey
+    var bytesOnly: Bool
 }

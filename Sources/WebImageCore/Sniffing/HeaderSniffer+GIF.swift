@@ -58,7 +58,7 @@ extension HeaderSniffer {
     }
 
     /// Bytes of the colour table that follows a screen or image descriptor with these flags.
-    private static func gifColourTableSize(_ flags: UInt8) -> Int {
+    static func gifColourTableSize(_ flags: UInt8) -> Int {
         flags & 0x80 == 0 ? 0 : 3 << (Int(flags & 0x07) + 1)
     }
 

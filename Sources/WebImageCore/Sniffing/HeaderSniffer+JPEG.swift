@@ -28,58 +28,22 @@ extension HeaderSniffer {
     /// The width, height and marker code of the first SOFn segment before the scan data, or
     /// `nil` when the bytes end first, a length is impossible, or a cap is reached.
     private func jpegFrameHeader() -> (Int, Int, UInt8)? {
-        var offset = 2
-        var segments = 0
-        // Every pass either reads a marker (counted against the segment cap) or skips bytes
-        // (counted against the stray budget), so the loop ends after at most
-        // jpegMaxSegments + jpegMaxStrayBytes passes, whatever the file says.
-        var stray = 0
-        while segments < Self.jpegMaxSegments, stray <= Self.jpegMaxStrayBytes {
-            // A marker is 0xFF, any number of 0xFF fill bytes, then a code other than 0x00.
-            // Anything else here is stray data, skipped byte by byte.
-            guard let byte = reader.u8(offset) else { return nil }
-            offset += 1
-            guard byte == 0xFF else {
-                stray += 1
-                continue
-            }
-            guard var code = reader.u8(offset) else { return nil }
-            offset += 1
-            while code == 0xFF {
-                stray += 1
-                guard stray <= Self.jpegMaxStrayBytes, let next = reader.u8(offset) else { return nil }
-                offset += 1
-                code = next
-            }
-            switch code {
-            case 0x00:
-                stray += 2 // a stuffed 0xFF inside stray data, not a marker
-                continue
-            case 0x01, 0xD0...0xD8:
-                segments += 1 // TEM, RSTn, SOI: markers without a length
-                continue
-            case 0xD9, 0xDA:
-                return nil // end of image, or scan data, before any frame header
-            default:
-                segments += 1
-            }
-            guard let length = reader.u16be(offset), length >= 2 else { return nil }
-            if Self.isStartOfFrame(code) {
-                // precision (1), height (2), width (2), component count (1)
-                guard length >= 8,
-                      let height = reader.u16be(offset + 3),
-                      let width = reader.u16be(offset + 5)
-                else { return nil }
-                return (Int(width), Int(height), code)
-            }
-            offset += Int(length)
+        var walk = JPEGSegmentWalk(reader)
+        while let segment = walk.next() {
+            guard Self.isStartOfFrame(segment.code) else { continue }
+            // precision (1), height (2), width (2), component count (1)
+            guard segment.length >= 8,
+                  let height = reader.u16be(segment.payloadOffset + 1),
+                  let width = reader.u16be(segment.payloadOffset + 3)
+            else { return nil }
+            return (Int(width), Int(height), segment.code)
         }
         return nil
     }
 
     /// SOF0–SOF15, less the three codes in that range that are not frame headers: DHT (C4),
     /// JPG (C8) and DAC (CC).
-    private static func isStartOfFrame(_ code: UInt8) -> Bool {
+    static func isStartOfFrame(_ code: UInt8) -> Bool {
         (0xC0...0xCF).contains(code) && code != 0xC4 && code != 0xC8 && code != 0xCC
     }
 }

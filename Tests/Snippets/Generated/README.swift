@@ -130,21 +130,22 @@ func snippet_README_10() async throws {
     )
 
     // Bytes from wherever they came, with what is needed to revalidate them later.
-    try await cache.disk?.store(bytes, forKey: url.absoluteString, metadata: .init(
+    let key = ImageCacheKey(url.absoluteString)
+    try await cache.disk?.store(bytes, forKey: key, metadata: .init(
         contentType: ImageFormat(sniffing: bytes)?.mimeType,
         url: url.absoluteString,
         etag: etag,
         expiresAt: DiskCache.Metadata.expiration(cacheControl: "max-age=86400")))
 
-    if let entry = await cache.disk?.entry(forKey: url.absoluteString) {
+    if let entry = await cache.disk?.entry(forKey: key) {
         print(entry.data.count, entry.metadata.etag ?? "-", entry.lastAccessedAt)
     }
 #sourceLocation()
-    _ = cache
+    _ = (cache, key)
 }
 
 func snippet_README_11() async throws {
-#sourceLocation(file: "README.md", line: 286)
+#sourceLocation(file: "README.md", line: 287)
     let registry = CoderRegistry.system()
     var options = ImageDecodingOptions()
     options.thumbnail = .maxPixelSize(512)          // decoded at reduced scale where possible

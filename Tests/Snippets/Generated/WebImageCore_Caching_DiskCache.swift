@@ -7,9 +7,9 @@ import WebImageServer
 func snippet_WebImageCore_Caching_DiskCache_1() async throws {
 #sourceLocation(file: "Sources/WebImageCore/Caching/DiskCache.swift", line: 11)
     let cache = try DiskCache(directory: URL(fileURLWithPath: "/var/cache/myapp/images"))
-    try await cache.store(bytes, forKey: url.absoluteString,
+    try await cache.store(bytes, forKey: ImageCacheKey(url.absoluteString),
                           metadata: .init(contentType: "image/jpeg", etag: etag))
-    if let cached = await cache.entry(forKey: url.absoluteString) {
+    if let cached = await cache.entry(forKey: ImageCacheKey(url.absoluteString)) {
         print(cached.data.count, cached.metadata.etag ?? "no etag")
     }
 #sourceLocation()
@@ -18,7 +18,7 @@ func snippet_WebImageCore_Caching_DiskCache_1() async throws {
 
 func snippet_WebImageCore_Caching_DiskCache_2() async throws {
 #sourceLocation(file: "Sources/WebImageCore/Caching/DiskCache.swift", line: 688)
-    let bytes = diskCache.blocking.data(forKey: key)
+    let bytes = diskCache.blocking.data(forKey: ImageCacheKey(url.absoluteString))
 #sourceLocation()
     _ = bytes
 }

@@ -7,10 +7,12 @@ import WebImageServer
 func snippet_WebImageCore_Caching_ImageCache_1() async throws {
 #sourceLocation(file: "Sources/WebImageCore/Caching/ImageCache.swift", line: 7)
     let cache = ImageCache(disk: try DiskCache(name: "my-app-images"))
+    let key = ImageCacheKey(url.absoluteString)
     try await cache.store(container, data: bytes, forKey: key)
+    let registry = CoderRegistry.system()
     if let (image, source) = await cache.image(forKey: key, decode: { try registry.decode($0) }) {
         print("\(image.image.width) px from \(source)")   // memory, or disk (then decoded and kept in memory)
     }
 #sourceLocation()
-    _ = cache
+    _ = (cache, key, registry)
 }

@@ -6,10 +6,10 @@ import WebImageServer
 
 func snippet_WebImageCore_Caching_MemoryCache_Configuration_1() async throws {
 #sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache+Configuration.swift", line: 15)
-    var configuration = MemoryCache<String, ImageContainer>.Configuration.default
+    var configuration = MemoryCache<ImageCacheKey, ImageContainer>.Configuration.default
     configuration.costLimit = 256 << 20      // 256 MiB of decoded pixels
     configuration.ageLimit = .seconds(600)   // nothing older than ten minutes
-    let cache = MemoryCache<String, ImageContainer>(configuration: configuration)
+    let cache = MemoryCache<ImageCacheKey, ImageContainer>(configuration: configuration)
 #sourceLocation()
     _ = (configuration, cache)
 }

@@ -10,3 +10,10 @@ func snippet_WebImageCore_Model_Exif_1() async throws {
 #sourceLocation()
     _ = orientation
 }
+
+func snippet_WebImageCore_Model_Exif_2() async throws {
+#sourceLocation(file: "Sources/WebImageCore/Model/Exif.swift", line: 49)
+    let orientation = exifChunk.withUnsafeBytes { Exif.orientation(inExifChunk: $0) } ?? .up
+#sourceLocation()
+    _ = orientation
+}

@@ -7,7 +7,7 @@ import WebImageServer
 func snippet_WebImageCore_Model_ImageError_1() async throws {
 #sourceLocation(file: "Sources/WebImageCore/Model/ImageError.swift", line: 6)
     do {
-        try await diskCache.store(data, forKey: key)
+        try await diskCache.store(data, forKey: ImageCacheKey(url.absoluteString))
     } catch ImageError.storage(let failure) {
         logger.warning("not cached: \(failure)")   // the cache itself keeps working
     }

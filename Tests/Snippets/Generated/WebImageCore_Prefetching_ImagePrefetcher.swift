@@ -20,7 +20,7 @@ func snippet_WebImageCore_Prefetching_ImagePrefetcher_1() async throws {
 }
 
 func snippet_WebImageCore_Prefetching_ImagePrefetcher_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Prefetching/ImagePrefetcher.swift", line: 317)
+#sourceLocation(file: "Sources/WebImageCore/Prefetching/ImagePrefetcher.swift", line: 329)
     prefetcher.stopPrefetching(rowsThatLeft.compactMap(\.imageURL))
 #sourceLocation()
 }
