@@ -296,10 +296,7 @@ public final class ImageProxy: Sendable {
         if request.pixelBlur > 0 {
             imageRequest.processors.append(ImageProcessors.GaussianBlur(radius: request.pixelBlur))
         }
-        let response = try await manager.image(for: imageRequest)
-        guard let container = response.container else {
-            throw ProxyError(status: 500, message: "internal error", detail: "the pipeline returned no image")
-        }
+        let container = try await manager.image(for: imageRequest).container
         let registry = configuration.registry
         let format = target ?? FormatNegotiation.sourceOutput(container.format, registry: registry)
         var options = ImageEncodingOptions()

@@ -61,9 +61,11 @@ public struct ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
             self = ProxyError(status: 504, message: "origin timed out", detail: detail)
         case .corruptData, .invalidBitmap:
             self = ProxyError(status: 502, message: "source image could not be decoded", detail: detail)
+        case .custom(let failure) where failure.origin == .decoder:
+            self = ProxyError(status: 502, message: "source image could not be decoded", detail: detail)
         case .httpStatus, .network, .recentlyFailed, .cacheMiss:
             self = ProxyError(status: 502, message: "origin failed", detail: detail)
-        case .storage:
+        case .storage, .custom:
             self = ProxyError(status: 500, message: "internal error", detail: detail)
         case .cancelled:
             // The client left; nobody reads this.

@@ -97,7 +97,8 @@ struct DemoCommand: AsyncParsableCommand {
                     phase.images += 1
                     phase.bytes += response.data?.count ?? 0
                     phase.sources[FetchCommand.source(response.cacheType), default: 0] += 1
-                    if pass == 1, let container = response.container {
+                    if pass == 1 {
+                        let container = response.container
                         let name = url.deletingPathExtension().lastPathComponent + ".webp"
                         var options = ImageEncodingOptions()
                         options.quality = 80

@@ -104,7 +104,7 @@ struct FetchCommand: AsyncParsableCommand {
             } else if let response = outcome.response, outcome.error == nil {
                 table.append([
                     outcome.url, Self.source(response.cacheType), response.data.map { String($0.count) } ?? "-",
-                    response.image.map { "\($0.width)×\($0.height)" } ?? "-", String(format: "%.0f ms", outcome.milliseconds),
+                    "\(response.image.width)×\(response.image.height)", String(format: "%.0f ms", outcome.milliseconds),
                 ])
             } else {
                 printError("webimage fetch: \(outcome.url): \(outcome.error.map { "\($0)" } ?? "failed")")
@@ -131,8 +131,8 @@ struct FetchCommand: AsyncParsableCommand {
         } else if let response = outcome.response {
             object["source"] = source(response.cacheType)
             object["bytes"] = response.data?.count ?? 0
-            object["width"] = response.image?.width ?? 0
-            object["height"] = response.image?.height ?? 0
+            object["width"] = response.image.width
+            object["height"] = response.image.height
         }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
@@ -143,10 +143,10 @@ struct FetchCommand: AsyncParsableCommand {
     private func write(_ response: ImageResponse, into folder: String, names: inout Set<String>) throws {
         let registry = CoderRegistry.system()
         let bytes: Data
-        var format = response.container?.format ?? response.data.flatMap(ImageFormat.init(sniffing:))
-        if resize != nil, let container = response.container {
+        var format = response.container.format ?? response.data.flatMap(ImageFormat.init(sniffing:))
+        if resize != nil {
             if format.map({ registry.encoder(for: $0) == nil }) ?? true { format = .png }
-            bytes = try registry.encode(container, as: format ?? .png)
+            bytes = try registry.encode(response.container, as: format ?? .png)
         } else if let data = response.data {
             bytes = data
         } else {

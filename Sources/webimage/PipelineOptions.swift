@@ -51,10 +51,9 @@ func isRemote(_ input: String) -> Bool {
 func remoteBytes(_ input: String, cache: CacheOptions) async throws -> Data {
     guard let url = URL(string: input) else { throw CommandFailure("\(input): not a valid URL") }
     let manager = try cache.makeManager()
-    let response = try await manager.image(for: ImageRequest(url: url, options: .avoidDecode))
+    let response = try await manager.data(for: ImageRequest(url: url))
     await manager.waitUntilIdle()
-    guard let data = response.data else { throw CommandFailure("\(input): no bytes") }
-    return data
+    return response.data
 }
 
 /// Writes a line to standard error.

@@ -216,7 +216,7 @@ import WebImageTestSupport
         // Every length near the start (headers) and a stride through the rest.
         let lengths = Array(1..<min(200, data.count)) + Array(stride(from: 200, to: data.count, by: 97))
         for length in lengths {
-            let result = Result { () throws(ImageError) in try ImageMetadata(reading: data.prefix(length)) }
+            let result = Result { try ImageMetadata(reading: data.prefix(length)) }.mapError { ($0 as? ImageError) ?? .corruptData("not an ImageError: \($0)") }
             guard case .success(let partial) = result else {
                 // Too short to tell the format: the only error a cut-short file can give.
                 if case .failure(.unsupportedFormat) = result, length < 16 { continue }

@@ -142,7 +142,7 @@ struct BindingTests {
         let probe = CompletionProbe()
         binder.setImage(on: target, with: setup.origin.url("/hopper.png"), placeholder: .placeholder, options: .avoidAutoSetImage, completion: probe.callback)
         let response = try await probe.result.get()
-        #expect(response.image?.width == 128)
+        #expect(response.image.width == 128)
         #expect(response.cacheType == .none)
         #expect(target.summary == ["placeholder"])
 
@@ -237,7 +237,7 @@ struct BindingTests {
         for display in shown.dropFirst().dropLast() {
             #expect(display.container?.isPreview == true)
             #expect(display.transition == .none)
-            #expect(display.image?.width == final.image?.width)
+            #expect(display.image?.width == final.image.width)
         }
         #expect(shown.last?.container?.isPreview == false)
         #expect(shown.last?.transition == .fade(.milliseconds(150)))

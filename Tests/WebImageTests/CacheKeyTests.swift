@@ -14,14 +14,14 @@ struct CacheKeyTests {
         defer { fixture.directory.remove() }
         let url = Fixture.url("hopper.jpg")
         let thumbnail = try await fixture.manager.image(for: ImageRequest(url: url, thumbnail: .maxPixelSize(32)))
-        #expect(thumbnail.image?.width == 32)
+        #expect(thumbnail.image.width == 32)
 
         // The old key of that thumbnail was this very string.
         let lookalike = try #require(URL(string: url.absoluteString + "#thumb(32)"))
         #expect(fixture.manager.cachedResponse(for: ImageRequest(url: lookalike)) == nil)
         let full = try await fixture.manager.image(for: ImageRequest(url: lookalike))
         #expect(full.cacheType != .memory)
-        #expect(full.image?.width == 128)
+        #expect(full.image.width == 128)
     }
 
     @Test("processed bytes with no processors are stored beside the original, which keeps its bytes and ETag")
@@ -48,7 +48,7 @@ struct CacheKeyTests {
         let relaunched = try setup.fixture.relaunched(loaders: [setup.loader])
         let fromDisk = try await relaunched.image(for: request)
         #expect(fromDisk.cacheType == .disk)
-        #expect(fromDisk.image?.pixels == loaded.image?.pixels)
+        #expect(fromDisk.image.pixels == loaded.image.pixels)
         _ = try await setup.manager.image(for: ImageRequest(url: url, options: .refreshCached))
         #expect(setup.origin.requests(path: "/photo.jpg").last?.header("If-None-Match") == "\"v1\"")
         try await setup.tearDown()

@@ -15,17 +15,17 @@ struct ManagerCacheTests {
 
         let first = try await fixture.manager.image(for: request)
         #expect(first.cacheType == .none)
-        #expect(first.image?.width == 128)
+        #expect(first.image.width == 128)
         #expect(first.data == (try Fixture.data("hopper.jpg")))
         let second = try await fixture.manager.image(for: request)
         #expect(second.cacheType == .memory)
-        #expect(second.image?.pixels == first.image?.pixels)
+        #expect(second.image.pixels == first.image.pixels)
         #expect(fixture.decodeCount == 1)
 
         let relaunched = try fixture.relaunched()
         let third = try await relaunched.image(for: request)
         #expect(third.cacheType == .disk)
-        #expect(third.image?.pixels == first.image?.pixels)
+        #expect(third.image.pixels == first.image.pixels)
     }
 
     @Test("a memory hit completes before loadImage returns")
@@ -74,7 +74,7 @@ struct ManagerCacheTests {
             }
             jpeg.openGate()
             png.openGate()
-            for task in tasks { #expect(try await task.response.image?.width == 128) }
+            for task in tasks { #expect(try await task.response.image.width == 128) }
             #expect(fixture.manager.decodeMemory.held == 0)
         }
     }
@@ -85,8 +85,8 @@ struct ManagerCacheTests {
         defer { fixture.directory.remove() }
         let bytes = try Fixture.data("hopper.webp")
         let response = try await fixture.manager.image(for: ImageRequest(string: "data:image/webp;base64," + bytes.base64EncodedString()))
-        #expect(response.container?.format == .webp)
-        #expect(response.image?.width == 128)
+        #expect(response.container.format == .webp)
+        #expect(response.image.width == 128)
     }
 
     @Test("fromCacheOnly fails with cacheMiss when no cache has the image, and never loads")
@@ -104,16 +104,27 @@ struct ManagerCacheTests {
         #expect(cached.cacheType == .disk)
     }
 
-    @Test("cacheMemoryOnly writes nothing to disk; avoidDecode delivers bytes without decoding")
+    @Test("cacheMemoryOnly writes nothing to disk; data(for:) delivers bytes without decoding, then from disk")
     func storeOptions() async throws {
         let fixture = try PipelineFixture()
         defer { fixture.directory.remove() }
         let url = Fixture.url("hopper.png")
-        let bytesOnly = try await fixture.manager.image(for: ImageRequest(url: url, options: [.avoidDecode, .cacheMemoryOnly]))
-        #expect(bytesOnly.container == nil)
-        #expect(bytesOnly.data == (try Fixture.data("hopper.png")))
+        let png = try Fixture.data("hopper.png")
+        let bytesOnly = try await fixture.manager.data(for: ImageRequest(url: url, options: [.cacheMemoryOnly]))
+        #expect(bytesOnly.data == png)
+        #expect(bytesOnly.cacheType == .none)
         #expect(fixture.decodeCount == 0)
         #expect(fixture.cache.diskCount == 0)
+        #expect(fixture.cache.memoryCount == 0)
+
+        // Stored this time; a thumbnail in the request changes nothing (the bytes are the original's).
+        _ = try await fixture.manager.data(for: ImageRequest(url: url, thumbnail: .maxPixelSize(8)))
+        await fixture.manager.waitUntilIdle()
+        let again = try await fixture.manager.data(for: ImageRequest(url: url))
+        #expect(again.data == png)
+        #expect(again.cacheType == .disk)
+        #expect(again.contentType == "image/png")
+        #expect(fixture.decodeCount == 0)
         #expect(fixture.cache.memoryCount == 0)
     }
 
@@ -123,14 +134,14 @@ struct ManagerCacheTests {
         defer { fixture.directory.remove() }
         let url = Fixture.url("hopper.jpg")
         let thumbnail = try await fixture.manager.image(for: ImageRequest(url: url, thumbnail: .maxPixelSize(32)))
-        #expect(thumbnail.image?.width == 32)
+        #expect(thumbnail.image.width == 32)
         await fixture.manager.waitUntilIdle()   // the original's disk write follows the first decode
         let circle = try await fixture.manager.image(for: ImageRequest(url: url, processors: [ImageProcessors.Circle()]))
-        #expect(circle.image?.width == 128)
+        #expect(circle.image.width == 128)
         #expect(circle.cacheType == .disk)   // the original was stored by the first load
         #expect(fixture.cache.memoryCount == 2)
         #expect(fixture.cache.diskCount == 1)
-        #expect(fixture.manager.cachedResponse(for: ImageRequest(url: url, thumbnail: .maxPixelSize(32)))?.image?.width == 32)
+        #expect(fixture.manager.cachedResponse(for: ImageRequest(url: url, thumbnail: .maxPixelSize(32)))?.image.width == 32)
         #expect(fixture.manager.cachedResponse(for: ImageRequest(url: url)) == nil)
     }
 
@@ -146,8 +157,8 @@ struct ManagerCacheTests {
         let relaunched = try fixture.relaunched()
         let second = try await relaunched.image(for: request)
         #expect(second.cacheType == .disk)
-        #expect(second.container?.format == .png)
-        #expect(second.image?.pixels == first.image?.pixels)   // PNG is lossless
+        #expect(second.container.format == .png)
+        #expect(second.image.pixels == first.image.pixels)   // PNG is lossless
     }
 
     @Test("a cache key filter makes URLs that differ in signing parameters one cache entry")
@@ -200,7 +211,7 @@ struct ManagerCacheTests {
         try Fixture.data("hopper.png").write(to: file)
         var retry = request
         retry.options = .retryFailed
-        #expect(try await fixture.manager.image(for: retry).image?.width == 128)
+        #expect(try await fixture.manager.image(for: retry).image.width == 128)
 
         // Fails again, then the entry expires after its lifetime (10 minutes by default).
         let broken = folder.url.appendingPathComponent("broken.png")
@@ -286,7 +297,7 @@ struct ManagerCacheTests {
         let relaunched = try fixture.relaunched()
         let again = try await relaunched.image(for: ImageRequest(url: url))
         #expect(again.cacheType == .none)
-        #expect(again.image?.pixels == original.image?.pixels)
+        #expect(again.image.pixels == original.image.pixels)
         // Stored anew: the next relaunch reads it from disk.
         await relaunched.waitUntilIdle()
         #expect(try await fixture.relaunched().image(for: ImageRequest(url: url)).cacheType == .disk)
@@ -354,11 +365,11 @@ struct ManagerCacheTests {
         let animated = Fixture.url("hopper.gif")
         let full = try await fixture.manager.image(for: ImageRequest(url: animated))
         let first = try await fixture.manager.image(for: ImageRequest(url: animated, options: .decodeFirstFrameOnly))
-        #expect((full.container?.animation?.frames.count ?? 1) > 1 || full.container?.animation == nil)
-        #expect(first.container?.animation == nil)
+        #expect((full.container.animation?.frames.count ?? 1) > 1 || full.container.animation == nil)
+        #expect(first.container.animation == nil)
         #expect(first.cacheType != .memory)
         let scaled = try await fixture.manager.image(for: ImageRequest(url: Fixture.url("hopper.jpg"), options: .scaleDownLargeImages))
-        let image = try #require(scaled.image)
+        let image = scaled.image
         #expect(image.width * image.height <= 64 * 64)
         #expect(image.width == 64)
     }

@@ -90,7 +90,7 @@ struct ManagerHTTPTests {
     func shutdownClosesTheHTTPClient() async throws {
         let setup = try await Setup()
         let response = try await setup.manager.image(for: ImageRequest(url: setup.origin.url("/hopper.jpg")))
-        #expect(response.image?.width == 128)
+        #expect(response.image.width == 128)
         await setup.manager.shutdown()
         // The bytes were stored before it returned.
         #expect(setup.fixture.cache.diskCount == 1)
@@ -119,7 +119,7 @@ struct ManagerHTTPTests {
         gate.open()
         let last = try await tasks.last!.response
         #expect(last.cacheType == .none)
-        #expect(last.image?.width == 128)
+        #expect(last.image.width == 128)
         await setup.manager.waitUntilIdle()
         #expect(outcomes.all.count == 100)
         #expect(setup.origin.requestCount(path: "/hopper.jpg") == 1)
@@ -163,7 +163,7 @@ struct ManagerHTTPTests {
         #expect(await setup.origin.waitForRequests(path: "/hopper.jpg", count: 1))
         gate.open()
         var sizes: [Int] = []
-        for task in tasks { sizes.append(try await task.response.image?.width ?? 0) }
+        for task in tasks { sizes.append(try await task.response.image.width) }
         #expect(sizes == [128, 128, 128, 64, 32])
         #expect(setup.origin.requestCount(path: "/hopper.jpg") == 1)
         #expect(setup.fixture.decodeCount == 2)
@@ -224,14 +224,14 @@ struct ManagerHTTPTests {
         setup.origin.register("/avatar.png", data: jpeg, etag: "\"v2\"")
         let changed = try await setup.manager.image(for: ImageRequest(url: url, options: .refreshCached))
         #expect(changed.cacheType == .none)
-        #expect(changed.container?.format == .jpeg)
-        #expect(changed.image?.pixels != first.image?.pixels)
+        #expect(changed.container.format == .jpeg)
+        #expect(changed.image.pixels != first.image.pixels)
         await setup.manager.waitUntilIdle()
-        #expect(try await setup.manager.image(for: ImageRequest(url: url)).container?.format == .jpeg)
+        #expect(try await setup.manager.image(for: ImageRequest(url: url)).container.format == .jpeg)
         let relaunched = try setup.fixture.relaunched(loaders: [setup.loader])
         let fromDisk = try await relaunched.image(for: ImageRequest(url: url))
         #expect(fromDisk.cacheType == .disk)
-        #expect(fromDisk.container?.format == .jpeg)
+        #expect(fromDisk.container.format == .jpeg)
         try await setup.tearDown()
     }
 
@@ -293,7 +293,7 @@ struct ManagerHTTPTests {
                 received.append(bytes)
             case .finished(let result):
                 finished = true
-                #expect(try result.get().image?.width == 128)
+                #expect(try result.get().image.width == 128)
             case .preview, .cached: break
             }
         }
@@ -321,7 +321,7 @@ struct ManagerHTTPTests {
                         case .progress(let bytes, _): received.append(bytes)
                         case .finished(let result):
                             finished += 1
-                            #expect((try? result.get())?.image?.width == 128)
+                            #expect((try? result.get())?.image.width == 128)
                         case .preview, .cached: break
                         }
                     }
@@ -383,20 +383,20 @@ struct ManagerHTTPTests {
             }
         }
         let image = try #require(final?.image)
-        #expect(final?.container?.isPreview == false)
+        #expect(final?.container.isPreview == false)
         #expect(!previews.isEmpty)
         var streamedPreviews = 0
         for await preview in previewStream {
-            #expect(preview.container?.isPreview == true)
+            #expect(preview.container.isPreview == true)
             streamedPreviews += 1
         }
         #expect(streamedPreviews == previews.count)
         #expect(kinds.last == "finished")
         #expect(kinds.filter { $0 == "finished" }.count == 1)
         for preview in previews {
-            #expect(preview.container?.isPreview == true)
-            #expect(preview.image?.width == image.width)
-            #expect(preview.image?.height == image.height)
+            #expect(preview.container.isPreview == true)
+            #expect(preview.image.width == image.width)
+            #expect(preview.image.height == image.height)
         }
         // The last preview is closer to the final image than the first (scans refine it).
         if previews.count >= 2, let first = previews.first?.image, let last = previews.last?.image {

@@ -56,7 +56,7 @@ struct PrefetcherTests {
         // A following foreground load reads the prefetched bytes from disk.
         let loaded = try await manager.image(for: ImageRequest(url: urls[0]))
         #expect(loaded.cacheType == .disk)
-        #expect(loaded.image?.width == 128)
+        #expect(loaded.image.width == 128)
         try await setup.tearDown()
     }
 
@@ -70,7 +70,7 @@ struct PrefetcherTests {
         let summary = await prefetcher.prefetch(urls)
         #expect(summary.finished == 2)
         let hit = setup.manager.cachedResponse(for: ImageRequest(url: urls[0], thumbnail: .maxPixelSize(32)))
-        #expect(hit?.image?.width == 32)
+        #expect(hit?.image.width == 32)
         // In memory now: a second prefetch skips both without a load.
         let again = await prefetcher.prefetch(urls)
         #expect(again.skipped == 2)
@@ -237,7 +237,7 @@ struct PrefetcherTests {
         gate.open()
         let response = try await foreground.response
         #expect(response.cacheType == .none)
-        #expect(response.image?.width == 128)
+        #expect(response.image.width == 128)
         let summary = await batch.summary
         #expect(summary.finished == 1)
         #expect(summary.bytes == (try Fixture.data("hopper.jpg")).count)
@@ -268,7 +268,7 @@ struct PrefetcherTests {
         gate.open()
         _ = try await blocker.response
         let response = try await foreground.response
-        #expect(response.image?.width == 128)
+        #expect(response.image.width == 128)
         let summary = await batch.summary
         #expect(summary.finished == 3)
         // The raised one first; the other two are equals, queued in whichever order their

@@ -36,6 +36,54 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     case recentlyFailed(String)
     /// ``ImageOptions/fromCacheOnly`` was set and no cache holds the image.
     case cacheMiss(String)
+    /// A processor, loader or decoder of the application's own failed with an error of its own (an
+    /// ``ImageError`` it throws is passed on as it is).
+    case custom(CustomFailure)
+
+    /// An application's processor or loader failed: which one, and its error.
+    ///
+    /// ```swift
+    /// do {
+    ///     _ = try await manager.image(for: request)
+    /// } catch ImageError.custom(let failure) {
+    ///     print("\(failure.origin) failed: \(failure.error)")
+    /// }
+    /// ```
+    public struct CustomFailure: Sendable, Equatable, CustomStringConvertible {
+        /// Where the error came from.
+        public enum Origin: Sendable, Hashable, CustomStringConvertible {
+            /// The processor with this ``ImageProcessor/identifier``.
+            case processor(String)
+            /// The request's or the manager's loader.
+            case loader
+            /// A decoder registered by the application.
+            case decoder
+
+            public var description: String {
+                switch self {
+                case .processor(let identifier): "processor \(identifier)"
+                case .loader: "loader"
+                case .decoder: "decoder"
+                }
+            }
+        }
+
+        public var origin: Origin
+        /// The error as it was thrown.
+        public var error: any Error
+
+        public init(origin: Origin, error: any Error) {
+            self.origin = origin
+            self.error = error
+        }
+
+        /// Equal when the origin and the error's description are.
+        public static func == (lhs: CustomFailure, rhs: CustomFailure) -> Bool {
+            lhs.origin == rhs.origin && "\(lhs.error)" == "\(rhs.error)"
+        }
+
+        public var description: String { "\(origin): \(error)" }
+    }
 
     /// A failed file-system operation: what was attempted, on which path, and the `errno`.
     public struct StorageFailure: Sendable, Equatable, CustomStringConvertible {
@@ -99,7 +147,7 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
             (400..<500).contains(status) && status != 408 && status != 429
         case .network(let failure):
             failure.kind == .redirects
-        case .cancelled, .timeout, .storage, .recentlyFailed, .cacheMiss:
+        case .cancelled, .timeout, .storage, .recentlyFailed, .cacheMiss, .custom:
             false
         }
     }
@@ -118,6 +166,7 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timeout(let reason): "timed out: \(reason)"
         case .recentlyFailed(let url): "\(url) failed recently and is not retried yet"
         case .cacheMiss(let key): "not in any cache: \(key)"
+        case .custom(let failure): "\(failure)"
         }
     }
 }

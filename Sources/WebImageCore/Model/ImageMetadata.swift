@@ -128,9 +128,9 @@ public struct ImageMetadata: Sendable, Hashable {
     /// let metadata = try ImageMetadata(reading: bytes)
     /// if metadata.isAnimated == true { print(metadata.frameCount!, "frames") }
     /// ```
-    public init(reading bytes: UnsafeRawBufferPointer, maximumFrameCount: Int = ImageDecodingOptions().maximumFrameCount) throws(ImageError) {
+    public init(reading bytes: UnsafeRawBufferPointer, maximumFrameCount: Int = ImageDecodingOptions().maximumFrameCount) throws {
         guard let header = HeaderSniffer(bytes, wantsDetails: true).sniff() else {
-            throw .unsupportedFormat("\(bytes.count) bytes in no image format the library knows")
+            throw ImageError.unsupportedFormat("\(bytes.count) bytes in no image format the library knows")
         }
         var reader = MetadataReader(bytes, header: header, maximumFrameCount: maximumFrameCount)
         self = try reader.read()
@@ -142,11 +142,7 @@ public struct ImageMetadata: Sendable, Hashable {
     /// ```swift
     /// let metadata = try ImageMetadata(reading: Data(contentsOf: url, options: .mappedIfSafe))
     /// ```
-    public init(reading data: some ContiguousBytes, maximumFrameCount: Int = ImageDecodingOptions().maximumFrameCount) throws(ImageError) {
-        // Result carries the typed error out of withUnsafeBytes, whose rethrows would widen it.
-        let result = data.withUnsafeBytes { bytes in
-            Result { () throws(ImageError) in try ImageMetadata(reading: bytes, maximumFrameCount: maximumFrameCount) }
-        }
-        self = try result.get()
+    public init(reading data: some ContiguousBytes, maximumFrameCount: Int = ImageDecodingOptions().maximumFrameCount) throws {
+        self = try data.withUnsafeBytes { try ImageMetadata(reading: $0, maximumFrameCount: maximumFrameCount) }
     }
 }

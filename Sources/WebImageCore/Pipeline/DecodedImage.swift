@@ -2,7 +2,7 @@ import Foundation
 
 /// A decoded image and the bytes it came from: the decode stage's result.
 struct DecodedImage: Sendable {
-    /// `nil` with ``ImageOptions/avoidDecode``, or after a `304` (the caller keeps its copy).
+    /// `nil` with ``ImageManager/data(for:)``, or after a `304` (the caller keeps its copy).
     var container: ImageContainer?
     var loaded: LoadedData
     var duration: Duration?

@@ -9,7 +9,7 @@ extension ImageManager {
         defer { decodeJobs.remove(job, forKey: plan.decodeKey) }
         let options = plan.request.options
         do {
-            let previewer = options.contains(.progressiveLoad) && !options.contains(.avoidDecode)
+            let previewer = options.contains(.progressiveLoad) && !options.contains(.bytesOnly)
                 ? ProgressivePreviewer(
                     registry: configuration.registry,
                     options: decodingOptions(for: plan.request, data: Data()),
@@ -29,7 +29,7 @@ extension ImageManager {
                 await runDataJob(dataJob, plan: plan)
             }
             previewer?.stop()
-            if options.contains(.avoidDecode) || loaded.isRevalidated {
+            if options.contains(.bytesOnly) || loaded.isRevalidated {
                 job.send(.value(DecodedImage(container: nil, loaded: loaded)))
                 await loaded.pendingStore?.writeIfDecodable(registry: configuration.registry, logger: logger)
                 return
@@ -71,7 +71,7 @@ extension ImageManager {
             job.send(.value(DecodedImage(container: container, loaded: loaded, duration: duration)))
             await loaded.pendingStore?.write(logger: logger)
         } catch {
-            job.send(.failure(ImageError(error)))
+            job.send(.failure(ImageError(error, origin: .decoder)))
         }
     }
 

@@ -5,11 +5,11 @@ import Synchronization
 extension ImageManager {
     // MARK: - Stage 3: the processed image
 
-    func runImageJob(_ job: SharedJob<ImageResponse>, plan: StagePlan) async {
+    func runImageJob(_ job: SharedJob<PipelineResponse>, plan: StagePlan) async {
         defer { imageJobs.remove(job, forKey: plan.imageKey) }
         do {
             // With refreshCached, show the cached copy first, then ask the origin.
-            var cached: ImageResponse?
+            var cached: PipelineResponse?
             if plan.imageKey.mode == .refresh {
                 cached = await cachedCopy(plan: plan)
                 if let cached { job.send(.preview(cached)) }
@@ -28,7 +28,8 @@ extension ImageManager {
                 return
             }
             guard var container = decoded.container else {
-                var response = ImageResponse(container: nil, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, isRevalidated: decoded.loaded.isRevalidated, timings: timings)
+                var response = PipelineResponse(container: nil, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, isRevalidated: decoded.loaded.isRevalidated, timings: timings)
+                response.contentType = decoded.loaded.metadata.contentType
                 response.diskWrite = decoded.loaded.pendingStore
                 job.send(.value(response))
                 return
@@ -39,13 +40,13 @@ extension ImageManager {
                 let duration: Duration
                 (container, duration) = try await configuration.executor.run { [container] in
                     let started = ContinuousClock.now
-                    let processed = try processors.reduce(container) { try $1.process($0) }
+                    let processed = try processors.apply(to: container)
                     return (processed, ContinuousClock.now - started)
                 }
                 timings.process = duration
             }
             plan.cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)
-            var response = ImageResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, timings: timings)
+            var response = PipelineResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: decoded.loaded.cacheType, timings: timings)
             response.diskWrite = decoded.loaded.pendingStore
             job.send(.value(response))
             await storeProcessedBytes(of: container, plan: plan)
@@ -56,7 +57,7 @@ extension ImageManager {
 
     /// The decoded image `job` processes, from the decode stage's shared job; its progress and
     /// previews (processed) are passed on to `job`.
-    private func decode(for job: SharedJob<ImageResponse>, plan: StagePlan) async throws -> DecodedImage {
+    private func decode(for job: SharedJob<PipelineResponse>, plan: StagePlan) async throws -> DecodedImage {
         let processors = plan.request.processors
         let waiter = JobWaiter<JobKey, DecodedImage> { event in
             switch event {
@@ -65,8 +66,8 @@ extension ImageManager {
             case .preview(let decoded):
                 // Previews arrive on a decode thread, where running the processors is fine.
                 guard let preview = decoded.container,
-                      let processed = try? processors.reduce(preview, { try $1.process($0) }) else { return }
-                job.send(.preview(ImageResponse(container: processed, url: plan.url, cacheType: .none)))
+                      let processed = try? processors.apply(to: preview) else { return }
+                job.send(.preview(PipelineResponse(container: processed, url: plan.url, cacheType: .none)))
             case .value, .failure:
                 break
             }
@@ -79,7 +80,7 @@ extension ImageManager {
 
     /// The variant decoded from its processed bytes on disk (``ImageRequest/processedDataFormat``),
     /// and kept in memory; `nil` when there are none, or they do not decode (they are removed).
-    private func processedBytesFromDisk(plan: StagePlan) async -> ImageResponse? {
+    private func processedBytesFromDisk(plan: StagePlan) async -> PipelineResponse? {
         guard let key = plan.processedDataKey, plan.imageKey.mode == .normal || plan.imageKey.mode == .cacheOnly,
               let disk = plan.cache.disk, let entry = await disk.entry(forKey: key) else { return nil }
         guard let (container, duration) = try? await configuration.executor.run({ [registry = configuration.registry] in
@@ -93,21 +94,21 @@ extension ImageManager {
         plan.cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)
         var timings = ImageResponse.Timings()
         timings.decode = duration
-        return ImageResponse(container: container, data: entry.data, url: plan.url, cacheType: .disk, timings: timings)
+        return PipelineResponse(container: container, data: entry.data, url: plan.url, cacheType: .disk, timings: timings)
     }
 
     /// After a `304`: the copy shown first stays; without one (it did not decode before), the
     /// cached bytes the origin just confirmed are decoded now.
-    private func confirmedCopy(_ cached: ImageResponse?, decoded: DecodedImage, plan: StagePlan, timings: ImageResponse.Timings) async throws -> ImageResponse {
-        var confirmed: ImageResponse
+    private func confirmedCopy(_ cached: PipelineResponse?, decoded: DecodedImage, plan: StagePlan, timings: ImageResponse.Timings) async throws -> PipelineResponse {
+        var confirmed: PipelineResponse
         if let cached {
             confirmed = cached
         } else {
             let request = plan.request
             let container = try await configuration.executor.run { [self, data = decoded.loaded.data] in
-                try request.processors.reduce(try configuration.registry.decode(data, options: decodingOptions(for: request, data: data))) { try $1.process($0) }
+                try request.processors.apply(to: try configuration.registry.decode(data, options: decodingOptions(for: request, data: data)))
             }
-            confirmed = ImageResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: .disk, timings: timings)
+            confirmed = PipelineResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: .disk, timings: timings)
         }
         confirmed.isRevalidated = true
         if let container = confirmed.container {
@@ -129,9 +130,9 @@ extension ImageManager {
 
     /// The cached image for a refreshing request: from memory, else decoded from the bytes on
     /// disk; `nil` when neither has it.
-    func cachedCopy(plan: StagePlan) async -> ImageResponse? {
+    func cachedCopy(plan: StagePlan) async -> PipelineResponse? {
         if let container = plan.cache.memory.value(forKey: plan.memoryKey) {
-            return ImageResponse(container: container, url: plan.url, cacheType: .memory)
+            return PipelineResponse(container: container, url: plan.url, cacheType: .memory)
         }
         guard plan.cache.existsOnDisk(forKey: plan.dataKey.key) else { return nil }
         let waiter = JobWaiter<JobKey, DecodedImage>()
@@ -147,10 +148,10 @@ extension ImageManager {
         if !plan.request.processors.isEmpty {
             let processors = plan.request.processors
             guard let processed = try? await configuration.executor.run({ [container] in
-                try processors.reduce(container) { try $1.process($0) }
+                try processors.apply(to: container)
             }) else { return nil }
             container = processed
         }
-        return ImageResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: .disk)
+        return PipelineResponse(container: container, data: decoded.loaded.data, url: plan.url, cacheType: .disk)
     }
 }

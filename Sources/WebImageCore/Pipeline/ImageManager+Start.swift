@@ -5,9 +5,13 @@ import Synchronization
 extension ImageManager {
     /// Starts a load: a memory hit completes the task before this returns; otherwise the task
     /// joins (or starts) the processing job of its variant, which runs the stages below it.
-    func start(_ request: ImageRequest, onEvent: (@Sendable (ImageTask.Event) -> Void)?) -> ImageTask {
+    func start(
+        _ request: ImageRequest,
+        onEvent: (@Sendable (ImageTask.Event) -> Void)? = nil,
+        onOutcome: (@Sendable (Result<PipelineResponse, ImageError>) -> Void)? = nil
+    ) -> ImageTask {
         let started = ContinuousClock.now
-        let task = makeTask(request, onEvent: onEvent, started: started)
+        let task = makeTask(request, onEvent: onEvent, onOutcome: onOutcome, started: started)
         metrics.requests.increment()
 
         guard let url = request.url, let dataKey = request.dataKey else {
@@ -22,10 +26,10 @@ extension ImageManager {
         }
         let cache = request.cache ?? configuration.cache
         let mode = JobKey.Mode(options)
-        if mode == .normal || mode == .cacheOnly, !options.contains(.avoidDecode), let container = cache.memory.value(forKey: imageKey) {
-            let response = ImageResponse(
-                container: container, url: url, cacheType: .memory, scale: request.resolvedScale,
-                timings: .init(total: ContinuousClock.now - started))
+        if mode == .normal || mode == .cacheOnly, !options.contains(.bytesOnly), let container = cache.memory.value(forKey: imageKey) {
+            var response = PipelineResponse(
+                container: container, url: url, cacheType: .memory, timings: .init(total: ContinuousClock.now - started))
+            response.scale = request.resolvedScale
             completeFromMemory(task, response: response, dataKey: dataKey, cache: cache)
             return task
         }
@@ -35,10 +39,15 @@ extension ImageManager {
     }
 
     /// A task whose completion is measured and logged.
-    private func makeTask(_ request: ImageRequest, onEvent: (@Sendable (ImageTask.Event) -> Void)?, started: ContinuousClock.Instant) -> ImageTask {
+    private func makeTask(
+        _ request: ImageRequest,
+        onEvent: (@Sendable (ImageTask.Event) -> Void)?,
+        onOutcome: (@Sendable (Result<PipelineResponse, ImageError>) -> Void)?,
+        started: ContinuousClock.Instant
+    ) -> ImageTask {
         let metrics = self.metrics
         let logger = self.logger
-        return ImageTask(request: request, onEvent: onEvent) { task, result in
+        return ImageTask(request: request, onEvent: onEvent, onOutcome: onOutcome) { task, result in
             metrics.duration.recordNanoseconds((ContinuousClock.now - started).nanoseconds)
             switch result {
             case .success(let response):
@@ -53,7 +62,7 @@ extension ImageManager {
 
     /// Completes `task` with a memory hit, adding the bytes from disk when the request asks
     /// for them (on the spot with ``ImageOptions/queryDiskSync``).
-    private func completeFromMemory(_ task: ImageTask, response: ImageResponse, dataKey: ImageCacheKey, cache: ImageCache) {
+    private func completeFromMemory(_ task: ImageTask, response: PipelineResponse, dataKey: ImageCacheKey, cache: ImageCache) {
         let options = task.request.options
         guard options.contains(.queryMemoryData), let disk = cache.disk else {
             task.complete(.success(response))
@@ -92,7 +101,7 @@ extension ImageManager {
         }
         let imageKey = request.imageKey(forDataKey: dataKey)
         let base = JobKey(key: dataKey, mode: mode, cache: ObjectIdentifier(cache), privateLoader: privateLoader)
-        let bytesOnly = request.options.contains(.avoidDecode)
+        let bytesOnly = request.options.contains(.bytesOnly)
         return StagePlan(
             request: request,
             url: url,
@@ -116,9 +125,10 @@ extension ImageManager {
                 switch event {
                 case .progress(let progress):
                     task.deliver(.progress(received: progress.received, expected: progress.expected))
-                case .preview(var response):
-                    response.url = url
-                    response.scale = scale
+                case .preview(var preview):
+                    preview.url = url
+                    preview.scale = scale
+                    guard let response = preview.imageResponse else { return }
                     task.deliver(response.cacheType == .none ? .preview(response) : .cached(response))
                 case .value(var response):
                     response.url = url
@@ -133,6 +143,19 @@ extension ImageManager {
         )
         if joined { metrics.coalesced.increment() }
         if !task.attach(to: job, id: id), let id { job.unsubscribe(id) }
+    }
+}
+
+extension ImageManager {
+    /// Starts a bytes-only load of `request`'s original: no decode, no thumbnail, no
+    /// processors, and its own jobs (it never shares a decode with requests that want pixels).
+    func startBytesOnly(_ request: ImageRequest, onOutcome: (@Sendable (Result<PipelineResponse, ImageError>) -> Void)?) -> ImageTask {
+        var bytesOnly = request
+        bytesOnly.options.insert(.bytesOnly)
+        bytesOnly.thumbnail = nil
+        bytesOnly.processors = []
+        bytesOnly.processedDataFormat = nil
+        return start(bytesOnly, onOutcome: onOutcome)
     }
 }
 

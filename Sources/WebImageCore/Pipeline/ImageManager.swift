@@ -67,7 +67,7 @@ public final class ImageManager: Sendable {
     let failedURLs: FailedURLList
     let metrics: PipelineMetrics
     let activity = ActivityTracker()
-    let imageJobs: JobTable<JobKey, ImageResponse>
+    let imageJobs: JobTable<JobKey, PipelineResponse>
     let decodeJobs: JobTable<JobKey, DecodedImage>
     let dataJobs: JobTable<JobKey, LoadedData>
     let decodeBudget: MemoryBudget
@@ -103,6 +103,32 @@ public final class ImageManager: Sendable {
         return try await loadImage(with: request).response
     }
 
+    /// Loads the image at `url` as it is: ``image(for:)`` with a plain request.
+    ///
+    /// ```swift
+    /// let image = try await ImageManager.shared.image(for: url).image
+    /// ```
+    public func image(for url: URL) async throws -> ImageResponse {
+        try await image(for: ImageRequest(url: url))
+    }
+
+    /// Loads the original bytes `request` names, without decoding them: from the disk cache,
+    /// else from the source (then stored on disk, unless ``ImageOptions/cacheMemoryOnly``).
+    /// Thumbnail and processors are ignored; the bytes are the original's.
+    ///
+    /// ```swift
+    /// let original = try await manager.data(for: ImageRequest(url: url))
+    /// try original.data.write(to: URL(fileURLWithPath: "/tmp/original"))
+    /// ```
+    ///
+    /// - Throws: an ``ImageError``.
+    public func data(for request: ImageRequest) async throws -> ImageDataResponse {
+        let outcome = await startBytesOnly(request, onOutcome: nil).outcome
+        let response = try outcome.get()
+        guard let data = response.dataResponse else { throw ImageError.cacheMiss(request.url?.absoluteString ?? "") }
+        return data
+    }
+
     /// The decoded image in memory for `request`, answered synchronously; `nil` on a miss or
     /// when the request's options rule the memory cache out.
     public func cachedResponse(for request: ImageRequest) -> ImageResponse? {
@@ -114,7 +140,7 @@ public final class ImageManager: Sendable {
     }
 
     /// Options under which a memory hit does not answer a request on its own.
-    private static let optionsBypassingMemory: ImageOptions = [.fromLoaderOnly, .refreshCached, .queryMemoryData, .avoidDecode]
+    private static let optionsBypassingMemory: ImageOptions = [.fromLoaderOnly, .refreshCached, .queryMemoryData]
 
     /// Starts loading `request` and returns its task: await ``ImageTask/response`` or iterate
     /// ``ImageTask/events``.
@@ -138,13 +164,13 @@ public final class ImageManager: Sendable {
         progress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)? = nil,
         completion: @escaping @Sendable (Result<ImageResponse, ImageError>) -> Void
     ) -> ImageTask {
-        start(request) { event in
+        start(request, onEvent: { event in
             switch event {
             case .progress(let received, let expected): progress?(received, expected)
             case .finished(let result): completion(result)
             case .preview, .cached: break
             }
-        }
+        })
     }
 
     // MARK: - Failed URLs

@@ -39,6 +39,7 @@ public struct ImageOptions: OptionSet, Sendable, Hashable {
     public static let decodeFirstFrameOnly = ImageOptions(rawValue: 1 << 12)
     /// Decode images larger than ``ImageManager/Configuration/scaleDownLimit`` pixels to fit it.
     public static let scaleDownLargeImages = ImageOptions(rawValue: 1 << 13)
-    /// Deliver the bytes only, without decoding them.
-    public static let avoidDecode = ImageOptions(rawValue: 1 << 14)
+    /// Deliver the bytes only, without decoding them: set by ``ImageManager/data(for:)`` and the
+    /// prefetcher's disk destination, never by callers (an image load always decodes).
+    static let bytesOnly = ImageOptions(rawValue: 1 << 14)
 }

@@ -4,11 +4,11 @@ import Foundation
 ///
 /// ```swift
 /// let response = try await manager.image(for: ImageRequest(url: url))
-/// print(response.cacheType, response.image?.width ?? 0, response.timings.total)
+/// print(response.cacheType, response.image.width, response.timings.total)
 /// ```
 public struct ImageResponse: Sendable {
-    /// The decoded (and processed) image; `nil` only with ``ImageOptions/avoidDecode``.
-    public var container: ImageContainer?
+    /// The decoded (and processed) image.
+    public var container: ImageContainer
     /// The original bytes, when they were at hand: always after a load from the source or the
     /// disk, and on a memory hit with ``ImageOptions/queryMemoryData``.
     public var data: Data?
@@ -21,12 +21,9 @@ public struct ImageResponse: Sendable {
     /// `true` when the origin confirmed a cached copy (`304`) during ``ImageOptions/refreshCached``.
     public var isRevalidated: Bool
     public var timings: Timings
-    /// The disk write of the bytes this response was loaded from, still under way when it was
-    /// delivered: the prefetcher waits for it before it counts the image as cached.
-    var diskWrite: PendingStore?
 
     /// The still image, or an animation's first frame.
-    public var image: Bitmap? { container?.image }
+    public var image: Bitmap { container.image }
 
     /// Time spent per stage of this load; stages it did not run (or shared with another request
     /// that ran them) are `nil`.
@@ -43,7 +40,7 @@ public struct ImageResponse: Sendable {
         public init() {}
     }
 
-    public init(container: ImageContainer?, data: Data? = nil, url: URL, cacheType: CacheType, scale: Double = 1, isRevalidated: Bool = false, timings: Timings = .init()) {
+    public init(container: ImageContainer, data: Data? = nil, url: URL, cacheType: CacheType, scale: Double = 1, isRevalidated: Bool = false, timings: Timings = .init()) {
         self.container = container
         self.data = data
         self.url = url
@@ -54,12 +51,3 @@ public struct ImageResponse: Sendable {
     }
 }
 
-extension ImageResponse {
-    /// As a request that joined after the response was made gets it: from memory, not the
-    /// source.
-    var replayed: ImageResponse {
-        var copy = self
-        if copy.cacheType == .none { copy.cacheType = .memory }
-        return copy
-    }
-}

@@ -40,29 +40,39 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
     public let id: Int
 
     private struct State {
-        var result: Result<ImageResponse, ImageError>?
+        var result: Result<PipelineResponse, ImageError>?
         var priority: ImagePriority
-        var job: SharedJob<ImageResponse>?
+        var job: SharedJob<PipelineResponse>?
         var subscriptionID: Int?
-        var waiters: [CheckedContinuation<ImageResponse, any Error>] = []
+        var waiters: [CheckedContinuation<PipelineResponse, any Error>] = []
         /// Every consumer's stream of ``events``, by the order they were made.
         var streams: [Int: AsyncStream<Event>.Continuation] = [:]
         var nextStream = 0
         var onEvent: (@Sendable (Event) -> Void)?
+        var onOutcome: (@Sendable (Result<PipelineResponse, ImageError>) -> Void)?
     }
 
     private let state: Mutex<State>
-    private let onFinish: @Sendable (ImageTask, Result<ImageResponse, ImageError>) -> Void
+    private let onFinish: @Sendable (ImageTask, Result<PipelineResponse, ImageError>) -> Void
 
     private static let counter = Mutex(0)
 
-    init(request: ImageRequest, onEvent: (@Sendable (Event) -> Void)? = nil, onFinish: @escaping @Sendable (ImageTask, Result<ImageResponse, ImageError>) -> Void) {
+    /// - Parameters:
+    ///   - onEvent: the public events, as ``events`` delivers them.
+    ///   - onOutcome: the outcome as the pipeline made it, for bytes-only callers within the
+    ///     library (the prefetcher, ``ImageManager/data(for:)``).
+    init(
+        request: ImageRequest,
+        onEvent: (@Sendable (Event) -> Void)? = nil,
+        onOutcome: (@Sendable (Result<PipelineResponse, ImageError>) -> Void)? = nil,
+        onFinish: @escaping @Sendable (ImageTask, Result<PipelineResponse, ImageError>) -> Void
+    ) {
         self.request = request
         self.id = Self.counter.withLock { value in
             value += 1
             return value
         }
-        self.state = Mutex(State(priority: request.effectivePriority, onEvent: onEvent))
+        self.state = Mutex(State(priority: request.effectivePriority, onEvent: onEvent, onOutcome: onOutcome))
         self.onFinish = onFinish
     }
 
@@ -71,7 +81,7 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
     public var priority: ImagePriority {
         get { state.withLock { $0.priority } }
         set {
-            let (job, id) = state.withLock { state -> (SharedJob<ImageResponse>?, Int?) in
+            let (job, id) = state.withLock { state -> (SharedJob<PipelineResponse>?, Int?) in
                 state.priority = newValue
                 return (state.job, state.subscriptionID)
             }
@@ -93,13 +103,13 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
     /// after creating the task. A consumer that stops iterating leaves; the others go on.
     public var events: AsyncStream<Event> {
         let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let (finished, id) = state.withLock { state -> (Result<ImageResponse, ImageError>?, Int) in
+        let (finished, id) = state.withLock { state -> (Result<PipelineResponse, ImageError>?, Int) in
             defer { state.nextStream += 1 }
             if state.result == nil { state.streams[state.nextStream] = continuation }
             return (state.result, state.nextStream)
         }
         if let finished {
-            continuation.yield(.finished(finished))
+            continuation.yield(.finished(finished.imageResult))
             continuation.finish()
         } else {
             // Set outside the lock: a stream already terminated calls it at once.
@@ -170,22 +180,34 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: the load's ``ImageError``; cancelling the awaiting task cancels this one.
     public var response: ImageResponse {
         get async throws {
-            try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    let result = state.withLock { state -> Result<ImageResponse, ImageError>? in
-                        if state.result == nil { state.waiters.append(continuation) }
-                        return state.result
+            try await outcome.imageResult.get()
+        }
+    }
+
+    /// The outcome as the pipeline made it, once the task completes; cancelling the awaiting
+    /// task cancels this one.
+    var outcome: Result<PipelineResponse, ImageError> {
+        get async {
+            do {
+                return .success(try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { continuation in
+                        let result = state.withLock { state -> Result<PipelineResponse, ImageError>? in
+                            if state.result == nil { state.waiters.append(continuation) }
+                            return state.result
+                        }
+                        if let result { continuation.resume(with: result.mapError { $0 }) }
                     }
-                    if let result { continuation.resume(with: result.mapError { $0 }) }
-                }
-            } onCancel: {
-                cancel()
+                } onCancel: {
+                    cancel()
+                })
+            } catch {
+                return .failure(ImageError(error))
             }
         }
     }
 
     /// The outcome, once the task has completed.
-    public var result: Result<ImageResponse, ImageError>? { state.withLock { $0.result } }
+    public var result: Result<ImageResponse, ImageError>? { state.withLock { $0.result }?.imageResult }
 
     /// Whether the task has completed (with any outcome).
     public var isFinished: Bool { result != nil }
@@ -194,7 +216,7 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
 
     /// Records the job this task waits on. Returns `false` when the task was cancelled first,
     /// in which case the caller leaves the job again.
-    func attach(to job: SharedJob<ImageResponse>, id: Int?) -> Bool {
+    func attach(to job: SharedJob<PipelineResponse>, id: Int?) -> Bool {
         state.withLock { state in
             guard state.result == nil else { return false }
             state.job = job
@@ -213,26 +235,39 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Completes the task once; later calls do nothing.
-    func complete(_ result: Result<ImageResponse, ImageError>) {
-        let delivery = state.withLock { state -> (handler: (@Sendable (Event) -> Void)?, streams: [AsyncStream<Event>.Continuation], waiters: [CheckedContinuation<ImageResponse, any Error>])? in
+    func complete(_ result: Result<PipelineResponse, ImageError>) {
+        let delivery = state.withLock { state -> Delivery? in
             guard state.result == nil else { return nil }
             state.result = result
             defer {
                 state.waiters = []
                 state.streams = [:]
                 state.onEvent = nil
+                state.onOutcome = nil
                 state.job = nil
             }
-            return (state.onEvent, Array(state.streams.values), state.waiters)
+            return Delivery(handler: state.onEvent, outcomeHandler: state.onOutcome, streams: Array(state.streams.values), waiters: state.waiters)
         }
         guard let delivery else { return }
         onFinish(self, result)
-        delivery.handler?(.finished(result))
-        for stream in delivery.streams {
-            stream.yield(.finished(result))
-            stream.finish()
+        delivery.outcomeHandler?(result)
+        if delivery.handler != nil || !delivery.streams.isEmpty {
+            let finished = Event.finished(result.imageResult)
+            delivery.handler?(finished)
+            for stream in delivery.streams {
+                stream.yield(finished)
+                stream.finish()
+            }
         }
         for waiter in delivery.waiters { waiter.resume(with: result.mapError { $0 }) }
+    }
+
+    /// Who is told of a task's completion.
+    private struct Delivery {
+        var handler: (@Sendable (Event) -> Void)?
+        var outcomeHandler: (@Sendable (Result<PipelineResponse, ImageError>) -> Void)?
+        var streams: [AsyncStream<Event>.Continuation]
+        var waiters: [CheckedContinuation<PipelineResponse, any Error>]
     }
 
     public static func == (lhs: ImageTask, rhs: ImageTask) -> Bool { lhs === rhs }

@@ -26,7 +26,7 @@ struct JobKey: Hashable, Sendable {
     var cache: ObjectIdentifier
     /// Set for requests with their own loader, so they never share a download with others.
     var privateLoader: Int?
-    /// Set for bytes-only requests (``ImageOptions/avoidDecode``), which never share a decode or
+    /// Set for bytes-only requests (``ImageManager/data(for:)``), which never share a decode or
     /// a processing job with requests that want pixels.
     var bytesOnly = false
 

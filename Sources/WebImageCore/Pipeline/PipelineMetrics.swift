@@ -57,6 +57,7 @@ extension ImageError {
         case .timeout: "timeout"
         case .recentlyFailed: "recently_failed"
         case .cacheMiss: "cache_miss"
+        case .custom: "custom"
         }
     }
 }

@@ -11,11 +11,26 @@ extension DiskCache.Metadata {
 }
 
 extension ImageError {
-    /// Any error from the pipeline's work, as an ``ImageError``.
-    init(_ error: any Error) {
+    /// Any error from the pipeline's work, as an ``ImageError``: one the application's own
+    /// code threw (a loader's, when `origin` is given) is ``custom(_:)``.
+    init(_ error: any Error, origin: CustomFailure.Origin = .loader) {
         if let error = error as? ImageError { self = error }
         else if error is CancellationError { self = .cancelled }
-        else { self = .network(.init(.other, "\(error)")) }
+        else { self = .custom(CustomFailure(origin: origin, error: error)) }
+    }
+}
+
+extension Array where Element == any ImageProcessor {
+    /// Runs the processors in order; an error of a processor's own is reported as
+    /// ``ImageError/custom(_:)`` naming it.
+    func apply(to container: ImageContainer) throws -> ImageContainer {
+        try reduce(container) { image, processor in
+            do {
+                return try processor.process(image)
+            } catch {
+                throw ImageError(error, origin: .processor(processor.identifier))
+            }
+        }
     }
 }
 

@@ -18,7 +18,7 @@ import Synchronization
 /// ```
 ///
 /// **What is loaded.** By default (``Destination/disk``) each URL is loaded with
-/// ``ImageOptions/avoidDecode``: the original bytes go to the disk cache and no time or memory is
+/// ``ImageManager/data(for:)``: the original bytes go to the disk cache and no time or memory is
 /// spent on pixels. ``Destination/memory(thumbnail:)`` decodes into the memory cache as well,
 /// optionally downsampled, so that a later request with the same thumbnail size is a memory hit.
 ///
@@ -147,7 +147,7 @@ public final class ImagePrefetcher: Sendable {
     public func request(for url: URL) -> ImageRequest {
         var request = ImageRequest(url: url, options: configuration.options, priority: configuration.priority)
         switch configuration.destination {
-        case .disk: request.options.insert(.avoidDecode)
+        case .disk: request.options.insert(.bytesOnly)
         case .memory(let thumbnail): request.thumbnail = thumbnail
         }
         return request
@@ -187,7 +187,7 @@ public final class ImagePrefetcher: Sendable {
         var repeats = 0
         for (index, request) in requests.enumerated() {
             if let key = request.imageKey {
-                guard seen.insert(PrefetchKey(key: key, bytesOnly: request.options.contains(.avoidDecode))).inserted else {
+                guard seen.insert(PrefetchKey(key: key, bytesOnly: request.options.contains(.bytesOnly))).inserted else {
                     repeats += 1
                     continue
                 }
@@ -271,9 +271,9 @@ public final class ImagePrefetcher: Sendable {
         if isCached(request) {
             return complete(item, nil)
         }
-        let task = manager.loadImage(with: request) { [self] result in
+        let task = manager.start(request, onOutcome: { [self] result in
             complete(item, result)
-        }
+        })
         item.batch.attach(task, index: item.index)
     }
 
@@ -283,7 +283,7 @@ public final class ImagePrefetcher: Sendable {
         guard !request.options.contains(.fromLoaderOnly), !request.options.contains(.refreshCached),
               let dataKey = request.dataKey else { return false }
         let cache = request.cache ?? manager.configuration.cache
-        if request.options.contains(.avoidDecode), cache.disk != nil {
+        if request.options.contains(.bytesOnly), cache.disk != nil {
             return cache.existsOnDisk(forKey: dataKey)
         }
         return cache.memory.value(forKey: request.imageKey(forDataKey: dataKey)) != nil
@@ -292,7 +292,7 @@ public final class ImagePrefetcher: Sendable {
     /// Counts `item`'s outcome (`nil`: cached, skipped without a load) and frees its slot;
     /// an image whose bytes are still being written to disk counts once they are there, so
     /// that a program that exits after its prefetch finds every image it was told of.
-    private func complete(_ item: Item, _ result: Result<ImageResponse, ImageError>?) {
+    private func complete(_ item: Item, _ result: Result<PipelineResponse, ImageError>?) {
         if case .success(let response) = result, let write = response.diskWrite {
             Task {
                 await write.settled()
@@ -303,7 +303,7 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    private func record(_ item: Item, _ result: Result<ImageResponse, ImageError>?) {
+    private func record(_ item: Item, _ result: Result<PipelineResponse, ImageError>?) {
         item.batch.record(index: item.index, outcome: Outcome(result, url: item.request.url))
         state.withLock { $0.running -= 1 }
         pump()
@@ -345,7 +345,7 @@ public final class ImagePrefetcher: Sendable {
         case failed(Summary.Failure)
         case cancelled
 
-        init(_ result: Result<ImageResponse, ImageError>?, url: URL?) {
+        init(_ result: Result<PipelineResponse, ImageError>?, url: URL?) {
             switch result {
             case .none: self = .skipped
             case .some(.success(let response)):
