@@ -11,7 +11,7 @@ func snippet_README_1() async throws {
     let manager = ImageManager.shared
     let request = ImageRequest(url: URL(string: "https://example.com/photo.jpg"), thumbnail: .maxPixelSize(256))
     let response = try await manager.image(for: request)
-    print(response.cacheType, response.image?.width ?? 0, response.timings.total)
+    print(response.cacheType, response.image.width, response.timings.total)
 #sourceLocation()
     _ = (manager, request, response)
 }
@@ -78,7 +78,7 @@ func snippet_README_7() async throws {
     var request = ImageRequest(url: URL(string: "https://example.com/photo.jpg"), thumbnail: .maxPixelSize(256))
     request.processors = [ImageProcessors.Circle()]
     let response = try await manager.image(for: request)
-    print(response.cacheType, response.image!.width, response.timings.total)
+    print(response.cacheType, response.image.width, response.timings.total)
 
     // A task to follow, re-prioritise or cancel.
     let task = manager.loadImage(with: ImageRequest(url: url, options: [.progressiveLoad, .refreshCached]))

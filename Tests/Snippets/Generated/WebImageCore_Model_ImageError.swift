@@ -13,3 +13,13 @@ func snippet_WebImageCore_Model_ImageError_1() async throws {
     }
 #sourceLocation()
 }
+
+func snippet_WebImageCore_Model_ImageError_2() async throws {
+#sourceLocation(file: "Sources/WebImageCore/Model/ImageError.swift", line: 46)
+    do {
+        _ = try await manager.image(for: request)
+    } catch ImageError.custom(let failure) {
+        print("\(failure.origin) failed: \(failure.error)")
+    }
+#sourceLocation()
+}

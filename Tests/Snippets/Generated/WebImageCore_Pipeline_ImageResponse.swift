@@ -7,7 +7,7 @@ import WebImageServer
 func snippet_WebImageCore_Pipeline_ImageResponse_1() async throws {
 #sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageResponse.swift", line: 6)
     let response = try await manager.image(for: ImageRequest(url: url))
-    print(response.cacheType, response.image?.width ?? 0, response.timings.total)
+    print(response.cacheType, response.image.width, response.timings.total)
 #sourceLocation()
     _ = response
 }

@@ -21,13 +21,13 @@ func snippet_WebImageCore_Pipeline_ImageTask_1() async throws {
 }
 
 func snippet_WebImageCore_Pipeline_ImageTask_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageTask.swift", line: 133)
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageTask.swift", line: 143)
     for await progress in task.progress { bar.fraction = progress.fraction ?? 0 }
 #sourceLocation()
 }
 
 func snippet_WebImageCore_Pipeline_ImageTask_3() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageTask.swift", line: 145)
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageTask.swift", line: 155)
     for await preview in task.previews { view.image = preview.image }
 #sourceLocation()
 }

@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImage_WebImage_ThePipeline_1() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/ThePipeline.md", line: 86)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/ThePipeline.md", line: 87)
     let response = try await manager.image(for: ImageRequest(url: url, thumbnail: .maxPixelSize(256)))
     print(response.cacheType, response.timings.total, response.timings.decode ?? .zero)
 #sourceLocation()

@@ -10,7 +10,7 @@ func snippet_WebImage_WebImage_WebImage_1() async throws {
 
     let request = ImageRequest(url: URL(string: "https://example.com/photo.jpg"), thumbnail: .maxPixelSize(256))
     let response = try await ImageManager.shared.image(for: request)
-    print(response.cacheType, response.image?.width ?? 0)
+    print(response.cacheType, response.image.width)
 #sourceLocation()
     _ = (request, response)
 }
