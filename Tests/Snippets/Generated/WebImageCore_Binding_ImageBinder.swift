@@ -27,17 +27,18 @@ func snippet_WebImageCore_Binding_ImageBinder_2() async throws {
 }
 
 func snippet_WebImageCore_Binding_ImageBinder_3() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Binding/ImageBinder.swift", line: 76)
+#sourceLocation(file: "Sources/WebImageCore/Binding/ImageBinder.swift", line: 89)
     binder.setImage(on: cell, with: url, placeholder: grey, options: .delayPlaceholder)
 #sourceLocation()
 }
 
 func snippet_WebImageCore_Binding_ImageBinder_4() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Binding/ImageBinder.swift", line: 100)
+#sourceLocation(file: "Sources/WebImageCore/Binding/ImageBinder.swift", line: 112)
     let request = ImageRequest(url: url, options: .progressiveLoad, thumbnail: .maxPixelSize(256))
-    binder.setImage(on: view, with: request, placeholder: grey, options: .delayPlaceholder,
-                    progress: { received, expected in bar.update(received, expected) }) { result in
+    binder.setImage(on: view, with: request, placeholder: grey, options: .delayPlaceholder) { result in
         print((try? result.get())?.cacheType ?? .none)
+    } progress: { received, expected in
+        bar.update(received, expected)
     }
 #sourceLocation()
     _ = request

@@ -5,14 +5,30 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImage_ImageManager_Standard_1() async throws {
-#sourceLocation(file: "Sources/WebImage/ImageManager+Standard.swift", line: 14)
-    let response = try await ImageManager.shared.image(for: ImageRequest(url: url))
+#sourceLocation(file: "Sources/WebImage/ImageManager+Standard.swift", line: 20)
+    ImageManager.shared = try ImageManager(diskCacheName: "my-app", memoryLimit: 128 << 20)
+    let response = try await ImageManager.shared.image(for: URL(string: "https://example.com/a.jpg")!)
 #sourceLocation()
     _ = response
 }
 
 func snippet_WebImage_ImageManager_Standard_2() async throws {
-#sourceLocation(file: "Sources/WebImage/ImageManager+Standard.swift", line: 27)
+#sourceLocation(file: "Sources/WebImage/ImageManager+Standard.swift", line: 42)
+    let manager = try ImageManager(diskCacheName: "my-app", memoryLimit: 256 << 20)
+    let thumbnail = try await manager.image(for: ImageRequest(url: url, thumbnail: .maxPixelSize(256)))
+#sourceLocation()
+    _ = (manager, thumbnail)
+}
+
+func snippet_WebImage_ImageManager_Standard_3() async throws {
+#sourceLocation(file: "Sources/WebImage/ImageManager+Standard.swift", line: 55)
+    let manager = try ImageManager(diskCacheDirectory: URL(fileURLWithPath: "/var/cache/thumbs"), diskLimit: 2 << 30)
+#sourceLocation()
+    _ = manager
+}
+
+func snippet_WebImage_ImageManager_Standard_4() async throws {
+#sourceLocation(file: "Sources/WebImage/ImageManager+Standard.swift", line: 86)
     var http = HTTPImageLoader.Configuration()
     http.maximumConcurrentDownloads = 12
     let disk = try DiskCache(directory: URL(fileURLWithPath: "/var/cache/thumbs"))
