@@ -9,7 +9,7 @@ PORT        ?= 8080
 FUZZ_SECONDS ?= 60
 SERVE_HOST  ?= 127.0.0.1
 
-.PHONY: all deps build run test bench fuzz sanitize clean
+.PHONY: all deps build run test snippets docs bench fuzz sanitize clean
 
 all: build
 
@@ -32,9 +32,19 @@ run: deps
 	@echo "Starting the image proxy over Demo/images: open the address below for the gallery (Ctrl-C stops it)."
 	@exec "$$($(SWIFT) build --show-bin-path)/webimage" serve --origin-dir Demo/images --host $(SERVE_HOST) --port $(PORT) --cache-dir .build/serve-cache
 
-test: deps
+# `swift build --build-tests` also builds WebImageSnippets: every ```swift example of README.md,
+# the DocC catalog and the public API's `///` comments, regenerated first from the documentation
+# (scripts/extract-snippets.py), so a wrong example fails here, pointing at its line in the doc;
+# the README's Package.swift example is evaluated in a scratch folder.
+test: deps snippets
+	@python3 scripts/extract-snippets.py --check-manifests
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Regenerates Tests/Snippets/Generated from the documentation (commit the result; CI checks it).
+snippets:
+	@python3 scripts/extract-snippets.py
+	@python3 scripts/extract-snippets.py --stats | head -1
 
 # Hostile input (docs/reliability.md). `make fuzz` builds the libFuzzer targets in Fuzz/ (in
 # .build-asan: ASan, UBSan for C, coverage) and runs each for FUZZ_SECONDS; a finding fails it
@@ -47,6 +57,13 @@ fuzz: deps
 
 sanitize: deps
 	@bash scripts/sanitize.sh all
+
+# The WebImage product's DocC documentation (Sources/WebImage/WebImage.docc and every public
+# `///` comment of the modules it re-exports), warnings as errors: a broken link or symbol
+# reference fails. Writes .build/docs/WebImage.doccarchive; see scripts/docs.sh for why it runs
+# docc itself rather than through swift-docc-plugin.
+docs: deps
+	@bash scripts/docs.sh
 
 bench: deps
 	@bash scripts/bench-deps.sh

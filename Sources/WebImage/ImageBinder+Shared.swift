@@ -11,7 +11,7 @@ extension ImageBinder {
     /// there), delivering on the main actor (``ImageBinder/Delivery/mainActor``).
     ///
     /// ```swift
-    /// picture.setImage(with: url)   // binds through ImageBinder.shared
+    /// view.setImage(with: url)   // binds through ImageBinder.shared
     /// ```
     public static var shared: ImageBinder {
         let manager = ImageManager.shared
@@ -26,10 +26,10 @@ extension ImageBinder {
 
 extension ImageTarget {
     /// Binds this target to `url` through ``ImageBinder/shared``, which delivers on the main
-    /// actor; see ``setImage(with:using:placeholder:options:requestOptions:operationKey:transition:progress:completion:)``.
+    /// actor; see ``setImage(with:using:placeholder:options:requestOptions:operationKey:transition:completion:progress:)``.
     ///
     /// ```swift
-    /// thumbnail.setImage(with: row.imageURL, placeholder: grey)
+    /// cell.thumbnail.setImage(with: row.imageURL, placeholder: grey)
     /// ```
     @discardableResult
     public func setImage(

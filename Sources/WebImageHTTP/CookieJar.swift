@@ -11,7 +11,7 @@ import Synchronization
 /// ```swift
 /// let jar = CookieJar()
 /// jar.store(setCookie: ["session=abc; Path=/; Max-Age=3600"], from: URL(string: "https://img.example.com/a")!)
-/// jar.cookieHeader(for: URL(string: "https://img.example.com/b.png")!)   // "session=abc"
+/// let header = jar.cookieHeader(for: URL(string: "https://img.example.com/b.png")!)   // "session=abc"
 /// ```
 public final class CookieJar: Sendable {
     struct Cookie: Sendable, Equatable {

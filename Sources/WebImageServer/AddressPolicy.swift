@@ -8,8 +8,8 @@ import Darwin
 /// host names.
 ///
 /// ```swift
-/// IPAddress("127.0.0.1")            // .v4(0x7F00_0001)
-/// IPAddress("[::ffff:10.0.0.1]")    // .v6(…), an IPv4-mapped address
+/// let loopback = IPAddress("127.0.0.1")         // .v4(0x7F00_0001)
+/// let mapped = IPAddress("[::ffff:10.0.0.1]")   // .v6(…), an IPv4-mapped address
 /// ```
 public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// An IPv4 address, most significant byte first (`127.0.0.1` is `0x7F00_0001`).
@@ -65,9 +65,9 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
 ///
 /// ```swift
 /// let policy = AddressPolicy()
-/// policy.verdict(for: IPAddress("10.1.2.3")!)          // .refused("private (10.0.0.0/8)")
-/// policy.verdict(for: IPAddress("93.184.215.14")!)     // .allowed
-/// AddressPolicy(allowsLoopback: true).verdict(for: IPAddress("::1")!)   // .allowed
+/// print(policy.verdict(for: IPAddress("10.1.2.3")!))        // refused("private (10.0.0.0/8)")
+/// print(policy.verdict(for: IPAddress("93.184.215.14")!))   // allowed
+/// print(AddressPolicy(allowsLoopback: true).verdict(for: IPAddress("::1")!))   // allowed
 /// ```
 public struct AddressPolicy: Sendable, Hashable {
     /// Lets loopback addresses (`127.0.0.0/8`, `::1`, and their mapped forms) through: for local

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// ```swift
 /// let limiter = ConcurrencyLimiter(limit: 32)
-/// guard limiter.tryAcquire() else { return busy() }
+/// guard limiter.tryAcquire() else { throw ProxyError.busy }
 /// defer { limiter.release() }
 /// ```
 public final class ConcurrencyLimiter: Sendable {

@@ -11,7 +11,7 @@ import Darwin
 /// process's file descriptors and the proxy stops answering anyone.
 ///
 /// ```swift
-/// var server = ProxyServer(proxy: proxy)
+/// var server = ProxyServer(proxy: try ImageProxy(configuration: .init()))
 /// server.connections.headerTimeout = .seconds(5)
 /// server.connections.maximumConnections = 1_000
 /// ```

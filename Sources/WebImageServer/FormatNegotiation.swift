@@ -8,8 +8,8 @@ import WebImage
 /// the source's own format.
 ///
 /// ```swift
-/// FormatNegotiation.acceptsWebP("image/avif,image/webp,*/*;q=0.8")   // true
-/// FormatNegotiation.acceptsWebP("image/webp;q=0")                    // false
+/// let webp = FormatNegotiation.acceptsWebP("image/avif,image/webp,*/*;q=0.8")   // true
+/// let refused = FormatNegotiation.acceptsWebP("image/webp;q=0")               // false
 /// ```
 public enum FormatNegotiation {
     public static func acceptsWebP(_ accept: [String]) -> Bool {

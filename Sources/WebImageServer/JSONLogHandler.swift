@@ -6,6 +6,8 @@ import Synchronization
 /// collectors (journald, Loki, CloudWatch, `jq`) read without a parser of their own.
 ///
 /// ```swift
+/// import Logging
+///
 /// LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
 /// // {"ts":"2026-11-23T17:40:02.113Z","level":"info","logger":"webimage.serve.access","msg":"request","status":200,…}
 /// ```

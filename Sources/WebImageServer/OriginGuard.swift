@@ -7,9 +7,9 @@ import WebImage
 /// asks it again for each redirect hop (``HTTPImageLoader/Configuration/redirectPolicy``).
 ///
 /// ```swift
-/// let guard = OriginGuard(allowedHosts: ["images.example.com", "*.cdn.example.net"],
-///                         policy: AddressPolicy())
-/// try await guard.check(URL(string: "http://169.254.169.254/latest/meta-data")!)  // throws
+/// let origins = OriginGuard(allowedHosts: ["images.example.com", "*.cdn.example.net"],
+///                           policy: AddressPolicy())
+/// try await origins.check(URL(string: "http://169.254.169.254/latest/meta-data")!)  // throws
 /// ```
 ///
 /// ## DNS rebinding

@@ -6,8 +6,8 @@ import WebImage
 /// (no origin error text, no paths, no addresses).
 ///
 /// ```swift
-/// throw ProxyError.badRequest("w must be an integer from 1 to 4096")
-/// ProxyError(ImageError.httpStatus(404)).status   // 404
+/// print(ProxyError(ImageError.httpStatus(404)).status)   // 404: the origin's 404 passes through
+/// throw ProxyError.badRequest("w must be an integer from 1 to 4096")   // 400
 /// ```
 public struct ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
     public var status: Int

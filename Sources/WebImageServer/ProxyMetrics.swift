@@ -13,7 +13,7 @@ import Synchronization
 /// ``CachedVariantHandler``).
 ///
 /// ```swift
-/// let proxy = try ImageProxy(configuration: configuration)
+/// let proxy = try ImageProxy(configuration: .init())
 /// print(proxy.metrics.exposition())   // what GET /metrics answers
 /// ```
 ///

@@ -7,8 +7,8 @@ import WebImageCore
 /// ```swift
 /// let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300&dpr=2&format=webp",
 ///                                limits: .init())
-/// request.pixelWidth   // 600
-/// request.variantKey   // "https://example.com/a.jpg|w=600|h=0|fit=contain|blur=0|q=80|format=webp"
+/// print(request.pixelWidth ?? 0)   // 600
+/// print(request.format)            // webp
 /// ```
 ///
 /// Parameters: `url` (required; `http`/`https`, or `local:///path` for the folder served with

@@ -13,6 +13,8 @@ import WebImage
 /// a handler leaves what the access log should say about the request.
 ///
 /// ```swift
+/// import Hummingbird
+///
 /// let router = Router(context: ProxyRequestContext.self)   // as ProxyServer.router() does
 /// ```
 public struct ProxyRequestContext: RequestContext {
@@ -47,6 +49,8 @@ final class RequestNotes: Sendable {
 /// | `GET /` | the gallery of the origin folder |
 ///
 /// ```swift
+/// var configuration = ImageProxy.Configuration()
+/// configuration.originDirectory = URL(fileURLWithPath: "Demo/images")
 /// let proxy = try ImageProxy(configuration: configuration)
 /// let app = ProxyServer(proxy: proxy).application(host: "127.0.0.1", port: 8080) { port in
 ///     print("listening on http://127.0.0.1:\(port)")

@@ -19,7 +19,7 @@ import WebImageCore
 /// let signer = URLSigner(key: "secret")
 /// let target = signer.sign("/image?url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300")
 /// // "/image?url=…&w=300&sig=6c1f…"
-/// signer.isValid(path: "/image", query: "url=…&w=300&sig=6c1f…")   // true
+/// let valid = signer.isValid(path: "/image", query: "url=…&w=300&sig=6c1f…")   // true
 /// ```
 ///
 /// Verification compares MACs in constant time (swift-crypto's

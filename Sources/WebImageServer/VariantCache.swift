@@ -6,8 +6,8 @@ import WebImage
 /// One encoded output of the proxy, ready to send.
 ///
 /// ```swift
-/// let image = EncodedImage(data: webpBytes, contentType: "image/webp")
-/// image.etag   // "\"3f2a…\"": the first 16 bytes of the SHA-256 of the bytes, in hex
+/// let image = EncodedImage(data: bytes, contentType: "image/webp")
+/// print(image.etag)   // "\"3f2a…\"": the first 16 bytes of the SHA-256 of the bytes, in hex
 /// ```
 public struct EncodedImage: Sendable, Hashable {
     /// The bytes, kept as the buffer every response sends as it is (a cached variant is never
@@ -36,7 +36,7 @@ public struct EncodedImage: Sendable, Hashable {
 /// Where a response came from, for the `X-Cache` header, the log and the metrics.
 ///
 /// ```swift
-/// let result = try await proxy.image(for: request, acceptsWebP: true)
+/// let result = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: true)
 /// if result.source == .miss { print("made now") }
 /// ```
 public enum VariantSource: String, Sendable {
@@ -61,9 +61,9 @@ public enum VariantSource: String, Sendable {
 /// origin's own expiry), so a changed source shows within a day by default.
 ///
 /// ```swift
-/// let cache = VariantCache(memoryLimit: 256 << 20, disk: disk, lifetime: .seconds(86_400))
-/// await cache.store(encoded, forKey: key)
-/// if let (image, source) = await cache.image(forKey: key) { … }
+/// let cache = VariantCache(memoryLimit: 256 << 20, disk: diskCache, lifetime: .seconds(86_400))
+/// await cache.store(EncodedImage(data: bytes, contentType: "image/webp"), forKey: key)
+/// if let (image, source) = await cache.image(forKey: key) { print(image.etag, source) }
 /// ```
 public final class VariantCache: Sendable {
     let memory: MemoryCache<String, EncodedImage>?

@@ -32,7 +32,7 @@ import WebImageCore
 ///   ``ImageError/corruptData(_:)`` rather than passing an empty canvas off as the image.
 /// - **LZW minimum code size** above 8 in any frame fails the decode with
 ///   ``ImageError/corruptData(_:)``, as in Chromium (Firefox decodes up to 11); see
-///   ``GIFFrameDecoder/largestCodeSize``.
+///   `GIFFrameDecoder.largestCodeSize`.
 ///
 /// Limits, checked before the memory they guard is allocated: the screen against
 /// ``ImageDecodingOptions/maximumPixelCount``, each frame's declared size against the same,
@@ -43,8 +43,8 @@ import WebImageCore
 ///
 /// ```swift
 /// let container = try GIFDecoder().decode(bytes, options: .init())
-/// container.animation?.frames.count    // composed frames
-/// container.animation?.loopCount       // plays; 0 = forever
+/// let frames = container.animation?.frames.count    // composed frames
+/// let loops = container.animation?.loopCount         // plays; 0 = forever
 /// ```
 public struct GIFDecoder: ImageDecoder {
     public init() {}

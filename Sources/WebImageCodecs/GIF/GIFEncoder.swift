@@ -17,7 +17,7 @@ import WebImageCore
 /// GIF has no place this encoder writes an ICC profile to, so the profile is always left out.
 ///
 /// ```swift
-/// let gif = try GIFEncoder().encode(animatedContainer, options: .init())
+/// let gif = try GIFEncoder().encode(container, options: .init())
 /// ```
 public struct GIFEncoder: ImageEncoder {
     public init() {}

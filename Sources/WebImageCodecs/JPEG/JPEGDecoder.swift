@@ -12,7 +12,7 @@ import WebImageCore
 /// ``convertsToSRGB`` is set. With ``ImageDecodingOptions/thumbnail``, the decode itself
 /// shrinks by the DCT (a scale of M/8) to the smallest size not below the thumbnail, so a
 /// 256-pixel thumbnail of a 5120×2880 photo decodes 640×360 pixels, never the full bitmap;
-/// at 1/8 a progressive file's AC scans are not even read (see ``JPEGScanFilter``).
+/// at 1/8 a progressive file's AC scans are not even read (see `JPEGScanFilter`).
 ///
 /// CMYK: four-channel files are read as Adobe's inverted CMYK (0 is full ink), which Photoshop
 /// and nearly every CMYK JPEG writes, and converted with `R = C·K/255` (likewise G, B): the
@@ -30,7 +30,7 @@ import WebImageCore
 /// let registry = CoderRegistry(decoders: [JPEGDecoder()])
 /// var options = ImageDecodingOptions()
 /// options.thumbnail = .maxPixelSize(256)
-/// let thumbnail = try registry.decode(jpegBytes, options: options)   // upright, 256 px
+/// let thumbnail = try registry.decode(bytes, options: options)   // upright, 256 px
 /// ```
 public struct JPEGDecoder: ImageDecoder {
     /// Which libjpeg-turbo interface decodes a full (non-incremental) file. Internal: tests
@@ -107,7 +107,7 @@ public struct JPEGDecoder: ImageDecoder {
         }
     }
 
-    /// A 1/8-scale decode of a progressive file's DC scans alone (see ``JPEGScanFilter``), and
+    /// A 1/8-scale decode of a progressive file's DC scans alone (see `JPEGScanFilter`), and
     /// whether it met no damage.
     static func decodeDCScans(_ data: Data, header: JPEGHeader) throws -> (Bitmap, complete: Bool) {
         try data.withUnsafeBytes { bytes in

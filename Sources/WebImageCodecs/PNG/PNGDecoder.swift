@@ -15,7 +15,7 @@ import WebImageCore
 /// `delay_num / delay_den` seconds (a zero denominator means 100), and the loop count is
 /// `num_plays` (0 forever). When the default image is not part of the animation (no `fcTL`
 /// before `IDAT`), it is skipped, as the APNG specification says. A one-frame APNG is a still
-/// image. The control chunks are judged as Chromium judges them (``APNGChunks``): an APNG
+/// image. The control chunks are judged as Chromium judges them (`APNGChunks`): an APNG
 /// whose `acTL` is invalid or duplicated, whose sequence numbers skip, repeat or go back, or
 /// whose `fcTL` count differs from `acTL`'s frame count is the still image its `IDAT` makes.
 ///
@@ -37,8 +37,8 @@ import WebImageCore
 ///
 /// ```swift
 /// let container = try PNGDecoder().decode(bytes, options: .init())
-/// container.image.pixelFormat       // .rgba8
-/// container.animation?.loopCount    // APNG num_plays, 0 = forever
+/// let pixelFormat = container.image.pixelFormat   // .rgba8
+/// let loops = container.animation?.loopCount        // APNG num_plays, 0 = forever
 /// ```
 public struct PNGDecoder: ImageDecoder {
     /// The most bytes one compressed text chunk (`zTXt`, `iTXt`) may inflate to: 1 MiB, the

@@ -18,9 +18,9 @@ import WebImageCore
 ///
 /// ```swift
 /// let incremental = PNGDecoder().makeIncrementalDecoder(options: .init())!
-/// try incremental.append(firstHalf)
+/// try incremental.append(bytes.prefix(bytes.count / 2))
 /// let preview = try incremental.preview()   // the top rows
-/// try incremental.append(secondHalf)
+/// try incremental.append(bytes.dropFirst(bytes.count / 2))
 /// let image = try incremental.finish()
 /// ```
 public final class PNGIncrementalDecoder: IncrementalImageDecoder {

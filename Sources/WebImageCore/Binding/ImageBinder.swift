@@ -23,9 +23,9 @@ import Synchronization
 ///
 /// func configure(_ cell: Cell, row: Row) {
 ///     binder.setImage(on: cell.thumbnail, with: row.imageURL, placeholder: grey,
-///                     transition: .fade(.milliseconds(200))) { result in
+///                     transition: .fade(.milliseconds(200)), completion: { result in
 ///         if case .success(let response) = result { log(response.cacheType) }
-///     }
+///     })
 /// }
 /// ```
 ///
@@ -109,7 +109,7 @@ public final class ImageBinder: Sendable {
     /// was bound to.
     ///
     /// ```swift
-    /// var request = ImageRequest(url: url, options: .progressiveLoad, thumbnail: .maxPixelSize(256))
+    /// let request = ImageRequest(url: url, options: .progressiveLoad, thumbnail: .maxPixelSize(256))
     /// binder.setImage(on: view, with: request, placeholder: grey, options: .delayPlaceholder) { result in
     ///     print((try? result.get())?.cacheType ?? .none)
     /// } progress: { received, expected in

@@ -4,9 +4,9 @@ extension ImageTarget {
     /// Binds this target to `url` through `binder`: SDWebImage's `sd_setImage(with:)`.
     ///
     /// ```swift
-    /// cell.thumbnail.setImage(with: row.url, using: binder, placeholder: grey) { result in
+    /// cell.thumbnail.setImage(with: row.url, using: binder, placeholder: grey, completion: { result in
     ///     if case .failure(let error) = result { log(error) }
-    /// }
+    /// })
     /// ```
     @discardableResult
     public func setImage(

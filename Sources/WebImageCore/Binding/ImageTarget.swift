@@ -8,7 +8,8 @@ import Foundation
 ///
 /// ```swift
 /// final class Thumbnail: ImageTarget {
-///     let widget: Widget
+///     let widget: Widget   // the toolkit's image view
+///     init(widget: Widget) { self.widget = widget }
 ///     func display(_ display: ImageDisplay) {
 ///         switch display.content {
 ///         case .placeholder(let placeholder): widget.setPixels(placeholder?.image)
@@ -23,7 +24,7 @@ import Foundation
 /// ## Threading
 ///
 /// The binder calls ``display(_:)``:
-/// - on the caller's thread, before ``ImageBinder/setImage(on:with:placeholder:options:operationKey:transition:progress:completion:)``
+/// - on the caller's thread, before ``ImageBinder/setImage(on:with:placeholder:options:operationKey:transition:completion:progress:)``
 ///   returns, for the placeholder, a memory hit and a cleared binding;
 /// - through the binder's ``ImageBinder/Delivery`` for everything that arrives later (previews
 ///   and the loaded image): `.immediate` calls it on the pipeline's thread, a GUI passes its

@@ -27,7 +27,7 @@ public protocol MainActorImageTarget: AnyObject, Sendable {
 
 extension MainActorImageTarget {
     /// Binds this target to `url` through `binder`, whose delivery must be
-    /// ``ImageBinder/Delivery/mainActor``; see ``ImageTarget/setImage(with:using:placeholder:options:requestOptions:operationKey:transition:progress:completion:)``.
+    /// ``ImageBinder/Delivery/mainActor``; see ``ImageTarget/setImage(with:using:placeholder:options:requestOptions:operationKey:transition:completion:progress:)``.
     @discardableResult
     public func setImage(
         with url: URL?,
@@ -90,7 +90,7 @@ final class MainActorTargetAdapter: ImageTarget {
         self.target = target
     }
 
-    /// Called by the binder from its delivery, which ``MainActorImageTarget/setImage(with:using:placeholder:options:operationKey:transition:progress:completion:)``
+    /// Called by the binder from its delivery, which ``MainActorImageTarget/setImage(with:using:placeholder:options:operationKey:transition:completion:progress:)``
     /// checked runs on the main actor, or from that main-actor call itself.
     func display(_ display: ImageDisplay) {
         MainActor.assumeIsolated { target?.display(display) }

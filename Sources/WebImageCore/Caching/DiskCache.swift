@@ -685,7 +685,7 @@ public final class DiskCache: Sendable {
     /// another thread would only add latency.
     ///
     /// ```swift
-    /// let bytes = cache.blocking.data(forKey: key)
+    /// let bytes = diskCache.blocking.data(forKey: ImageCacheKey(url.absoluteString))
     /// ```
     public var blocking: Blocking { Blocking(cache: self) }
 

@@ -100,7 +100,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// A hit makes the entry the most recently used.
     ///
     /// ```swift
-    /// if let container = cache.value(forKey: key) { return container }
+    /// if let container = cache.value(forKey: key) { show(container) }
     /// ```
     @inlinable
     public func value(forKey key: Key) -> Value? {
@@ -150,7 +150,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// ask without distorting what the cache keeps.
     ///
     /// ```swift
-    /// let missing = urls.filter { !cache.contains($0) }
+    /// let missing = urls.filter { !cache.contains($0.absoluteString) }
     /// ```
     @inlinable
     public func contains(_ key: Key) -> Bool {

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// ```swift
 /// let registry = CoderRegistry.system()        // JPEG, PNG/APNG, GIF, WebP (WebImageCodecs)
-/// registry.register(MyAVIFDecoder())
+/// registry.register(PPMDecoder())             // yours, for a format of your own
 /// let image = try registry.decode(bytes, options: .init())
 /// let webp = try registry.encode(image, as: .webp)
 /// ```

@@ -15,7 +15,10 @@ import Foundation
 /// ```swift
 /// struct PPMDecoder: ImageDecoder {
 ///     var formats: Set<ImageFormat> { [] }   // a format the sniffer does not know
-///     func decode(_ data: Data, options: ImageDecodingOptions) throws -> ImageContainer { … }
+///     func decode(_ data: Data, options: ImageDecodingOptions) throws -> ImageContainer {
+///         let (width, height, pixels) = try parsePPM(data)   // RGB, 8 bits
+///         return ImageContainer(image: try Bitmap(width: width, height: height, pixelFormat: .rgb8, pixels: pixels))
+///     }
 /// }
 /// registry.register(PPMDecoder())
 /// ```

@@ -12,7 +12,8 @@ import Foundation
 /// struct BundleLoader: ImageLoader {
 ///     func canLoad(_ url: URL) -> Bool { url.scheme == "bundle" }
 ///     func load(_ request: ImageLoadRequest, context: ImageLoadContext) async throws -> ImageLoadResponse {
-///         let data = try Data(contentsOf: resourceURL(for: request.url))
+///         let path = request.url.path(percentEncoded: false)   // bundle:///icons/a.png
+///         let data = try Data(contentsOf: URL(fileURLWithPath: "/usr/share/my-app" + path))
 ///         context.didReceive(data, received: data.count, expected: data.count)
 ///         return ImageLoadResponse(data: data, url: request.url)
 ///     }

@@ -3,10 +3,10 @@
 ///
 /// ```swift
 /// let animation = AnimatedImage(frames: [
-///     .init(bitmap: first, duration: .milliseconds(100)),
-///     .init(bitmap: second, duration: .milliseconds(100)),
+///     .init(bitmap: bitmap, duration: .milliseconds(100)),
+///     .init(bitmap: bitmap.grayscaled(), duration: .milliseconds(100)),
 /// ], loopCount: 0)
-/// animation.totalDuration   // 0.2 seconds
+/// print(animation.totalDuration)   // 0.2 seconds
 /// ```
 public struct AnimatedImage: Sendable, Hashable {
     /// One composed frame and how long it stays on screen.

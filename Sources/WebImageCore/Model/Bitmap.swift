@@ -6,7 +6,7 @@
 /// ```swift
 /// let bitmap = try Bitmap(width: 2, height: 1, pixelFormat: .rgba8,
 ///                         pixels: [255, 0, 0, 255,  0, 0, 255, 255])
-/// bitmap.cost   // 8 bytes
+/// print(bitmap.cost)   // 8 bytes
 /// ```
 public struct Bitmap: Sendable, Hashable {
     /// Width in pixels.

@@ -6,7 +6,7 @@ import Foundation
 /// Bounded and safe on hostile input: every offset is checked, and only IFD0 is read.
 ///
 /// ```swift
-/// let orientation = Exif.orientation(inTIFF: exifBytes) ?? .up
+/// let orientation = Exif.orientation(inTIFF: exifPayload) ?? .up   // the APP1 bytes after "Exif\0\0"
 /// ```
 public enum Exif {
     /// The orientation tag of IFD0, or `nil` when there is none, or it is out of range, or the
@@ -46,7 +46,7 @@ public enum Exif {
     /// prefix; both are accepted.
     ///
     /// ```swift
-    /// let orientation = Exif.orientation(inExifChunk: chunkPayload) ?? .up
+    /// let orientation = exifChunk.withUnsafeBytes { Exif.orientation(inExifChunk: $0) } ?? .up
     /// ```
     public static func orientation(inExifChunk bytes: UnsafeRawBufferPointer) -> ImageOrientation? {
         let prefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0] // "Exif\0\0"

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ```swift
 /// let container = ImageContainer(image: bitmap, format: .png, data: bytes)
-/// memoryCache.set(container, forKey: url, cost: container.cost)
+/// cache.set(container, forKey: url.absoluteString, cost: container.cost)
 /// ```
 public struct ImageContainer: Sendable {
     /// The still image, or the first composed frame of an animation.
@@ -74,7 +74,8 @@ public struct ImageContainer: Sendable {
 ///
 /// ```swift
 /// let reduction = BlockReduction(sourceWidth: 5120, sourceHeight: 2880, x: 6, y: 6)  // 854×480
-/// let thumbnail = try blocks.resized(width: 256, height: 144, from: reduction)
+/// // photo: the 854×480 bitmap the decoder reduced by those blocks
+/// let thumbnail = try photo.resized(width: 256, height: 144, from: reduction)
 /// ```
 public struct BlockReduction: Sendable, Hashable {
     public var sourceWidth: Int

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```swift
 /// do {
-///     try await diskCache.store(data, forKey: key)
+///     try await diskCache.store(data, forKey: ImageCacheKey(url.absoluteString))
 /// } catch ImageError.storage(let failure) {
 ///     logger.warning("not cached: \(failure)")   // the cache itself keeps working
 /// }

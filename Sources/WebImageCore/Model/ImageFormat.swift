@@ -7,8 +7,8 @@ import Foundation
 ///
 /// ```swift
 /// let format = ImageFormat(sniffing: data)   // .webp
-/// format?.mimeType                           // "image/webp"
-/// format?.fileExtension                      // "webp"
+/// print(format?.mimeType ?? "")             // image/webp
+/// print(format?.fileExtension ?? "")        // webp
 /// ```
 ///
 /// For what the header tells beyond the format (pixel size, animation, alpha), use
@@ -26,8 +26,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Sniffable {
     /// said ``ImageFormat/avif`` or ``ImageFormat/heic``.
     ///
     /// ```swift
-    /// ImageFormat(sniffing: [0xFF, 0xD8, 0xFF, 0xE0])   // .jpeg
-    /// ImageFormat(sniffing: Data("hello".utf8))         // nil
+    /// let jpeg = ImageFormat(sniffing: [0xFF, 0xD8, 0xFF, 0xE0])   // .jpeg
+    /// let none = ImageFormat(sniffing: Data("hello".utf8))         // nil
     /// ```
     public init?(sniffing bytes: UnsafeRawBufferPointer) {
         guard let format = Self.sniff(bytes) else { return nil }
@@ -41,7 +41,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Sniffable {
     /// The media type servers send and browsers expect for the format.
     ///
     /// ```swift
-    /// ImageFormat.apng.mimeType   // "image/apng"
+    /// print(ImageFormat.apng.mimeType)   // image/apng
     /// ```
     ///
     /// ICO uses `image/x-icon`, the type browsers sniff and servers send, rather than the
@@ -68,7 +68,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Sniffable {
     /// should be called.
     ///
     /// ```swift
-    /// ImageFormat.apng.fileExtension   // "png": APNG files keep the PNG extension
+    /// print(ImageFormat.apng.fileExtension)   // png: APNG files keep the PNG extension
     /// ```
     public var fileExtension: String {
         switch self {

@@ -76,10 +76,10 @@ public struct ImageHeader: Sendable, Hashable, Sniffable {
     /// facts behind the end of the prefix come back `nil`.
     ///
     /// ```swift
-    /// let header = ImageHeader(sniffing: [UInt8](buffer))
-    /// header?.format        // .png
-    /// header?.pixelWidth    // 1600
-    /// header?.hasAlpha      // true
+    /// let header = bytes.withUnsafeBytes { ImageHeader(sniffing: $0) }
+    /// print(header?.format ?? "-")       // png
+    /// print(header?.pixelWidth ?? 0)     // 1600
+    /// print(header?.hasAlpha ?? false)   // true
     /// ```
     public init?(sniffing bytes: UnsafeRawBufferPointer) {
         guard let header = HeaderSniffer(bytes, wantsDetails: true).sniff() else { return nil }
@@ -90,7 +90,8 @@ public struct ImageHeader: Sendable, Hashable, Sniffable {
     /// so a limit check on a lying header still refuses it.
     ///
     /// ```swift
-    /// header.pixelCount.map { $0 > limit } ?? false   // too large to decode?
+    /// let header = ImageHeader(sniffing: bytes)
+    /// let tooLarge = header?.pixelCount.map { $0 > 50_000_000 } ?? false   // refuse to decode?
     /// ```
     public var pixelCount: Int? {
         guard let pixelWidth, let pixelHeight else { return nil }

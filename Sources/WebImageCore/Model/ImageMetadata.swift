@@ -30,11 +30,11 @@ import Foundation
 ///
 /// ```swift
 /// let metadata = try ImageMetadata(reading: data)
-/// metadata.format                          // .gif
-/// metadata.frameCount                      // 42, without decoding one frame
-/// metadata.loopCount                       // 0: forever
-/// metadata.frameDurations.first            // .milliseconds(70)
-/// metadata.orientedWidth                   // the width as displayed
+/// print(metadata.format)                            // gif
+/// print(metadata.frameCount ?? 0)                   // 42, without decoding one frame
+/// print(metadata.loopCount ?? 0)                    // 0: forever
+/// print(metadata.frameDurations.first ?? .zero)     // 0.07 seconds
+/// print(metadata.orientedWidth ?? 0)                // the width as displayed
 /// ```
 public struct ImageMetadata: Sendable, Hashable {
     /// The file format, sniffed from the bytes.

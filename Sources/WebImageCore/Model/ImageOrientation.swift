@@ -5,7 +5,7 @@
 ///
 /// ```swift
 /// let orientation = ImageOrientation(exifValue: 6)   // .right: rotate 90° clockwise to view
-/// orientation?.swapsDimensions                      // true
+/// let swaps = orientation?.swapsDimensions          // true
 /// ```
 public enum ImageOrientation: Int, Sendable, Hashable, CaseIterable {
     /// Stored upright.

@@ -7,8 +7,8 @@
 ///
 /// ```swift
 /// let format = PixelFormat.rgba8
-/// format.bytesPerPixel   // 4
-/// format.hasAlpha        // true
+/// print(format.bytesPerPixel)   // 4
+/// print(format.hasAlpha)        // true
 /// ```
 public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     /// The channels of one pixel, in memory order.

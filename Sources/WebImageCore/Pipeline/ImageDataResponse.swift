@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```swift
 /// let response = try await manager.data(for: ImageRequest(url: url))
-/// try response.data.write(to: destination)
+/// try response.data.write(to: URL(fileURLWithPath: "/tmp/original"))
 /// print(response.contentType ?? "unknown type", response.cacheType)
 /// ```
 public struct ImageDataResponse: Sendable {

@@ -6,7 +6,7 @@ extension ImageManager {
     /// request's own cache (``ImageRequest/cache``) is asked when it has one.
     ///
     /// ```swift
-    /// if manager.cachedType(for: request) == .none { showSpinner() }
+    /// if manager.cachedType(for: request) == .none { show(grey) }   // a placeholder until it loads
     /// ```
     public func cachedType(for request: ImageRequest) -> CacheType {
         guard let dataKey = request.dataKey else { return .none }

@@ -11,7 +11,7 @@ import Metrics
 ///     loaders: [HTTPImageLoader(), FileImageLoader(), DataURLImageLoader()],
 ///     registry: .system()))
 ///
-/// var request = ImageRequest(url: url, thumbnail: .maxPixelSize(256))
+/// let request = ImageRequest(url: url, thumbnail: .maxPixelSize(256))
 /// let response = try await manager.image(for: request)
 /// print(response.cacheType)   // .none the first time, .memory after
 /// ```
@@ -154,7 +154,7 @@ public final class ImageManager: Sendable {
     /// pipeline's threads. `progress` reports bytes received and expected.
     ///
     /// ```swift
-    /// manager.loadImage(with: request, progress: { received, expected in … }) { result in
+    /// manager.loadImage(with: request, progress: { received, expected in bar.update(received, expected) }) { result in
     ///     if case .success(let response) = result { show(response.image) }
     /// }
     /// ```

@@ -326,7 +326,7 @@ public final class ImagePrefetcher: Sendable {
     /// request goes on for it). They count as cancelled; the rest of each batch goes on.
     ///
     /// ```swift
-    /// prefetcher.stopPrefetching(rowsThatLeft.map(\.imageURL))
+    /// prefetcher.stopPrefetching(rowsThatLeft.compactMap(\.imageURL))
     /// ```
     public func stopPrefetching(_ urls: [URL]) {
         let urls = Set(urls)

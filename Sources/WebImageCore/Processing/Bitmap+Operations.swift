@@ -7,7 +7,7 @@ extension Bitmap {
     /// lies inside.
     ///
     /// ```swift
-    /// let face = try portrait.cropped(x: 40, y: 20, width: 128, height: 128)
+    /// let face = try photo.cropped(x: 40, y: 20, width: 128, height: 128)
     /// ```
     ///
     /// - Throws: ``ImageError/invalidBitmap(_:)`` when the rectangle and the bitmap do not
@@ -39,7 +39,7 @@ extension Bitmap {
     /// Below a radius of ``boxBlurRadius`` the filter is the exact Gaussian: separable, reaching
     /// 3 `radius` either side. From there on it is three box blurs per axis (as SVG and CSS
     /// blur), within a few per cent of the Gaussian at a cost that does not grow with the radius
-    /// (``Resampler/boxBlur(_:sigma:)``). Both run on premultiplied values (transparent pixels
+    /// (`Resampler.boxBlur(_:sigma:)`). Both run on premultiplied values (transparent pixels
     /// do not darken their neighbours) and average only what lies inside the image at the edges,
     /// so a flat image stays flat.
     ///
@@ -111,7 +111,7 @@ extension Bitmap {
     /// ``PixelFormat/grayAlpha8`` for grey); premultiplied bitmaps stay premultiplied.
     ///
     /// ```swift
-    /// let card = try photo.roundingCorners(radius: 16)
+    /// let card = photo.roundingCorners(radius: 16)
     /// ```
     public func roundingCorners(radius: Double) -> Bitmap {
         let format = alphaFormat

@@ -3,7 +3,7 @@ extension Bitmap {
     /// stored with EXIF orientation 6 comes back as it should be seen.
     ///
     /// ```swift
-    /// let upright = stored.oriented(.right)   // width and height swap
+    /// let upright = photo.oriented(.right)   // width and height swap
     /// ```
     public func oriented(_ orientation: ImageOrientation) -> Bitmap {
         guard orientation != .up else { return self }

@@ -60,7 +60,7 @@ extension Bitmap {
     /// needs no further reduction: the two steps are the ones `resized` takes on the full image.
     ///
     /// ```swift
-    /// Bitmap.boxReduction(from: 5120, to: 256)   // 6: 5120 → 854, then Lanczos to 256
+    /// let factor = Bitmap.boxReduction(from: 5120, to: 256)   // 6: 5120 → 854, then Lanczos to 256
     /// ```
     public static func boxReduction(from source: Int, to output: Int) -> Int {
         Resampler.reductionFactor(source: source, output: max(1, output))

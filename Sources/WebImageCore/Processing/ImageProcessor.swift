@@ -8,7 +8,9 @@
 /// ```swift
 /// struct Sepia: ImageProcessor {
 ///     var identifier: String { "sepia" }
-///     func process(_ image: ImageContainer) throws -> ImageContainer { … }
+///     func process(_ image: ImageContainer) throws -> ImageContainer {
+///         try image.mappingFrames { try sepia($0.grayscaled()) }   // every frame of an animation
+///     }
 /// }
 /// ```
 public protocol ImageProcessor: Sendable {

@@ -5,7 +5,7 @@ extension ImageProcessors {
     ///
     /// ```swift
     /// let inverted = ImageProcessors.Anonymous(id: "invert") { image in
-    ///     try image.mappingFrames { bitmap in try invert(bitmap) }   // every frame of an animation
+    ///     try image.mappingFrames { bitmap in try invertingColours(bitmap) }   // every frame of an animation
     /// }
     /// request.processors = [.resize(width: 256), inverted]
     /// ```

@@ -4,7 +4,7 @@ extension ImageProcessors {
     ///
     /// ```swift
     /// let avatar = ImageProcessors.Composition([.resize(width: 96, height: 96, contentMode: .fill), .circle])
-    /// avatar.identifier   // "resize(w=96,h=96,fill,up=false)|circle"
+    /// print(avatar.identifier)   // resize(w=96,h=96,fill,up=false)|circle
     /// ```
     public struct Composition: ImageProcessor {
         public var processors: [any ImageProcessor]

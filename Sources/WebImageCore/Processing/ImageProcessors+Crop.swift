@@ -7,8 +7,8 @@ extension ImageProcessors {
     ///
     /// ```swift
     /// let banner = ImageProcessors.Crop(x: 0, y: 100, width: 1200, height: 300)
-    /// banner.identifier                                        // "crop(x=0,y=100,w=1200,h=300)"
-    /// ImageProcessors.Crop(width: 300, height: 300).identifier  // "crop(center,w=300,h=300)"
+    /// print(banner.identifier)                                        // crop(x=0,y=100,w=1200,h=300)
+    /// print(ImageProcessors.Crop(width: 300, height: 300).identifier)  // crop(center,w=300,h=300)
     /// ```
     public struct Crop: ImageProcessor, Hashable {
         /// Where the rectangle lies.

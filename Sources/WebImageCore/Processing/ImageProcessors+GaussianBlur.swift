@@ -5,7 +5,7 @@ extension ImageProcessors {
     ///
     /// ```swift
     /// let backdrop = ImageProcessors.GaussianBlur(radius: 8)
-    /// backdrop.identifier   // "gaussianBlur(r=8)"
+    /// print(backdrop.identifier)   // gaussianBlur(r=8)
     /// ```
     public struct GaussianBlur: ImageProcessor, Hashable {
         public var radius: Double

@@ -3,7 +3,7 @@ extension ImageProcessors {
     /// every colour channel, alpha and format kept (``Bitmap/grayscaled()``).
     ///
     /// ```swift
-    /// ImageProcessors.Grayscale().identifier   // "grayscale(rec601)"
+    /// print(ImageProcessors.Grayscale().identifier)   // grayscale(rec601)
     /// ```
     public struct Grayscale: ImageProcessor, Hashable {
         public init() {}

@@ -16,7 +16,7 @@ extension ImageProcessors {
     /// ```swift
     /// let thumbnail = ImageProcessors.Resize(width: 320)                          // 320 wide
     /// let cover = ImageProcessors.Resize(width: 200, height: 200, contentMode: .fill)
-    /// cover.identifier   // "resize(w=200,h=200,fill,up=false)"
+    /// print(cover.identifier)   // resize(w=200,h=200,fill,up=false)
     /// ```
     public struct Resize: ImageProcessor, Hashable {
         public var width: Int

@@ -4,8 +4,8 @@ extension ImageProcessors {
     ///
     /// ```swift
     /// let upright = ImageProcessors.Rotate(quarterTurns: 1)
-    /// upright.identifier                                       // "rotate(90)"
-    /// ImageProcessors.Rotate(quarterTurns: -1).identifier      // "rotate(270)"
+    /// print(upright.identifier)                                    // rotate(90)
+    /// print(ImageProcessors.Rotate(quarterTurns: -1).identifier)   // rotate(270)
     /// ```
     public struct Rotate: ImageProcessor, Hashable {
         /// Clockwise quarter turns, 0 to 3.
@@ -29,7 +29,7 @@ extension ImageProcessors {
     ///
     /// ```swift
     /// let mirror = ImageProcessors.Flip(.horizontal)
-    /// mirror.identifier   // "flip(horizontal)"
+    /// print(mirror.identifier)   // flip(horizontal)
     /// ```
     public struct Flip: ImageProcessor, Hashable {
         public enum Axis: String, Sendable, Hashable, CaseIterable {

@@ -5,7 +5,7 @@ extension ImageProcessors {
     ///
     /// ```swift
     /// let card = ImageProcessors.RoundedCorners(radius: 12)
-    /// card.identifier   // "roundedCorners(r=12)"
+    /// print(card.identifier)   // roundedCorners(r=12)
     /// ```
     public struct RoundedCorners: ImageProcessor, Hashable {
         public var radius: Double
@@ -29,7 +29,7 @@ extension ImageProcessors {
     ///     ImageProcessors.Resize(width: 96, height: 96, contentMode: .fill),
     ///     ImageProcessors.Circle(),
     /// ])
-    /// avatar.identifier   // "resize(w=96,h=96,fill,up=false)|circle"
+    /// print(avatar.identifier)   // resize(w=96,h=96,fill,up=false)|circle
     /// ```
     public struct Circle: ImageProcessor, Hashable {
         public init() {}

@@ -6,8 +6,8 @@ import Foundation
 /// initializer for `Data`, `[UInt8]` and any other `DataProtocol`.
 ///
 /// ```swift
-/// ImageFormat(sniffing: [0xFF, 0xD8, 0xFF, 0xE0])    // .jpeg
-/// ImageHeader(sniffing: try Data(contentsOf: url))   // format, size, alpha, animation
+/// let format = ImageFormat(sniffing: [0xFF, 0xD8, 0xFF, 0xE0])    // .jpeg
+/// let header = ImageHeader(sniffing: try Data(contentsOf: url))   // format, size, alpha, animation
 /// ```
 public protocol Sniffable {
     /// Reads the value from borrowed bytes, the start of a file; `nil` when they are not an

@@ -16,12 +16,8 @@ import Glibc
 /// `webimage` command calls it at start.
 ///
 /// ```swift
-/// @main struct Server {
-///     static func main() async throws {
-///         ProcessMemory.returnLargeBlocksToSystem()
-///         …
-///     }
-/// }
+/// // The first line of a program's main.swift, before any image is decoded:
+/// ProcessMemory.returnLargeBlocksToSystem()
 /// ```
 public enum ProcessMemory {
     /// Makes glibc's `malloc` serve every block of `threshold` bytes or more with a mapping of
