@@ -40,6 +40,9 @@ test: deps snippets
 	@python3 scripts/extract-snippets.py --check-manifests
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@echo "A package of its own over the public API (Examples/Consumer), built with warnings as errors and run:"
+	$(SWIFT) build --package-path Examples/Consumer --scratch-path .build/consumer
+	.build/consumer/debug/Consumer Demo/images
 
 # Regenerates Tests/Snippets/Generated from the documentation (commit the result; CI checks it).
 snippets:
