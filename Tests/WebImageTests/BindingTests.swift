@@ -191,14 +191,14 @@ struct BindingTests {
         let probe = CompletionProbe()
         binder.setImage(
             on: RecordingTarget(), with: setup.origin.url("/slow/hopper.png?chunk=4000&delayMs=1"),
+            completion: { result in
+                events.append("completion")
+                probe.callback(result)
+            },
             progress: { bytes, expected in
                 events.append("progress")
                 received.append(bytes)
                 expectedSizes.append(expected)
-            },
-            completion: { result in
-                events.append("completion")
-                probe.callback(result)
             })
         _ = try await probe.result.get()
         #expect(received.all.count >= 2)

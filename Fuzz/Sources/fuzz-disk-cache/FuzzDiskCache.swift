@@ -7,7 +7,7 @@ import WebImageCore
 /// the input, and the cache is opened again and read, written and swept. Whatever the bytes,
 /// opening must not fail for them, and a read must give either nothing or the stored entry,
 /// intact: a damaged file is dropped, never served.
-private let key = "https://example.com/fuzz.png"
+private let key: ImageCacheKey = "https://example.com/fuzz.png"
 /// Computed, not a stored global: LeakSanitizer does not follow the spare-bit-tagged pointer
 /// a global `Data` keeps its storage in, and would report it as a leak.
 private var payload: Data { Data("the entry's payload, long enough to be worth a checksum".utf8) }

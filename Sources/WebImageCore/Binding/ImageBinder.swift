@@ -40,11 +40,24 @@ public final class ImageBinder: Sendable {
     /// ```
     public struct Delivery: Sendable {
         let schedule: @Sendable (@escaping @Sendable () -> Void) -> Void
+        /// Whether every job runs on the main actor, as ``MainActorImageTarget``s need.
+        let runsOnMainActor: Bool
 
         /// `schedule` runs each job it is given, in the order given (a serial queue, a main
         /// loop's idle source).
         public init(_ schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
             self.schedule = schedule
+            self.runsOnMainActor = false
+        }
+
+        /// Runs each job on the main actor, in order: the main dispatch queue, which the main
+        /// actor runs on. What ``MainActorImageTarget``s bind through; the program's main
+        /// thread must drain the queue (an `async` `main` does, as does `dispatchMain()`).
+        public static let mainActor = Delivery(schedule: { job in DispatchQueue.main.async(execute: job) }, runsOnMainActor: true)
+
+        private init(schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void, runsOnMainActor: Bool) {
+            self.schedule = schedule
+            self.runsOnMainActor = runsOnMainActor
         }
 
         /// Runs each job at once on the thread that produced the result (the pipeline's): for
@@ -84,13 +97,12 @@ public final class ImageBinder: Sendable {
         requestOptions: ImageOptions = [],
         operationKey: String = ImageBinder.defaultOperationKey,
         transition: ImageTransition = .none,
-        progress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)? = nil,
-        completion: (@Sendable (Result<ImageResponse, ImageError>) -> Void)? = nil
+        completion: (@Sendable (Result<ImageResponse, ImageError>) -> Void)? = nil,
+        progress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)? = nil
     ) -> ImageTask? {
         setImage(
             on: target, with: url.map { ImageRequest(url: $0, options: requestOptions) }, placeholder: placeholder,
-            options: options, operationKey: operationKey, transition: transition, progress: progress,
-            completion: completion)
+            options: options, operationKey: operationKey, transition: transition, completion: completion, progress: progress)
     }
 
     /// Binds `target` (under `operationKey`) to the image `request` names, replacing whatever it
@@ -98,9 +110,10 @@ public final class ImageBinder: Sendable {
     ///
     /// ```swift
     /// var request = ImageRequest(url: url, options: .progressiveLoad, thumbnail: .maxPixelSize(256))
-    /// binder.setImage(on: view, with: request, placeholder: grey, options: .delayPlaceholder,
-    ///                 progress: { received, expected in bar.update(received, expected) }) { result in
+    /// binder.setImage(on: view, with: request, placeholder: grey, options: .delayPlaceholder) { result in
     ///     print((try? result.get())?.cacheType ?? .none)
+    /// } progress: { received, expected in
+    ///     bar.update(received, expected)
     /// }
     /// ```
     ///
@@ -111,10 +124,11 @@ public final class ImageBinder: Sendable {
     ///     the load fails); `nil` shows nothing.
     ///   - transition: passed to the target with a loaded image (not with memory hits, unless
     ///     ``ImageBindingOptions/forceTransition``).
-    ///   - progress: bytes received and expected, while this binding is current.
     ///   - completion: called exactly once: synchronously on a memory hit or a cleared binding,
     ///     else through the ``delivery``. A superseded binding completes with
-    ///     ``ImageError/cancelled``.
+    ///     ``ImageError/cancelled``. It comes before `progress`, so that a single trailing
+    ///     closure is the completion.
+    ///   - progress: bytes received and expected, while this binding is current.
     /// - Returns: the load's task, or `nil` when no load was needed (memory hit, no URL).
     @discardableResult
     public func setImage(
@@ -124,8 +138,8 @@ public final class ImageBinder: Sendable {
         options: ImageBindingOptions = [],
         operationKey: String = ImageBinder.defaultOperationKey,
         transition: ImageTransition = .none,
-        progress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)? = nil,
-        completion: (@Sendable (Result<ImageResponse, ImageError>) -> Void)? = nil
+        completion: (@Sendable (Result<ImageResponse, ImageError>) -> Void)? = nil,
+        progress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)? = nil
     ) -> ImageTask? {
         let state = self.state(of: target)
         let url = request?.url

@@ -17,12 +17,12 @@ extension ImageTarget {
         requestOptions: ImageOptions = [],
         operationKey: String = ImageBinder.defaultOperationKey,
         transition: ImageTransition = .none,
-        progress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)? = nil,
-        completion: (@Sendable (Result<ImageResponse, ImageError>) -> Void)? = nil
+        completion: (@Sendable (Result<ImageResponse, ImageError>) -> Void)? = nil,
+        progress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)? = nil
     ) -> ImageTask? {
         binder.setImage(
             on: self, with: url, placeholder: placeholder, options: options, requestOptions: requestOptions,
-            operationKey: operationKey, transition: transition, progress: progress, completion: completion)
+            operationKey: operationKey, transition: transition, completion: completion, progress: progress)
     }
 
     /// Cancels this target's load under `operationKey` in `binder` (SDWebImage's
