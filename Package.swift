@@ -16,10 +16,16 @@ let cLibraries: [Target] = [
 
 let package = Package(
     name: "swift-web-image",
+    // Linux (glibc) is the only platform this package is built and tested on. The macOS line
+    // states no support: it is the minimum that the Synchronization module (Mutex, Atomic)
+    // needs, so that SwiftPM does not assume an older deployment target. Everything that
+    // differs between C libraries is in Sources/WebImageCore/Support/Platform.swift.
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "WebImage", targets: ["WebImage"]),
         .library(name: "WebImageCore", targets: ["WebImageCore"]),
+        // The image proxy, to run inside an application's own Hummingbird server.
+        .library(name: "WebImageServer", targets: ["WebImageServer"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     dependencies: [
@@ -129,6 +135,17 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // Uses WebImageServer as an application would, with a plain import: every other server
+        // test file may use @testable, which would hide a symbol left out of the public surface.
+        .testTarget(
+            name: "WebImageServerEmbeddingTests",
+            dependencies: [
+                "WebImage", "WebImageServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

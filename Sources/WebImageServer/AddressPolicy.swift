@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -8,10 +10,10 @@ import Darwin
 /// host names.
 ///
 /// ```swift
-/// let loopback = IPAddress("127.0.0.1")         // .v4(0x7F00_0001)
-/// let mapped = IPAddress("[::ffff:10.0.0.1]")   // .v6(…), an IPv4-mapped address
+/// IPAddress("127.0.0.1")            // .v4(0x7F00_0001)
+/// IPAddress("[::ffff:10.0.0.1]")    // .v6(…), an IPv4-mapped address
 /// ```
-public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
+package enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// An IPv4 address, most significant byte first (`127.0.0.1` is `0x7F00_0001`).
     case v4(UInt32)
     /// An IPv6 address, 16 bytes in network order.
@@ -23,7 +25,7 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// Only the strict forms parse: `127.1` or `2130706433` are not addresses here, they are
     /// names for the resolver (which does turn them into `127.0.0.1`, and the check then sees
     /// that).
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         var text = Substring(text)
         if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
         if let zone = text.firstIndex(of: "%") { text = text[..<zone] }
@@ -40,7 +42,7 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .v4(let value):
             return "\(value >> 24).\((value >> 16) & 0xFF).\((value >> 8) & 0xFF).\(value & 0xFF)"
@@ -63,11 +65,13 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
 /// (IPv4-mapped `::ffff:0:0/96`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`) are judged by the IPv4
 /// address they lead to; Teredo (`2001::/32`), whose embedded address is obfuscated, is refused.
 ///
+/// So `10.1.2.3` is refused (private, 10.0.0.0/8) and `93.184.215.14` allowed; `::1` is allowed
+/// only with ``allowsLoopback``.
+///
 /// ```swift
-/// let policy = AddressPolicy()
-/// print(policy.verdict(for: IPAddress("10.1.2.3")!))        // refused("private (10.0.0.0/8)")
-/// print(policy.verdict(for: IPAddress("93.184.215.14")!))   // allowed
-/// print(AddressPolicy(allowsLoopback: true).verdict(for: IPAddress("::1")!))   // allowed
+/// var configuration = ImageProxy.Configuration()
+/// configuration.addressPolicy = AddressPolicy()                       // the default
+/// configuration.addressPolicy = AddressPolicy(allowsLoopback: true)   // local development only
 /// ```
 public struct AddressPolicy: Sendable, Hashable {
     /// Lets loopback addresses (`127.0.0.0/8`, `::1`, and their mapped forms) through: for local
@@ -77,22 +81,22 @@ public struct AddressPolicy: Sendable, Hashable {
 
     /// Addresses refused besides the ranges, whatever ``allowsLoopback`` says: lets a test
     /// refuse one loopback address while another serves as the allowed origin.
-    @_spi(Testing) public var refusedAddresses: Set<IPAddress> = []
+    package var refusedAddresses: Set<IPAddress> = []
 
     public init(allowsLoopback: Bool = false) {
         self.allowsLoopback = allowsLoopback
     }
 
     /// What the policy says of one address.
-    public enum Verdict: Sendable, Hashable {
+    package enum Verdict: Sendable, Hashable {
         case allowed
         /// Refused, with the range it fell in (for logs, never for the client).
         case refused(String)
 
-        public var isAllowed: Bool { self == .allowed }
+        package var isAllowed: Bool { self == .allowed }
     }
 
-    public func verdict(for address: IPAddress) -> Verdict {
+    package func verdict(for address: IPAddress) -> Verdict {
         if refusedAddresses.contains(address) { return .refused("refused by the test policy") }
         switch address {
         case .v4(let value):

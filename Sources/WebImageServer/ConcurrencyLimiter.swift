@@ -10,16 +10,16 @@ import Synchronization
 /// guard limiter.tryAcquire() else { throw ProxyError.busy }
 /// defer { limiter.release() }
 /// ```
-public final class ConcurrencyLimiter: Sendable {
-    public let limit: Int
+package final class ConcurrencyLimiter: Sendable {
+    package let limit: Int
     private let inFlight = Mutex(0)
 
-    public init(limit: Int) {
+    package init(limit: Int) {
         self.limit = max(1, limit)
     }
 
     /// Takes a slot if one is free.
-    public func tryAcquire() -> Bool {
+    package func tryAcquire() -> Bool {
         inFlight.withLock { count in
             guard count < limit else { return false }
             count += 1
@@ -27,10 +27,10 @@ public final class ConcurrencyLimiter: Sendable {
         }
     }
 
-    public func release() {
+    package func release() {
         inFlight.withLock { $0 = max(0, $0 - 1) }
     }
 
     /// Requests in progress now.
-    public var current: Int { inFlight.withLock { $0 } }
+    package var current: Int { inFlight.withLock { $0 } }
 }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// How long a client may hold a connection without using it, and how many connections the
 /// proxy keeps open at once: without them, a few thousand idle connections use up the
 /// process's file descriptors and the proxy stops answering anyone.
@@ -37,15 +29,9 @@ public struct ConnectionLimits: Sendable {
     /// 4,096, or the process's soft descriptor limit less ``reservedDescriptors`` when that is
     /// lower (Debian's default soft limit is 1,024), but never below 64.
     public static var defaultMaximumConnections: Int {
-        var limit = rlimit()
-        #if os(Linux)
-        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-        #else
-        let resource = RLIMIT_NOFILE
-        #endif
         // RLIM_INFINITY is the largest value: clamped, it leaves 4,096.
-        guard getrlimit(resource, &limit) == 0 else { return 4_096 }
-        let available = Int(clamping: limit.rlim_cur) - reservedDescriptors
+        guard let limit = SocketPlatform.softDescriptorLimit() else { return 4_096 }
+        let available = limit - reservedDescriptors
         return max(64, min(4_096, available))
     }
 }

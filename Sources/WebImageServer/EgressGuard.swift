@@ -4,6 +4,8 @@ import NIOPosix
 import NIOSOCKS
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -56,11 +58,7 @@ final class EgressGuard: Sendable {
 
     /// A TCP socket bound to 127.0.0.1 on a port the kernel picks, listening.
     private static func listeningSocket() throws -> (CInt, Int) {
-        #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        let descriptor = socket(AF_INET, SocketPlatform.streamType, 0)
         guard descriptor >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

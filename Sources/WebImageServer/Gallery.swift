@@ -12,16 +12,16 @@ import WebImage
 /// let gallery = Gallery(directory: URL(fileURLWithPath: "Demo/images"))
 /// let html = gallery.html(signer: nil)
 /// ```
-public struct Gallery: Sendable {
+package struct Gallery: Sendable {
     /// The image files, by name, sorted.
-    public let names: [String]
+    package let names: [String]
     /// Thumbnail widths offered in each `srcset`.
-    public static let widths = [160, 320, 480, 640]
+    package static let widths = [160, 320, 480, 640]
 
     /// Lists the images directly in `directory` (formats sniffed from the bytes; other files,
     /// hidden files and anything that is not a regular file, such as a FIFO, are left out). A
     /// missing folder gives an empty gallery.
-    public init(directory: URL?) {
+    package init(directory: URL?) {
         guard let directory, let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else {
             self.names = []
             return
@@ -33,7 +33,7 @@ public struct Gallery: Sendable {
     }
 
     /// The proxy URL (path and query) of `name` with `parameters`, signed when `signer` is set.
-    public static func imageURL(_ name: String, _ parameters: String, signer: URLSigner?) -> String {
+    package static func imageURL(_ name: String, _ parameters: String, signer: URLSigner?) -> String {
         let target = "/image?url=" + percentEncoded("local:///" + name) + "&" + parameters
         return signer?.sign(target) ?? target
     }
@@ -44,7 +44,7 @@ public struct Gallery: Sendable {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
-    public func html(signer: URLSigner?) -> String {
+    package func html(signer: URLSigner?) -> String {
         var figures: [String] = []
         for name in names {
             let srcset = Self.widths.map { width in

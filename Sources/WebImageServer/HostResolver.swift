@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -16,18 +18,18 @@ import WebImage
 /// let resolver = HostResolver()
 /// let addresses = try await resolver.addresses(of: "localhost")   // [127.0.0.1, ::1]
 /// ```
-public struct HostResolver: Sendable {
-    public var executor: BlockingExecutor
+package struct HostResolver: Sendable {
+    package var executor: BlockingExecutor
 
     /// Four threads: a slow DNS answer holds one for its whole wait, and a proxy resolves
     /// often, but the answers are small.
-    public static let sharedExecutor = BlockingExecutor(name: "webimage.dns", width: 4)
+    package static let sharedExecutor = BlockingExecutor(name: "webimage.dns", width: 4)
 
     /// Replaces `getaddrinfo`: a resolver whose answers a test chooses (a DNS server that answers
     /// differently each time, for the rebinding tests, where a real one cannot be pointed at).
-    @_spi(Testing) public var lookup: (@Sendable (String) throws -> [IPAddress])?
+    package var lookup: (@Sendable (String) throws -> [IPAddress])?
 
-    public init(executor: BlockingExecutor = HostResolver.sharedExecutor) {
+    package init(executor: BlockingExecutor = HostResolver.sharedExecutor) {
         self.executor = executor
     }
 
@@ -35,7 +37,7 @@ public struct HostResolver: Sendable {
     ///
     /// - Throws: ``ImageError/network(_:)`` with ``ImageError/NetworkFailure/Kind/dnsFailure``
     ///   when the name does not resolve.
-    public func addresses(of host: String) async throws -> [IPAddress] {
+    package func addresses(of host: String) async throws -> [IPAddress] {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         if let lookup { return try lookup(name) }
         return try await executor.run { try Self.resolve(name) }
@@ -44,11 +46,7 @@ public struct HostResolver: Sendable {
     static func resolve(_ host: String) throws -> [IPAddress] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-        hints.ai_socktype = SOCK_STREAM
-        #endif
+        hints.ai_socktype = SocketPlatform.streamType
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, nil, &hints, &list)
         guard status == 0, let list else {

@@ -22,8 +22,15 @@ import WebImage
 /// the ``CoderRegistry``'s encoder, and both cache levels. Identical variants requested at the
 /// same time are made once.
 public final class ImageProxy: Sendable {
-    /// What a proxy is built from. The defaults suit a public proxy; ``ServeCommand`` maps its
+    /// What a proxy is built from. The defaults suit a public proxy; `webimage serve` maps its
     /// flags and environment variables onto these.
+    ///
+    /// ```swift
+    /// var configuration = ImageProxy.Configuration(cacheDirectory: URL(fileURLWithPath: "/var/cache/proxy"))
+    /// configuration.allowedHosts = ["images.example.com", "*.cdn.example.com"]
+    /// configuration.signingKey = ProcessInfo.processInfo.environment["PROXY_KEY"]
+    /// configuration.maximumConcurrentRequests = 16
+    /// ```
     public struct Configuration: Sendable {
         /// Where originals and variants are kept on disk; `nil` keeps nothing on disk.
         public var cacheDirectory: URL?
@@ -39,8 +46,9 @@ public final class ImageProxy: Sendable {
         public var cachesDisabled = false
         /// The folder `local:///path` sources are read from; `nil` refuses them.
         public var originDirectory: URL?
-        /// Hosts that may be fetched (see ``OriginGuard/allowedHosts``); empty allows any host
-        /// whose addresses pass the policy.
+        /// Hosts that may be fetched, compared without case; `*.example.com` allows the
+        /// subdomains of `example.com` (not `example.com` itself). Empty allows any host whose
+        /// addresses pass the policy.
         public var allowedHosts: [String] = []
         /// The SSRF rule for resolved addresses.
         public var addressPolicy = AddressPolicy()
@@ -75,10 +83,11 @@ public final class ImageProxy: Sendable {
         public var logger = Logger(label: "webimage.serve")
         /// One line per request.
         public var accessLogger = Logger(label: "webimage.serve.access")
-        /// Origins whose addresses are not checked: see ``OriginGuard/trustedOrigins``.
+        /// Origins (`http://127.0.0.1:8080`, as written in the URL) whose addresses are not
+        /// checked: lets end-to-end tests use one origin on loopback.
         @_spi(Testing) public var trustedOrigins: Set<String> = []
         /// How origin host names are resolved; tests give one whose answers they choose.
-        @_spi(Testing) public var resolver = HostResolver()
+        package var resolver = HostResolver()
 
         public init(cacheDirectory: URL? = nil) {
             self.cacheDirectory = cacheDirectory
@@ -86,6 +95,11 @@ public final class ImageProxy: Sendable {
     }
 
     /// The outcome of one request.
+    ///
+    /// ```swift
+    /// let output = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: false)
+    /// print(output.image.contentType, output.source, output.isComplete)   // image/jpeg miss true
+    /// ```
     public struct Output: Sendable {
         public var image: EncodedImage
         public var source: VariantSource
@@ -104,10 +118,11 @@ public final class ImageProxy: Sendable {
         var isComplete: Bool
     }
 
+    /// What the proxy was built from.
     public let configuration: Configuration
-    public let manager: ImageManager
-    public let signer: URLSigner?
-    public let limiter: ConcurrencyLimiter
+    package let manager: ImageManager
+    package let signer: URLSigner?
+    package let limiter: ConcurrencyLimiter
     /// The Prometheus registry `/metrics` shows: the proxy's instruments and the pipeline's.
     public let metrics: ProxyMetrics
     let originGuard: OriginGuard
@@ -118,6 +133,11 @@ public final class ImageProxy: Sendable {
     private let egress: EgressGuard
     private let inProgress = Mutex<[String: Task<Rendered, any Error>]>([:])
 
+    /// Opens the disk cache (when the configuration names a folder) and starts the egress
+    /// guard every origin connection goes through.
+    ///
+    /// - Throws: ``ImageError/storage(_:)`` when the cache folder cannot be created or opened,
+    ///   or a NIO error when the egress guard cannot listen on 127.0.0.1.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
         var originGuard = OriginGuard(allowedHosts: configuration.allowedHosts, policy: configuration.addressPolicy, resolver: configuration.resolver)

@@ -14,24 +14,24 @@ import Synchronization
 ///
 /// Metadata given as `.stringConvertible` numbers (status, bytes, durations) is written as JSON
 /// numbers; everything else as strings.
-public struct JSONLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level = .info
+package struct JSONLogHandler: LogHandler {
+    package var metadata: Logger.Metadata = [:]
+    package var logLevel: Logger.Level = .info
     private let label: String
 
     /// Lines from different threads never interleave.
     private static let output = Mutex(())
 
-    public init(label: String) {
+    package init(label: String) {
         self.label = label
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var fields: [(String, String)] = [
             ("ts", Self.quoted(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(Date()))),
             ("level", Self.quoted(event.level.rawValue)),

@@ -21,18 +21,18 @@ import WebImage
 /// host name unresolved: the guard resolves it once, checks every address
 /// (``addressesToConnect(host:port:)``) and connects to those very addresses. TLS still
 /// verifies the certificate against the host name, end to end through the tunnel.
-public struct OriginGuard: Sendable {
+package struct OriginGuard: Sendable {
     /// Hosts that may be fetched; empty allows every host. An entry `*.example.com` allows the
     /// subdomains of `example.com` (not `example.com` itself). Compared without case.
-    public var allowedHosts: [String]
-    public var policy: AddressPolicy
-    public var resolver: HostResolver
+    package var allowedHosts: [String]
+    package var policy: AddressPolicy
+    package var resolver: HostResolver
     /// Origins (`http://127.0.0.1:8080`, compared as written in the URL) whose addresses are not
     /// checked. Exists only so that end-to-end tests can have one allowed origin on loopback
     /// while every other loopback target stays refused.
-    @_spi(Testing) public var trustedOrigins: Set<String> = []
+    package var trustedOrigins: Set<String> = []
 
-    public init(allowedHosts: [String] = [], policy: AddressPolicy = AddressPolicy(), resolver: HostResolver = HostResolver()) {
+    package init(allowedHosts: [String] = [], policy: AddressPolicy = AddressPolicy(), resolver: HostResolver = HostResolver()) {
         self.allowedHosts = allowedHosts.map { $0.lowercased() }
         self.policy = policy
         self.resolver = resolver
@@ -40,15 +40,15 @@ public struct OriginGuard: Sendable {
 
     /// The reason a URL is refused. Its description names the rule, for the log; the client
     /// only ever sees "forbidden origin".
-    public struct Refusal: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    package struct Refusal: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     /// Returns when `url` may be fetched.
     ///
     /// - Throws: ``Refusal`` when the scheme, the host or one of its addresses is not allowed;
     ///   ``ImageError/network(_:)`` when the host does not resolve.
-    public func check(_ url: URL) async throws {
+    package func check(_ url: URL) async throws {
         guard let host = try checkWithoutResolving(url) else { return }
         _ = try await checkedAddresses(of: host)
     }
@@ -118,7 +118,7 @@ public struct OriginGuard: Sendable {
     /// - Returns: the host name still to resolve and check, or `nil` when nothing is left.
     /// - Throws: ``Refusal``.
     @discardableResult
-    public func checkWithoutResolving(_ url: URL) throws -> String? {
+    package func checkWithoutResolving(_ url: URL) throws -> String? {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw Refusal(description: "scheme \(url.scheme ?? "none") is not fetched")
         }
@@ -140,7 +140,7 @@ public struct OriginGuard: Sendable {
     /// made from a remote source, so that after a restart with a stricter policy no variant
     /// made under the old one is answered (a cache hit never resolves the host, so it could not
     /// be judged by today's policy otherwise); the source is then checked again as for a miss.
-    public var policyDigest: String {
+    package var policyDigest: String {
         let text = [
             allowedHosts.sorted().joined(separator: ","),
             "loopback=\(policy.allowsLoopback)",
@@ -150,7 +150,7 @@ public struct OriginGuard: Sendable {
     }
 
     /// Whether `host` (lowercased, without brackets) is on the allowlist.
-    public func isAllowed(host: String) -> Bool {
+    package func isAllowed(host: String) -> Bool {
         guard !allowedHosts.isEmpty else { return true }
         let host = host.hasSuffix(".") ? String(host.dropLast()) : host
         return allowedHosts.contains { entry in

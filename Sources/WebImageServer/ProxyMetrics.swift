@@ -20,8 +20,8 @@ import Synchronization
 /// The registry is not installed as the process-wide `MetricsSystem`: each proxy has its own,
 /// so tests can run several, and no other library can register a clashing metric name in it.
 public struct ProxyMetrics: Sendable {
-    public let registry: PrometheusCollectorRegistry
-    public let factory: PrometheusMetricsFactory
+    package let registry: PrometheusCollectorRegistry
+    package let factory: PrometheusMetricsFactory
     private let inFlight: Metrics.Gauge
     private let eventLoopAnswers: Metrics.Counter
     /// Counters and timers made once per label set: making one per request (a registry lookup
@@ -42,7 +42,7 @@ public struct ProxyMetrics: Sendable {
     }
 
     /// A fresh registry: each proxy has its own, so several can run in one process (tests).
-    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+    package init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [

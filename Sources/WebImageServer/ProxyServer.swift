@@ -59,6 +59,7 @@ final class RequestNotes: Sendable {
 /// await proxy.shutdown()
 /// ```
 public struct ProxyServer: Sendable {
+    /// The proxy whose work the routes serve; the caller shuts it down after the server stops.
     public let proxy: ImageProxy
     /// Whether a variant held in memory is answered on the connection's event loop, before
     /// Hummingbird's router (``CachedVariantHandler``). On by default: it more than doubles
@@ -81,6 +82,7 @@ public struct ProxyServer: Sendable {
     /// The `Server` header of every response.
     static let serverName = "swift-web-image"
 
+    /// The routes over `proxy`, with its configuration's origin folder as the gallery at `/`.
     public init(proxy: ImageProxy) {
         self.proxy = proxy
         gallery = Gallery(directory: proxy.configuration.originDirectory)
@@ -88,7 +90,17 @@ public struct ProxyServer: Sendable {
         accessLog = AccessLog(logger: proxy.configuration.accessLogger, metrics: proxy.metrics)
     }
 
-    /// The router with every route and the access log.
+    /// The router with every route and the access log, for an application that adds routes
+    /// of its own or builds its own `Application`. Served this way, requests skip the
+    /// connection limits and the event-loop answers of cached variants that
+    /// ``application(host:port:logger:onListening:)`` adds.
+    ///
+    /// ```swift
+    /// let router = ProxyServer(proxy: proxy).router()
+    /// router.get("/hello") { _, _ in "hello" }
+    /// let app = Application(router: router, configuration: .init(address: .hostname("0.0.0.0", port: 8080)))
+    /// try await app.runService()
+    /// ```
     public func router() -> Router<ProxyRequestContext> {
         let router = Router(context: ProxyRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: AccessLogMiddleware(log: accessLog))

@@ -17,7 +17,7 @@ import WebImage
 /// print(origin.url(for: "flower.webp"))   // http://127.0.0.1:PORT/flower.webp
 /// try await origin.shutdown()
 /// ```
-public final class StaticOrigin: Sendable {
+package final class StaticOrigin: Sendable {
     /// One file ready to serve.
     struct File: Sendable {
         var data: Data
@@ -26,9 +26,9 @@ public final class StaticOrigin: Sendable {
     }
 
     /// The port the origin listens on, on 127.0.0.1.
-    public let port: Int
+    package let port: Int
     /// The names of the files served, sorted.
-    public let names: [String]
+    package let names: [String]
     private let channel: any Channel
 
     private init(channel: any Channel, port: Int, names: [String]) {
@@ -40,7 +40,7 @@ public final class StaticOrigin: Sendable {
     /// Reads every image in `folder` (formats sniffed from the bytes; other files, and anything
     /// that is not a regular file, are left out) and starts serving them on `127.0.0.1:port`
     /// (0: any free port).
-    public static func start(serving folder: URL, port: Int = 0) async throws -> StaticOrigin {
+    package static func start(serving folder: URL, port: Int = 0) async throws -> StaticOrigin {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         var files: [String: File] = [:]
         for name in names {
@@ -68,12 +68,12 @@ public final class StaticOrigin: Sendable {
     }
 
     /// The URL of a served file.
-    public func url(for name: String) -> URL {
+    package func url(for name: String) -> URL {
         URL(string: "http://127.0.0.1:\(port)/\(name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name)")!
     }
 
     /// Stops listening.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         try await channel.close()
     }
 }

@@ -6,8 +6,9 @@ import WebImage
 /// One encoded output of the proxy, ready to send.
 ///
 /// ```swift
-/// let image = EncodedImage(data: bytes, contentType: "image/webp")
-/// print(image.etag)   // "\"3f2a…\"": the first 16 bytes of the SHA-256 of the bytes, in hex
+/// let image = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: true).image
+/// print(image.contentType)   // "image/webp"
+/// print(image.etag)          // "\"3f2a…\"": the first 16 bytes of the SHA-256 of the bytes, in hex
 /// ```
 public struct EncodedImage: Sendable, Hashable {
     /// The bytes, kept as the buffer every response sends as it is (a cached variant is never
@@ -21,7 +22,7 @@ public struct EncodedImage: Sendable, Hashable {
     /// The bytes, copied out of ``body``.
     public var data: Data { Data(body.readableBytesView) }
 
-    public init(data: Data, contentType: String) {
+    package init(data: Data, contentType: String) {
         let digest = SHA256.hash(data: data)
         self.init(data: data, contentType: contentType, etag: "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\"")
     }
@@ -61,11 +62,11 @@ public enum VariantSource: String, Sendable {
 /// origin's own expiry), so a changed source shows within a day by default.
 ///
 /// ```swift
-/// let cache = VariantCache(memoryLimit: 256 << 20, disk: diskCache, lifetime: .seconds(86_400))
-/// await cache.store(EncodedImage(data: bytes, contentType: "image/webp"), forKey: key)
-/// if let (image, source) = await cache.image(forKey: key) { print(image.etag, source) }
+/// let cache = VariantCache(memoryLimit: 256 << 20, disk: disk, lifetime: .seconds(86_400))
+/// await cache.store(encoded, forKey: key)
+/// if let (image, source) = await cache.image(forKey: key) { … }
 /// ```
-public final class VariantCache: Sendable {
+package final class VariantCache: Sendable {
     let memory: MemoryCache<String, EncodedImage>?
     let disk: DiskCache?
     let lifetime: Duration?
@@ -74,7 +75,7 @@ public final class VariantCache: Sendable {
 
     /// `memoryLimit` 0 keeps nothing in memory; `disk` `nil` keeps nothing on disk; `lifetime`
     /// `nil` keeps variants until they are evicted.
-    public convenience init(memoryLimit: Int, disk: DiskCache?, lifetime: Duration? = nil) {
+    package convenience init(memoryLimit: Int, disk: DiskCache?, lifetime: Duration? = nil) {
         self.init(memoryLimit: memoryLimit, disk: disk, lifetime: lifetime, now: { Date() })
     }
 
@@ -91,11 +92,11 @@ public final class VariantCache: Sendable {
 
     /// The variant from memory, or `nil`: a lookup under one lock, with no hop and no I/O, so
     /// the server can answer it on the connection's event loop.
-    public func memoryImage(forKey key: String) -> EncodedImage? {
+    package func memoryImage(forKey key: String) -> EncodedImage? {
         memory?.value(forKey: key)
     }
 
-    public func image(forKey key: String) async -> (EncodedImage, VariantSource)? {
+    package func image(forKey key: String) async -> (EncodedImage, VariantSource)? {
         if let hit = memoryImage(forKey: key) { return (hit, .memory) }
         guard let disk, disk.contains(Self.diskKey(key)),
               let entry = await disk.entry(forKey: Self.diskKey(key)),
@@ -105,7 +106,7 @@ public final class VariantCache: Sendable {
         return (image, .disk)
     }
 
-    public func store(_ image: EncodedImage, forKey key: String) async {
+    package func store(_ image: EncodedImage, forKey key: String) async {
         memory?.set(image, forKey: key, cost: image.body.readableBytes)
         let expiresAt = lifetime.map { now().addingTimeInterval(Double($0.components.seconds)) }
         try? await disk?.store(image.data, forKey: Self.diskKey(key), metadata: .init(contentType: image.contentType, etag: image.etag, expiresAt: expiresAt))

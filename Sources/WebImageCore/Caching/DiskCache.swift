@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Logging
 import Synchronization
@@ -230,12 +227,12 @@ public final class DiskCache: Sendable {
             guard let footer = DiskCacheEntryFile.footer(inTail: whole, fileSize: count, digest: digest),
                   footer.payloadChecksum == verifiedChecksum
                     || payloadChecksum(UnsafeRawBufferPointer(rebasing: whole[..<footer.payloadLength])) == footer.payloadChecksum else {
-                free(buffer)
+                Platform.deallocate(buffer)
                 drop(digest, path: path, reason: .damaged)
                 return nil
             }
             if isExpired(storedAt: footer.storedAt, expiresAt: footer.expiresAt, now: now) {
-                free(buffer)
+                Platform.deallocate(buffer)
                 drop(digest, path: path, reason: .expired)
                 return nil
             }
@@ -253,18 +250,18 @@ public final class DiskCache: Sendable {
     private func readWholeFile(_ path: String, expectedSize: Int) throws -> (UnsafeMutableRawPointer, Int)? {
         let fd: Int32
         do {
-            fd = try POSIXFile.open(path, O_RDONLY)
-        } catch ImageError.storage(let failure) where failure.code == ENOENT {
+            fd = try POSIXFile.open(path, .readOnly)
+        } catch ImageError.storage(let failure) where failure.code == Platform.ErrorCode.noEntry {
             return nil
         }
-        defer { close(fd) }
+        defer { Platform.closeFile(fd) }
         var capacity = expectedSize + 1
-        var buffer = malloc(capacity)!
+        var buffer = Platform.allocate(capacity)!
         var count = try POSIXFile.readFully(fd, into: buffer, count: capacity, at: 0, path: path)
         if count == capacity {
             capacity = try POSIXFile.fileSize(fd, path: path)
-            guard capacity <= configuration.sizeLimit, let grown = realloc(buffer, capacity) else {
-                free(buffer)
+            guard capacity <= configuration.sizeLimit, let grown = Platform.reallocate(buffer, capacity) else {
+                Platform.deallocate(buffer)
                 throw ImageError.tooLarge("\(path) is larger than the cache")
             }
             buffer = grown
@@ -379,14 +376,14 @@ public final class DiskCache: Sendable {
     /// caller renames it into place.
     private func writeTemporaryFile(beside path: String, data: Data, trailer: [UInt8]) throws -> String {
         let folder = String(path[..<path.lastIndex(of: "/")!])
-        let temporary = "\(folder)/.tmp.\(getpid()).\(temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue)"
+        let temporary = "\(folder)/.tmp.\(Platform.processID).\(temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue)"
         let fd: Int32
         do {
-            fd = try POSIXFile.open(temporary, O_WRONLY | O_CREAT | O_EXCL)
-        } catch ImageError.storage(let failure) where failure.code == ENOENT {
+            fd = try POSIXFile.open(temporary, [.writeOnly, .create, .exclusive])
+        } catch ImageError.storage(let failure) where failure.code == Platform.ErrorCode.noEntry {
             // The folder (or the whole directory) was deleted under us: recreate it once.
             try POSIXFile.makeDirectories(folder)
-            fd = try POSIXFile.open(temporary, O_WRONLY | O_CREAT | O_EXCL)
+            fd = try POSIXFile.open(temporary, [.writeOnly, .create, .exclusive])
         }
         do {
             try data.withUnsafeBytes { bytes in
@@ -400,10 +397,10 @@ public final class DiskCache: Sendable {
                 }
             }
             try trailer.withUnsafeBytes { try POSIXFile.writeAll(fd, $0, path: temporary) }
-            guard close(fd) == 0 else { throw POSIXFile.failure("close", temporary) }
+            guard Platform.closeFile(fd) == 0 else { throw POSIXFile.failure("close", temporary) }
             return temporary
         } catch {
-            close(fd)
+            Platform.closeFile(fd)
             POSIXFile.unlinkIfPresent(temporary)
             throw error
         }
@@ -496,11 +493,11 @@ public final class DiskCache: Sendable {
 
     func removeAllEntries() throws {
         // Move the entry folder aside under the lock (one rename), delete it afterwards.
-        let trash = "\(root)/trash.\(getpid()).\(temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue)"
+        let trash = "\(root)/trash.\(Platform.processID).\(temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue)"
         try state.withLock { state in
             try state.journal.withExclusiveLock {
                 state.catchUp(logger: logger)
-                if rename(dataRoot, trash) != 0 && errno != ENOENT { throw POSIXFile.failure("rename", dataRoot) }
+                if Platform.renameFile(dataRoot, trash) != 0 && Platform.errorNumber != Platform.ErrorCode.noEntry { throw POSIXFile.failure("rename", dataRoot) }
                 try POSIXFile.makeDirectories(dataRoot)
                 state.entries.removeAll()
                 state.totalSize = 0
@@ -565,7 +562,7 @@ public final class DiskCache: Sendable {
                     report.adoptedFiles += 1
                 }
                 // Entries known before the scan whose file was not found, and still not there.
-                for digest in known.subtracting(seen) where state.entries[digest] != nil && access(path(for: digest), F_OK) != 0 {
+                for digest in known.subtracting(seen) where state.entries[digest] != nil && !Platform.fileExists(path(for: digest)) {
                     state.remove(digest)
                     changes.append(.init(operation: .remove, digest: digest))
                     report.forgottenEntries += 1
@@ -583,16 +580,16 @@ public final class DiskCache: Sendable {
     /// or, for a live process (PIDs are reused), when it is over an hour old.
     private func isAbandonedTemporaryFile(_ name: String, path: String, now: Int64, allowDirectories: Bool = false) -> Bool {
         let parts = name.split(separator: ".")
-        guard parts.count >= 3, let pid = pid_t(parts[parts.count - 2]) ?? pid_t(parts[parts.count - 1]) else { return true }
-        if kill(pid, 0) != 0 && errno == ESRCH { return true }
+        guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]) ?? Int32(parts[parts.count - 1]) else { return true }
+        if Platform.processIsGone(pid) { return true }
         guard let modified = POSIXFile.modificationTime(path, allowDirectories: allowDirectories) else { return false }
         return now - modified > 3_600_000
     }
 
     /// A put record for a valid entry file the index does not know, read from its footer.
     private func adoptionRecord(for digest: DiskCacheDigest, path: String, now: Int64) -> DiskCacheJournalRecord? {
-        guard let fd = try? POSIXFile.open(path, O_RDONLY) else { return nil }
-        defer { close(fd) }
+        guard let fd = try? POSIXFile.open(path, .readOnly) else { return nil }
+        defer { Platform.closeFile(fd) }
         guard let size = try? POSIXFile.fileSize(fd, path: path), size >= DiskCacheEntryFile.footerSize else { return nil }
         // The footer first, then as much of the tail as its metadata needs.
         var tail = [UInt8](repeating: 0, count: min(size, 4096))

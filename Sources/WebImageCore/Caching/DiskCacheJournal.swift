@@ -1,7 +1,4 @@
 import Atomics
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One change to the disk cache's index, as 80 bytes in the journal.
 ///
@@ -111,20 +108,19 @@ final class DiskCacheJournal {
 
     private func open() throws {
         close()
-        sharedDescriptor = try POSIXFile.open(sharedPath, O_RDWR | O_CREAT)
+        sharedDescriptor = try POSIXFile.open(sharedPath, [.readWrite, .create])
         try withExclusiveLock {
             if try POSIXFile.fileSize(sharedDescriptor, path: sharedPath) < Self.pageSize {
-                guard ftruncate(sharedDescriptor, off_t(Self.pageSize)) == 0 else { throw POSIXFile.failure("truncate", sharedPath) }
+                guard Platform.truncateFile(sharedDescriptor, to: Self.pageSize) == 0 else { throw POSIXFile.failure("truncate", sharedPath) }
             }
-            let mapped = mmap(nil, Self.pageSize, PROT_READ | PROT_WRITE, MAP_SHARED, sharedDescriptor, 0)
-            guard let mapped, mapped != MAP_FAILED else { throw POSIXFile.failure("mmap", sharedPath) }
+            guard let mapped = Platform.mapShared(sharedDescriptor, length: Self.pageSize) else { throw POSIXFile.failure("mmap", sharedPath) }
             page = mapped
             if mapped.load(as: UInt64.self) != Self.sharedMagic {
                 mapped.initializeMemory(as: UInt8.self, repeating: 0, count: Self.pageSize)
                 mapped.storeBytes(of: Self.sharedMagic, as: UInt64.self)
             }
-            let existed = access(journalPath, F_OK) == 0
-            journalDescriptor = try POSIXFile.open(journalPath, O_RDWR | O_APPEND | O_CREAT)
+            let existed = Platform.fileExists(journalPath)
+            journalDescriptor = try POSIXFile.open(journalPath, [.readWrite, .append, .create])
             created = !existed
             openEpoch = epochCounter.load(ordering: .acquiring)
             indexEpoch = openEpoch
@@ -134,10 +130,10 @@ final class DiskCacheJournal {
     }
 
     private func close() {
-        if let page { munmap(page, Self.pageSize) }
+        if let page { Platform.unmap(page, length: Self.pageSize) }
         page = nil
-        if journalDescriptor >= 0 { Glibc.close(journalDescriptor) }
-        if sharedDescriptor >= 0 { Glibc.close(sharedDescriptor) }
+        if journalDescriptor >= 0 { Platform.closeFile(journalDescriptor) }
+        if sharedDescriptor >= 0 { Platform.closeFile(sharedDescriptor) }
         journalDescriptor = -1
         sharedDescriptor = -1
         lockDepth = 0
@@ -159,8 +155,8 @@ final class DiskCacheJournal {
 
     /// Whether the cache directory was deleted under us (our files are unlinked).
     var isOrphaned: Bool {
-        var info = stat()
-        return fstat(journalDescriptor, &info) != 0 || info.st_nlink == 0
+        guard let info = Platform.status(ofDescriptor: journalDescriptor) else { return true }
+        return info.linkCount == 0
     }
 
     /// Reopens the files after the directory was deleted and recreated.
@@ -193,8 +189,8 @@ final class DiskCacheJournal {
 
     /// Opens the journal file now at the path, after a compaction replaced the one we had.
     private func reopenJournal(epoch: UInt64) throws {
-        let fd = try POSIXFile.open(journalPath, O_RDWR | O_APPEND | O_CREAT)
-        Glibc.close(journalDescriptor)
+        let fd = try POSIXFile.open(journalPath, [.readWrite, .append, .create])
+        Platform.closeFile(journalDescriptor)
         journalDescriptor = fd
         openEpoch = epoch
     }
@@ -245,7 +241,7 @@ final class DiskCacheJournal {
             try POSIXFile.writeAll(self.journalDescriptor, UnsafeRawBufferPointer(buffer), path: self.journalPath)
             self.generationCounter.wrappingIncrement(ordering: .releasing)
         }
-        try lock(LOCK_SH)
+        try lock(.shared)
         defer { unlock() }
         // A compaction may have replaced the file since we opened it: appending to the old one
         // would be lost. Under the lock no compaction can start, so the reopened file is current;
@@ -257,7 +253,7 @@ final class DiskCacheJournal {
 
     /// Runs `body` holding the exclusive lock that keeps every other process from appending.
     func withExclusiveLock<T>(_ body: () throws -> T) throws -> T {
-        try lock(LOCK_EX)
+        try lock(.exclusive)
         defer { unlock() }
         return try body()
     }
@@ -266,8 +262,8 @@ final class DiskCacheJournal {
     /// every process rebuilds from it. Call while holding the exclusive lock.
     func compact(to records: [DiskCacheJournalRecord]) throws {
         precondition(lockDepth > 0, "compaction needs the exclusive lock")
-        let temporary = journalPath + ".compact.\(getpid())"
-        let fd = try POSIXFile.open(temporary, O_WRONLY | O_CREAT | O_TRUNC)
+        let temporary = journalPath + ".compact.\(Platform.processID)"
+        let fd = try POSIXFile.open(temporary, [.writeOnly, .create, .truncate])
         do {
             let length = records.count * DiskCacheJournalRecord.size
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(length, 1), alignment: 8)
@@ -276,10 +272,10 @@ final class DiskCacheJournal {
                 record.write(to: buffer.baseAddress! + index * DiskCacheJournalRecord.size)
             }
             try POSIXFile.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<length]), path: temporary)
-            Glibc.close(fd)
+            Platform.closeFile(fd)
             try POSIXFile.rename(temporary, journalPath)
         } catch {
-            Glibc.close(fd)
+            Platform.closeFile(fd)
             POSIXFile.unlinkIfPresent(temporary)
             throw error
         }
@@ -296,19 +292,19 @@ final class DiskCacheJournal {
         sawDamage || readOffset > (2 * liveEntries + 4096) * DiskCacheJournalRecord.size
     }
 
-    private func lock(_ operation: Int32) throws {
+    private func lock(_ operation: Platform.FileLock) throws {
         if lockDepth > 0 {
             lockDepth += 1
             return
         }
-        while flock(sharedDescriptor, operation) != 0 {
-            if errno != EINTR { throw POSIXFile.failure("lock", sharedPath) }
+        while Platform.lockFile(sharedDescriptor, operation) != 0 {
+            if Platform.errorNumber != Platform.ErrorCode.interrupted { throw POSIXFile.failure("lock", sharedPath) }
         }
         lockDepth = 1
     }
 
     private func unlock() {
         lockDepth -= 1
-        if lockDepth == 0 { _ = flock(sharedDescriptor, LOCK_UN) }
+        if lockDepth == 0 { Platform.lockFile(sharedDescriptor, .unlock) }
     }
 }

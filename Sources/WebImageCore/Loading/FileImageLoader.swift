@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 
 /// Loads `file://` URLs, optionally confined to one folder.
@@ -57,28 +52,22 @@ public struct FileImageLoader: ImageLoader {
     /// The real path of `path`, checked to lie inside `root` when one is set.
     static func resolve(_ path: String, within root: URL?) throws -> String {
         guard let root else { return path }
-        guard let realRoot = realPath(root.path) else {
+        guard let realRoot = Platform.realPath(root.path) else {
             throw POSIXFile.failure("realpath", root.path)
         }
         // A path that does not exist cannot be resolved; it is reported as missing only when its
         // lexical form stays inside the root, so the error never reveals what lies outside.
-        guard let real = realPath(path) else {
+        guard let real = Platform.realPath(path) else {
             let lexical = URL(fileURLWithPath: path).standardizedFileURL.path
             guard lexical == realRoot || lexical.hasPrefix(realRoot.hasSuffix("/") ? realRoot : realRoot + "/") else {
                 throw ImageError.invalidURL("\(path) is outside the loader's root folder")
             }
-            throw POSIXFile.failure("open", path, ENOENT)
+            throw POSIXFile.failure("open", path, Platform.ErrorCode.noEntry)
         }
         let prefix = realRoot.hasSuffix("/") ? realRoot : realRoot + "/"
         guard real.hasPrefix(prefix) else {
             throw ImageError.invalidURL("\(path) is outside the loader's root folder")
         }
         return real
-    }
-
-    private static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 }

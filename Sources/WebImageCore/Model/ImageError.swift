@@ -98,10 +98,12 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         }
 
         /// Whether the failure is the disk being full (or over a file-size or quota limit).
-        public var isOutOfSpace: Bool { code == ENOSPC || code == EDQUOT || code == EFBIG }
+        public var isOutOfSpace: Bool {
+            code == Platform.ErrorCode.noSpace || code == Platform.ErrorCode.quotaExceeded || code == Platform.ErrorCode.fileTooLarge
+        }
 
         public var description: String {
-            "\(operation) \(path): \(String(cString: strerror(code)))"
+            "\(operation) \(path): \(Platform.errorMessage(code))"
         }
     }
 

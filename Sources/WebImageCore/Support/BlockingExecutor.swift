@@ -1,8 +1,5 @@
 import DequeModule
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A fixed set of threads for work that blocks (file I/O) or runs long (decoding), so that
 /// neither ever occupies the cooperative thread pool, which has only as many threads as cores.
@@ -30,7 +27,9 @@ public final class BlockingExecutor: Sendable {
             let queue = self.queue
             let threadName = "\(name).\(index)"
             Thread {
-                nameCurrentThread(threadName)
+                // Foundation's Thread.name is unreliable on Linux: a name given before start()
+                // is never applied, and one set from inside the thread is sometimes lost.
+                Platform.nameCurrentThread(threadName)
                 queue.serve()
             }.start()
         }
@@ -79,24 +78,6 @@ public final class BlockingExecutor: Sendable {
     public func shutdown() {
         queue.close()
     }
-}
-
-/// Names the calling thread, as `top`, `gdb` and crash reports show it.
-///
-/// On Linux, Foundation's `Thread.name` is unreliable for this: a name given before `start()` is
-/// never applied, and one set from inside a new thread is sometimes lost (the thread keeps its
-/// creator's name). Glibc's `pthread_setname_np` is not visible to Swift, so the name goes
-/// straight to the kernel, which is what that function does too.
-private func nameCurrentThread(_ name: String) {
-    #if os(Linux)
-    let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-    guard fd >= 0 else { return }
-    let bytes = Array(name.utf8.prefix(15))
-    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    close(fd)
-    #else
-    Thread.current.name = name
-    #endif
 }
 
 /// The executor's queue: a deque guarded by a condition variable.

@@ -1,27 +1,21 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 
 /// Thin wrappers over the POSIX calls the disk cache makes, each turning `-1` into a thrown
 /// ``ImageError/storage(_:)`` that names the operation and path, and retrying on `EINTR`.
 ///
 /// The disk cache talks to the kernel directly rather than through `FileManager` or
-/// `FileHandle`: a cache hit must cost little more than `open` + `read` + `close`.
+/// `FileHandle`: a cache hit must cost little more than `open` + `read` + `close`. The calls
+/// themselves are ``Platform``'s, which holds everything that differs between C libraries.
 package enum POSIXFile {
-    static func failure(_ operation: String, _ path: String, _ code: Int32 = errno) -> ImageError {
+    static func failure(_ operation: String, _ path: String, _ code: Int32 = Platform.errorNumber) -> ImageError {
         .storage(.init(operation: operation, path: path, code: code))
     }
 
-    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws -> Int32 {
+    static func open(_ path: String, _ flags: Platform.OpenFlags, mode: UInt32 = 0o644) throws -> Int32 {
         while true {
-            let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
+            let fd = Platform.openFile(path, flags, mode: mode)
             if fd >= 0 { return fd }
-            if errno != EINTR { throw failure("open", path) }
+            if Platform.errorNumber != Platform.ErrorCode.interrupted { throw failure("open", path) }
         }
     }
 
@@ -29,9 +23,9 @@ package enum POSIXFile {
     static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
         var offset = 0
         while offset < buffer.count {
-            let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            let written = Platform.writeBytes(fd, buffer.baseAddress! + offset, buffer.count - offset)
             if written < 0 {
-                if errno == EINTR { continue }
+                if Platform.errorNumber == Platform.ErrorCode.interrupted { continue }
                 throw failure("write", path)
             }
             offset += written
@@ -42,9 +36,9 @@ package enum POSIXFile {
     static func readFully(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int, path: String) throws -> Int {
         var total = 0
         while total < count {
-            let read = pread(fd, buffer + total, count - total, off_t(offset + total))
+            let read = Platform.readBytes(fd, into: buffer + total, count - total, at: offset + total)
             if read < 0 {
-                if errno == EINTR { continue }
+                if Platform.errorNumber == Platform.ErrorCode.interrupted { continue }
                 throw failure("read", path)
             }
             if read == 0 { break }
@@ -63,14 +57,13 @@ package enum POSIXFile {
     ///   ``ImageError/invalidURL(_:)`` when it is not a regular file (a FIFO, a device, a socket,
     ///   a folder), ``ImageError/tooLarge(_:)`` when it is larger than `limit`.
     package static func readRegularFile(_ path: String, upTo count: Int = .max, limit: Int = .max) throws -> Data {
-        let fd = try open(path, O_RDONLY | O_NONBLOCK)
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure("stat", path) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
+        let fd = try open(path, [.readOnly, .nonBlocking])
+        defer { Platform.closeFile(fd) }
+        guard let info = Platform.status(ofDescriptor: fd) else { throw failure("stat", path) }
+        guard info.kind == .regular else {
             throw ImageError.invalidURL("\(path) is not a regular file")
         }
-        let size = Int(info.st_size)
+        let size = info.size
         guard size <= limit else {
             throw ImageError.tooLarge("\(path) is \(size) bytes, over the limit of \(limit)")
         }
@@ -84,51 +77,39 @@ package enum POSIXFile {
     }
 
     static func fileSize(_ fd: Int32, path: String) throws -> Int {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure("stat", path) }
-        return Int(info.st_size)
+        guard let info = Platform.status(ofDescriptor: fd) else { throw failure("stat", path) }
+        return info.size
     }
 
     static func rename(_ from: String, _ to: String) throws {
-        guard Glibc.rename(from, to) == 0 else { throw failure("rename", to) }
+        guard Platform.renameFile(from, to) == 0 else { throw failure("rename", to) }
     }
 
     /// Removes a file; a file that is already gone is not an error.
     static func unlinkIfPresent(_ path: String) {
-        _ = Glibc.unlink(path)
+        Platform.unlinkFile(path)
     }
 
     /// Creates `path` and any missing parents; an existing directory is not an error.
     static func makeDirectories(_ path: String) throws {
-        if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
-        guard errno == ENOENT else { throw failure("mkdir", path) }
+        if Platform.makeDirectory(path) == 0 || Platform.errorNumber == Platform.ErrorCode.exists { return }
+        guard Platform.errorNumber == Platform.ErrorCode.noEntry else { throw failure("mkdir", path) }
         let parent = (path as NSString).deletingLastPathComponent
         guard !parent.isEmpty, parent != path else { throw failure("mkdir", path) }
         try makeDirectories(parent)
-        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw failure("mkdir", path) }
+        guard Platform.makeDirectory(path) == 0 || Platform.errorNumber == Platform.ErrorCode.exists else { throw failure("mkdir", path) }
     }
 
     /// The names in a directory, without `.` and `..`; empty when the directory is missing.
     static func directoryEntries(_ path: String) -> [String] {
-        guard let dir = opendir(path) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        (Platform.directoryNames(path) ?? []).filter { $0 != "." && $0 != ".." }
     }
 
     /// Modification time (milliseconds since 1970) of a regular file, or of a directory too
     /// when `allowDirectories`.
     static func modificationTime(_ path: String, allowDirectories: Bool) -> Int64? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        let type = info.st_mode & S_IFMT
-        guard type == S_IFREG || (allowDirectories && type == S_IFDIR) else { return nil }
-        return Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
+        guard let info = Platform.status(atPath: path) else { return nil }
+        guard info.kind == .regular || (allowDirectories && info.kind == .directory) else { return nil }
+        return info.modifiedMilliseconds
     }
 }

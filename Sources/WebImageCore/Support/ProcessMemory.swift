@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Process-wide memory settings for programs that decode many large images.
 ///
 /// A decode's large buffers (a photo's bitmap, its DCT coefficients, a PNG's inflated rows)
@@ -26,15 +22,6 @@ public enum ProcessMemory {
     /// another system).
     @discardableResult
     public static func returnLargeBlocksToSystem(threshold: Int = 256 << 10) -> Bool {
-        #if canImport(Glibc)
-        // mallopt is in <malloc.h>, which the Glibc module does not export; M_MMAP_THRESHOLD is
-        // -3 in every glibc release (a stable ABI constant).
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        guard let symbol = dlsym(nil, "mallopt") else { return false }
-        let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
-        return mallopt(-3, Int32(clamping: max(0, threshold))) == 1
-        #else
-        return false
-        #endif
+        Platform.setMallocMapThreshold(threshold)
     }
 }

@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCore_Caching_DiskCache_1() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Caching/DiskCache.swift", line: 11)
+#sourceLocation(file: "Sources/WebImageCore/Caching/DiskCache.swift", line: 8)
     let cache = try DiskCache(directory: URL(fileURLWithPath: "/var/cache/myapp/images"))
     try await cache.store(bytes, forKey: ImageCacheKey(url.absoluteString),
                           metadata: .init(contentType: "image/jpeg", etag: etag))
@@ -17,7 +17,7 @@ func snippet_WebImageCore_Caching_DiskCache_1() async throws {
 }
 
 func snippet_WebImageCore_Caching_DiskCache_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Caching/DiskCache.swift", line: 688)
+#sourceLocation(file: "Sources/WebImageCore/Caching/DiskCache.swift", line: 685)
     let bytes = diskCache.blocking.data(forKey: ImageCacheKey(url.absoluteString))
 #sourceLocation()
     _ = bytes

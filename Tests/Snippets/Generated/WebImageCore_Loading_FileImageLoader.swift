@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCore_Loading_FileImageLoader_1() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Loading/FileImageLoader.swift", line: 20)
+#sourceLocation(file: "Sources/WebImageCore/Loading/FileImageLoader.swift", line: 15)
     let loader = FileImageLoader(root: URL(fileURLWithPath: "/srv/images"))
     let response = try await loader.load(ImageLoadRequest(url: URL(fileURLWithPath: "/srv/images/a.png")),
                                          context: ImageLoadContext())

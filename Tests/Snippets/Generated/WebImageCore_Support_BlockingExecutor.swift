@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCore_Support_BlockingExecutor_1() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Support/BlockingExecutor.swift", line: 11)
+#sourceLocation(file: "Sources/WebImageCore/Support/BlockingExecutor.swift", line: 8)
     let io = BlockingExecutor(name: "disk", width: 2)
     let bytes = try await io.run { try Data(contentsOf: url) }
 #sourceLocation()

@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCore_Support_ProcessMemory_1() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Support/ProcessMemory.swift", line: 19)
+#sourceLocation(file: "Sources/WebImageCore/Support/ProcessMemory.swift", line: 15)
     // The first line of a program's main.swift, before any image is decoded:
     ProcessMemory.returnLargeBlocksToSystem()
 #sourceLocation()

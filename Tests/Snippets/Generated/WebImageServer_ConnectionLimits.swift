@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageServer_ConnectionLimits_1() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ConnectionLimits.swift", line: 14)
+#sourceLocation(file: "Sources/WebImageServer/ConnectionLimits.swift", line: 6)
     var server = ProxyServer(proxy: try ImageProxy(configuration: .init()))
     server.connections.headerTimeout = .seconds(5)
     server.connections.maximumConnections = 1_000

@@ -14,3 +14,21 @@ func snippet_WebImageServer_ImageProxy_1() async throws {
 #sourceLocation()
     _ = (proxy, request, result)
 }
+
+func snippet_WebImageServer_ImageProxy_2() async throws {
+#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 29)
+    var configuration = ImageProxy.Configuration(cacheDirectory: URL(fileURLWithPath: "/var/cache/proxy"))
+    configuration.allowedHosts = ["images.example.com", "*.cdn.example.com"]
+    configuration.signingKey = ProcessInfo.processInfo.environment["PROXY_KEY"]
+    configuration.maximumConcurrentRequests = 16
+#sourceLocation()
+    _ = configuration
+}
+
+func snippet_WebImageServer_ImageProxy_3() async throws {
+#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 100)
+    let output = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: false)
+    print(output.image.contentType, output.source, output.isComplete)   // image/jpeg miss true
+#sourceLocation()
+    _ = output
+}

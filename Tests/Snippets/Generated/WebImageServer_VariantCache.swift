@@ -6,25 +6,17 @@ import WebImageServer
 
 func snippet_WebImageServer_VariantCache_1() async throws {
 #sourceLocation(file: "Sources/WebImageServer/VariantCache.swift", line: 9)
-    let image = EncodedImage(data: bytes, contentType: "image/webp")
-    print(image.etag)   // "\"3f2a…\"": the first 16 bytes of the SHA-256 of the bytes, in hex
+    let image = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: true).image
+    print(image.contentType)   // "image/webp"
+    print(image.etag)          // "\"3f2a…\"": the first 16 bytes of the SHA-256 of the bytes, in hex
 #sourceLocation()
     _ = image
 }
 
 func snippet_WebImageServer_VariantCache_2() async throws {
-#sourceLocation(file: "Sources/WebImageServer/VariantCache.swift", line: 39)
+#sourceLocation(file: "Sources/WebImageServer/VariantCache.swift", line: 40)
     let result = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: true)
     if result.source == .miss { print("made now") }
 #sourceLocation()
     _ = result
-}
-
-func snippet_WebImageServer_VariantCache_3() async throws {
-#sourceLocation(file: "Sources/WebImageServer/VariantCache.swift", line: 64)
-    let cache = VariantCache(memoryLimit: 256 << 20, disk: diskCache, lifetime: .seconds(86_400))
-    await cache.store(EncodedImage(data: bytes, contentType: "image/webp"), forKey: key)
-    if let (image, source) = await cache.image(forKey: key) { print(image.etag, source) }
-#sourceLocation()
-    _ = cache
 }
