@@ -99,6 +99,7 @@ struct ManagerCacheTests {
         }
         #expect(fixture.cache.diskCount == 0)
         _ = try await fixture.manager.image(for: ImageRequest(url: url))
+        await fixture.manager.waitUntilIdle()   // the disk write follows the answer
         fixture.cache.clearMemory()
         let cached = try await fixture.manager.image(for: ImageRequest(url: url, options: .fromCacheOnly))
         #expect(cached.cacheType == .disk)
@@ -280,6 +281,7 @@ struct ManagerCacheTests {
         let url = Fixture.url("hopper.jpg")
         let original = try await fixture.manager.image(for: ImageRequest(url: url))
         #expect(original.cacheType == .none)
+        await fixture.manager.waitUntilIdle()   // the disk write follows the answer
 
         // The entry's one file: flip one bit in the middle of the JPEG's scan data, where a
         // decoder would read it as a slightly different image, without complaint.
