@@ -20,6 +20,11 @@ extension ImageManager {
                     return
                 }
             }
+            if mode == .normal || mode == .cacheOnly, let pending = pendingStores.store(for: plan.dataKey) {
+                // Bytes that arrived whole are still being written: they are used, not loaded again.
+                job.send(.value(LoadedData(data: pending.data, metadata: pending.metadata, cacheType: .memory, duration: ContinuousClock.now - started, pendingStore: pending)))
+                return
+            }
             guard mode != .cacheOnly, let loader = plan.loader else {
                 throw ImageError.cacheMiss(plan.dataKey.key.description)
             }
@@ -56,7 +61,7 @@ extension ImageManager {
             metadata.url = plan.url.absoluteString
             if metadata.contentType == nil { metadata.contentType = ImageFormat(sniffing: response.data)?.mimeType }
             let store = options.contains(.cacheMemoryOnly) ? nil : disk.map {
-                PendingStore(disk: $0, key: plan.dataKey.key, data: response.data, metadata: metadata)
+                pendingStores.makeStore(for: plan.dataKey, disk: $0, data: response.data, metadata: metadata)
             }
             let told = job.send(.value(LoadedData(data: response.data, metadata: metadata, cacheType: .none, duration: ContinuousClock.now - started, pendingStore: store)))
             // Every requester left as the last byte arrived: nobody decodes them, but they are

@@ -39,39 +39,44 @@ extension ImageManager {
                 await loaded.pendingStore?.writeIfDecodable(registry: configuration.registry, logger: logger)
                 throw ImageError.cancelled
             }
-            let decodingOptions = decodingOptions(for: plan.request, data: loaded.data)
-            let container: ImageContainer
-            let duration: Duration
-            do {
-                let estimate = ImageHeader(sniffing: loaded.data)?.estimatedDecodeMemory(options: decodingOptions) ?? 0
-                (container, duration) = try await decodeBudget.withReservation(estimate) {
-                    // Nobody may want it any more after waiting for memory.
-                    guard job.hasSubscribers else { throw ImageError.cancelled }
-                    // Timed on the decode thread: the time spent decoding, not waiting for a thread.
-                    return try await configuration.executor.run { [registry = configuration.registry, data = loaded.data] in
-                        let started = ContinuousClock.now
-                        let container = try registry.decode(data, options: decodingOptions)
-                        return (container, ContinuousClock.now - started)
-                    }
-                }
-            } catch ImageError.cancelled {
-                // Everyone left while the decode waited: the bytes are kept all the same.
-                await loaded.pendingStore?.writeIfDecodable(registry: configuration.registry, logger: logger)
-                throw ImageError.cancelled
-            } catch let error as ImageError {
-                if loaded.cacheType == .disk {
-                    // Damaged bytes in the cache: drop them so the next request fetches anew.
-                    await plan.cache.disk?.removeEntry(forKey: plan.dataKey.key)
-                } else if error.isPermanent {
-                    failedURLs.insert(plan.url.absoluteString)
-                }
-                throw error
-            }
+            let (container, duration) = try await decode(loaded, for: job, plan: plan)
             logger.debug("decoded", metadata: ["url": "\(plan.url)", "width": "\(container.image.width)", "height": "\(container.image.height)"])
             job.send(.value(DecodedImage(container: container, loaded: loaded, duration: duration)))
             await loaded.pendingStore?.write(logger: logger)
         } catch {
             job.send(.failure(ImageError(error, origin: .decoder)))
+        }
+    }
+
+    /// Decodes `loaded` once its memory estimate fits the budget, unless everyone left first
+    /// (the bytes are then stored all the same). Damaged bytes from the disk are dropped so
+    /// that the next request fetches anew; a permanent failure of fresh bytes marks the URL.
+    private func decode(_ loaded: LoadedData, for job: SharedJob<DecodedImage>, plan: StagePlan) async throws -> (ImageContainer, Duration) {
+        let decodingOptions = decodingOptions(for: plan.request, data: loaded.data)
+        do {
+            let estimate = ImageHeader(sniffing: loaded.data)?.estimatedDecodeMemory(options: decodingOptions) ?? 0
+            return try await decodeBudget.withReservation(estimate) {
+                // Nobody may want it any more after waiting for memory.
+                guard job.hasSubscribers else { throw ImageError.cancelled }
+                // Timed on the decode thread: the time spent decoding, not waiting for a thread.
+                return try await configuration.executor.run { [registry = configuration.registry, data = loaded.data] in
+                    let started = ContinuousClock.now
+                    let container = try registry.decode(data, options: decodingOptions)
+                    return (container, ContinuousClock.now - started)
+                }
+            }
+        } catch ImageError.cancelled {
+            await loaded.pendingStore?.writeIfDecodable(registry: configuration.registry, logger: logger)
+            throw ImageError.cancelled
+        } catch {
+            // Bytes that do not decode are not handed to anyone else.
+            loaded.pendingStore?.forget()
+            if loaded.cacheType == .disk {
+                await plan.cache.disk?.removeEntry(forKey: plan.dataKey.key)
+            } else if (error as? ImageError)?.isPermanent == true {
+                failedURLs.insert(plan.url.absoluteString)
+            }
+            throw error
         }
     }
 

@@ -26,7 +26,7 @@ extension ImageManager {
         }
         let cache = request.cache ?? configuration.cache
         let mode = JobKey.Mode(options)
-        if mode == .normal || mode == .cacheOnly, !options.contains(.bytesOnly), let container = cache.memory.value(forKey: imageKey) {
+        if let container = memoryHit(for: request, key: imageKey, cache: cache) {
             var response = PipelineResponse(
                 container: container, url: url, cacheType: .memory, timings: .init(total: ContinuousClock.now - started))
             response.scale = request.resolvedScale

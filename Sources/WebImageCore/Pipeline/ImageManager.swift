@@ -71,6 +71,8 @@ public final class ImageManager: Sendable {
     let decodeJobs: JobTable<JobKey, DecodedImage>
     let dataJobs: JobTable<JobKey, LoadedData>
     let decodeBudget: MemoryBudget
+    /// Freshly loaded bytes until they are on disk.
+    let pendingStores = PendingStoreTable()
     var logger: Logger { configuration.logger }
 
     public init(configuration: Configuration) {
@@ -132,15 +134,24 @@ public final class ImageManager: Sendable {
     /// The decoded image in memory for `request`, answered synchronously; `nil` on a miss or
     /// when the request's options rule the memory cache out.
     public func cachedResponse(for request: ImageRequest) -> ImageResponse? {
-        guard request.options.isDisjoint(with: Self.optionsBypassingMemory),
-              let url = request.url, let key = request.imageKey,
-              let container = (request.cache ?? configuration.cache).memory.value(forKey: key)
+        // With queryMemoryData the bytes must come too, which the loading path adds.
+        guard !request.options.contains(.queryMemoryData), let url = request.url, let key = request.imageKey,
+              let container = memoryHit(for: request, key: key, cache: request.cache ?? configuration.cache)
         else { return nil }
         return ImageResponse(container: container, url: url, cacheType: .memory, scale: request.resolvedScale)
     }
 
-    /// Options under which a memory hit does not answer a request on its own.
-    private static let optionsBypassingMemory: ImageOptions = [.fromLoaderOnly, .refreshCached, .queryMemoryData]
+    /// The one memory lookup of every path (``cachedResponse(for:)``, ``image(for:)``, the
+    /// loading tasks): the decoded variant under `key`, unless the request's options rule the
+    /// memory cache out.
+    func memoryHit(for request: ImageRequest, key: ImageCacheKey, cache: ImageCache) -> ImageContainer? {
+        guard request.options.isDisjoint(with: Self.optionsBypassingMemory) else { return nil }
+        return cache.memory.value(forKey: key)
+    }
+
+    /// Options under which memory does not answer: the origin must be asked, or only bytes
+    /// are wanted.
+    private static let optionsBypassingMemory: ImageOptions = [.fromLoaderOnly, .refreshCached, .bytesOnly]
 
     /// Starts loading `request` and returns its task: await ``ImageTask/response`` or iterate
     /// ``ImageTask/events``.

@@ -6,12 +6,16 @@ import Synchronization
 ///
 /// Whoever must know the bytes are on disk (a prefetch, before it counts them) waits with
 /// ``settled()``; the pipeline settles every store it hands out, by writing it or deciding not
-/// to (bytes that do not look like an image).
+/// to (bytes that do not look like an image). Until then the bytes are in the manager's
+/// ``PendingStoreTable``, so that a request that comes meanwhile uses them instead of loading
+/// them again.
 final class PendingStore: Sendable {
     let disk: DiskCache
     let key: ImageCacheKey
     let data: Data
     let metadata: DiskCache.Metadata
+    /// Takes the store out of its table: once settled, or once its bytes failed to decode.
+    private let forgotten: @Sendable (PendingStore) -> Void
 
     private enum Phase {
         case pending(waiters: [CheckedContinuation<Void, Never>])
@@ -21,11 +25,12 @@ final class PendingStore: Sendable {
 
     private let phase = Mutex(Phase.pending(waiters: []))
 
-    init(disk: DiskCache, key: ImageCacheKey, data: Data, metadata: DiskCache.Metadata) {
+    init(disk: DiskCache, key: ImageCacheKey, data: Data, metadata: DiskCache.Metadata, forgotten: @escaping @Sendable (PendingStore) -> Void = { _ in }) {
         self.disk = disk
         self.key = key
         self.data = data
         self.metadata = metadata
+        self.forgotten = forgotten
     }
 
     /// Writes the bytes, if no one did yet. The write is not the caller's to cancel: bytes that
@@ -85,7 +90,14 @@ final class PendingStore: Sendable {
         }
     }
 
+    /// Takes the bytes out of the table without settling: they failed to decode, so nobody
+    /// should be handed them again (another decode of them may still write them).
+    func forget() {
+        forgotten(self)
+    }
+
     private func settle() {
+        forgotten(self)
         let waiters = phase.withLock { phase -> [CheckedContinuation<Void, Never>] in
             defer { phase = .settled }
             switch phase {
@@ -95,4 +107,27 @@ final class PendingStore: Sendable {
         }
         for waiter in waiters { waiter.resume() }
     }
+}
+
+/// The bytes on their way to the disk, by the data job's key.
+final class PendingStoreTable: Sendable {
+    private let stores = Mutex<[JobKey: PendingStore]>([:])
+
+    /// A store for `key` whose bytes the table offers until the store is settled or forgotten.
+    func makeStore(for key: JobKey, disk: DiskCache, data: Data, metadata: DiskCache.Metadata) -> PendingStore {
+        let store = PendingStore(disk: disk, key: key.key, data: data, metadata: metadata) { [weak self] store in
+            self?.stores.withLock { stores in
+                if stores[key] === store { stores[key] = nil }
+            }
+        }
+        stores.withLock { $0[key] = store }
+        return store
+    }
+
+    /// The bytes being written for `key`, if any.
+    func store(for key: JobKey) -> PendingStore? {
+        stores.withLock { $0[key] }
+    }
+
+    var count: Int { stores.withLock { $0.count } }
 }
