@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_README_1() async throws {
-#sourceLocation(file: "README.md", line: 81)
+#sourceLocation(file: "README.md", line: 91)
 
 
     let manager = ImageManager.shared
@@ -17,7 +17,7 @@ func snippet_README_1() async throws {
 }
 
 func snippet_README_2() async throws {
-#sourceLocation(file: "README.md", line: 93)
+#sourceLocation(file: "README.md", line: 103)
     let task = manager.loadImage(with: ImageRequest(url: url, options: .progressiveLoad))
     task.priority = .veryHigh            // the user tapped it
     for await progress in task.progress { bar.fraction = progress.fraction ?? 0 }
@@ -27,7 +27,7 @@ func snippet_README_2() async throws {
 }
 
 func snippet_README_3() async throws {
-#sourceLocation(file: "README.md", line: 102)
+#sourceLocation(file: "README.md", line: 112)
     let avatar = ImageRequest(url: avatarURL, thumbnail: .maxPixelSize(96))
     if manager.cachedType(for: avatar) == .memory {
         show(manager.cachedResponse(for: avatar)?.container)   // synchronous, no placeholder
@@ -38,7 +38,7 @@ func snippet_README_3() async throws {
 }
 
 func snippet_README_4() async throws {
-#sourceLocation(file: "README.md", line: 112)
+#sourceLocation(file: "README.md", line: 122)
     let prefetcher = ImagePrefetcher(manager: manager)
     prefetcher.startPrefetching(urls, completion: { summary in print(summary.finished, summary.failed) })
 #sourceLocation()
@@ -46,7 +46,7 @@ func snippet_README_4() async throws {
 }
 
 func snippet_README_5() async throws {
-#sourceLocation(file: "README.md", line: 120)
+#sourceLocation(file: "README.md", line: 130)
     final class AvatarView: ImageTarget {
         func display(_ display: ImageDisplay) { show(display.container) }
     }
@@ -57,7 +57,7 @@ func snippet_README_5() async throws {
 }
 
 func snippet_README_6() async throws {
-#sourceLocation(file: "README.md", line: 130)
+#sourceLocation(file: "README.md", line: 140)
     let sepiaTone = ImageProcessors.Anonymous(id: "sepia") { image in
         try image.mappingFrames { bitmap in try sepia(bitmap.grayscaled()) }
     }
@@ -69,7 +69,7 @@ func snippet_README_6() async throws {
 }
 
 func snippet_README_7() async throws {
-#sourceLocation(file: "README.md", line: 213)
+#sourceLocation(file: "README.md", line: 224)
 
 
     // Memory + disk cache in ~/.cache/swift-web-image, HTTP/file/data loaders, the system coders.
@@ -95,7 +95,7 @@ func snippet_README_7() async throws {
 }
 
 func snippet_README_8() async throws {
-#sourceLocation(file: "README.md", line: 239)
+#sourceLocation(file: "README.md", line: 250)
     let prefetcher = ImagePrefetcher(manager: manager)
     let summary = await prefetcher.prefetch(urls) { progress in print(progress.completed, progress.total) }
     print(summary.finished, summary.skipped, summary.failed, summary.bytes)
@@ -104,7 +104,7 @@ func snippet_README_8() async throws {
 }
 
 func snippet_README_9() async throws {
-#sourceLocation(file: "README.md", line: 248)
+#sourceLocation(file: "README.md", line: 259)
     final class Thumbnail: ImageTarget {
         func display(_ display: ImageDisplay) {
             switch display.content {
@@ -121,7 +121,7 @@ func snippet_README_9() async throws {
 }
 
 func snippet_README_10() async throws {
-#sourceLocation(file: "README.md", line: 264)
+#sourceLocation(file: "README.md", line: 275)
 
     // Two cache levels: decoded images in memory, encoded bytes on disk.
     let cache = ImageCache(
@@ -145,7 +145,7 @@ func snippet_README_10() async throws {
 }
 
 func snippet_README_11() async throws {
-#sourceLocation(file: "README.md", line: 287)
+#sourceLocation(file: "README.md", line: 298)
     let registry = CoderRegistry.system()
     var options = ImageDecodingOptions()
     options.thumbnail = .maxPixelSize(512)          // decoded at reduced scale where possible

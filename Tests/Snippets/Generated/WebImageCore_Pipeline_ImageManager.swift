@@ -19,14 +19,14 @@ func snippet_WebImageCore_Pipeline_ImageManager_1() async throws {
 }
 
 func snippet_WebImageCore_Pipeline_ImageManager_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager.swift", line: 109)
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager.swift", line: 111)
     let image = try await ImageManager.shared.image(for: url).image
 #sourceLocation()
     _ = image
 }
 
 func snippet_WebImageCore_Pipeline_ImageManager_3() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager.swift", line: 120)
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager.swift", line: 122)
     let original = try await manager.data(for: ImageRequest(url: url))
     try original.data.write(to: URL(fileURLWithPath: "/tmp/original"))
 #sourceLocation()
@@ -34,7 +34,7 @@ func snippet_WebImageCore_Pipeline_ImageManager_3() async throws {
 }
 
 func snippet_WebImageCore_Pipeline_ImageManager_4() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager.swift", line: 157)
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager.swift", line: 168)
     manager.loadImage(with: request, progress: { received, expected in bar.update(received, expected) }) { result in
         if case .success(let response) = result { show(response.image) }
     }
