@@ -15,7 +15,10 @@ import WebImageCore
 /// Previews and the final image are finished like a registry decode (orientation applied
 /// unless ``ImageDecodingOptions/appliesOrientation`` is off, then the exact thumbnail size),
 /// and ``finish()`` returns the same pixels a full ``JPEGDecoder`` decode of the same bytes
-/// returns. Limits are checked as soon as the header has arrived: ``append(_:)`` throws
+/// returns, on intact data. On damaged data (libjpeg warns, and both mark the result
+/// ``ImageContainer/isComplete`` `false`) the rows after the damage can differ with the way the
+/// bytes were split: libjpeg-turbo's fast and slow Huffman decoders, chosen by how much input is
+/// buffered, treat corrupt codes differently. Limits are checked as soon as the header has arrived: ``append(_:)`` throws
 /// ``ImageError/tooLarge(_:)`` before any pixel buffer exists.
 ///
 /// ```swift

@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCodecs_JPEG_JPEGIncrementalDecoder_1() async throws {
-#sourceLocation(file: "Sources/WebImageCodecs/JPEG/JPEGIncrementalDecoder.swift", line: 22)
+#sourceLocation(file: "Sources/WebImageCodecs/JPEG/JPEGIncrementalDecoder.swift", line: 25)
     let incremental = JPEGDecoder().makeIncrementalDecoder(options: .init())!
     for chunk in chunks {
         try incremental.append(chunk)
