@@ -103,10 +103,12 @@ public struct ProxyRequest: Sendable, Hashable {
     public init(query: String?, limits: Limits = .init(), allowsLocal: Bool = false) throws(ProxyError) {
         var values: [String: String] = [:]
         var unknown: String?
-        for item in (query ?? "").split(separator: "&") {
-            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0])
-            guard let value = PercentDecoding.string(parts.count > 1 ? parts[1] : "") else {
+        // Split on the bytes: "&" or "=" after a character that joins the next one (U+0600)
+        // is still a separator, as it is for the signer and for every HTTP server.
+        for item in (query ?? "").utf8[...].split(separator: UInt8(ascii: "&")) {
+            let parts = item.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(decoding: parts[0], as: UTF8.self)
+            guard let value = PercentDecoding.string(parts.count > 1 ? Substring(parts[1]) : "") else {
                 throw .badRequest("\(name) is not valid percent-encoding")
             }
             guard values.updateValue(value, forKey: name) == nil else {

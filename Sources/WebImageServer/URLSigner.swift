@@ -62,19 +62,25 @@ public struct URLSigner: Sendable {
 
     /// The query without its `sig` parameter, and that parameter's value; `nil` unless there is
     /// exactly one.
+    ///
+    /// Split on the bytes, not on characters: a character that joins the one after it (a
+    /// prepended concatenation mark such as U+0600) makes "&" part of a larger character,
+    /// which a split on `Character("&")` does not see (found by fuzz-proxy-request).
     static func split(query: String) -> (unsigned: String, signature: String)? {
-        var kept: [Substring] = []
-        var signature: Substring?
-        for item in query.split(separator: "&", omittingEmptySubsequences: false) {
-            if item.hasPrefix(parameter + "=") {
+        let prefix = Array((parameter + "=").utf8)
+        var kept: [Substring.UTF8View] = []
+        var signature: Substring.UTF8View?
+        for item in query.utf8[...].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
+            if item.starts(with: prefix) {
                 guard signature == nil else { return nil }
-                signature = item.dropFirst(parameter.count + 1)
+                signature = item.dropFirst(prefix.count)
             } else {
                 kept.append(item)
             }
         }
         guard let signature else { return nil }
-        return (kept.joined(separator: "&"), String(signature))
+        let unsigned = kept.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "&")
+        return (unsigned, String(decoding: signature, as: UTF8.self))
     }
 
     /// The bytes of a 64-digit hex string (either case); `nil` for anything else.

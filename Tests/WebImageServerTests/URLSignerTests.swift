@@ -26,6 +26,23 @@ import WebImageServer
         #expect(signer.isValid(path: "/image", query: signedQuery))
     }
 
+    /// From fuzz-proxy-request (Tests/Fixtures/fuzz/fuzz-proxy-request/query-prepend-mark-before-ampersand):
+    /// a query ending in U+0600, a mark that joins the character after it, makes the "&" the
+    /// signer appends part of one larger character; the signature must still be found and
+    /// verify, and a parameter after such a mark must still be parsed as one.
+    @Test func verifiesAfterAMarkThatJoinsTheAmpersand() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/fuzz/fuzz-proxy-request/query-prepend-mark-before-ampersand")
+        let query = String(decoding: try Data(contentsOf: url), as: UTF8.self)
+        #expect(query == "\u{0600}")
+        let signed = signer.sign("/image?" + query)
+        let signedQuery = String(decoding: signed.utf8.dropFirst("/image?".utf8.count), as: UTF8.self)
+        #expect(signer.isValid(path: "/image", query: signedQuery))
+
+        let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa\u{0600}&w=300")
+        #expect(request.pixelWidth == 300)
+    }
+
     @Test func verifiesWhereverSigStands() {
         let query = "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"
         #expect(signer.isValid(path: "/image", query: query + "&sig=" + expected))

@@ -31,8 +31,8 @@ func fuzzProxyRequest(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         FuzzInput.finding("a query the fuzzer made up carries a valid signature")
     }
     // Signing the query (without a `sig` of its own) and checking it again must succeed.
-    let items = query.split(separator: "&", omittingEmptySubsequences: false)
-    if !query.isEmpty, !items.contains(where: { $0.hasPrefix(URLSigner.parameter + "=") }) {
+    let items = query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false)
+    if !query.isEmpty, !items.contains(where: { $0.starts(with: (URLSigner.parameter + "=").utf8) }) {
         let signed = signer.sign("/image?" + query)
         // Dropped as bytes: "?" and a combining mark after it are one Character.
         let signedQuery = String(decoding: signed.utf8.dropFirst("/image?".utf8.count), as: UTF8.self)
