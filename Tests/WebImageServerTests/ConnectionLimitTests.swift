@@ -20,7 +20,7 @@ import WebImageTestSupport
     }
 
     @Test func anIdleKeptAliveConnectionIsClosedAfterTheIdleTimeout() async throws {
-        let harness = try await ProxyHarness.start(connections: Self.limits(idle: .seconds(1)))
+        let harness = try await ProxyHarness.start(connections: Self.limits(idle: .seconds(3)))
         defer { Task { await harness.stop() } }
         try await RawHTTPConnection.with(port: harness.port) { connection in
             // Open between requests…
