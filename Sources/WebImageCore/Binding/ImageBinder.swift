@@ -73,7 +73,7 @@ public final class ImageBinder: Sendable {
     public let manager: ImageManager
     public let delivery: Delivery
 
-    private let targets = Mutex(TargetTable())
+    private let targets = Mutex(WeakIdentityTable<TargetState>())
 
     public init(manager: ImageManager, delivery: Delivery = .immediate) {
         self.manager = manager
@@ -193,38 +193,12 @@ public final class ImageBinder: Sendable {
 
     /// How many targets the binder keeps state for (targets that went away are dropped as new
     /// ones arrive).
-    public var targetCount: Int { targets.withLock { $0.entries.count } }
+    public var targetCount: Int { targets.withLock { $0.count } }
 
     // MARK: - Per-target state
 
     private func state(of target: some ImageTarget) -> TargetState {
-        targets.withLock { $0.state(of: target) }
-    }
-}
-
-/// The binder's per-target states, keyed by object identity. An entry remembers its target
-/// weakly: when the target has gone (and its identifier may be reused by a new object), the
-/// entry is replaced, and dead entries are swept whenever the table has doubled since the last
-/// sweep.
-private struct TargetTable {
-    struct Entry {
-        weak var target: AnyObject?
-        let state: TargetState
-    }
-
-    var entries: [ObjectIdentifier: Entry] = [:]
-    var sweepAt = 64
-
-    mutating func state(of target: some ImageTarget) -> TargetState {
-        let id = ObjectIdentifier(target)
-        if let entry = entries[id], entry.target === target { return entry.state }
-        let state = TargetState()
-        entries[id] = Entry(target: target, state: state)
-        if entries.count >= sweepAt {
-            entries = entries.filter { $0.value.target != nil }
-            sweepAt = max(64, entries.count * 2)
-        }
-        return state
+        targets.withLock { $0.value(for: target, make: TargetState.init) }
     }
 }
 

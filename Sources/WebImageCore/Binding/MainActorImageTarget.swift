@@ -96,25 +96,10 @@ final class MainActorTargetAdapter: ImageTarget {
         MainActor.assumeIsolated { target?.display(display) }
     }
 
-    private struct Entry {
-        weak var target: (any MainActorImageTarget)?
-        let adapter: MainActorTargetAdapter
-    }
+    @MainActor private static var adapters = WeakIdentityTable<MainActorTargetAdapter>()
 
-    @MainActor private static var adapters: [ObjectIdentifier: Entry] = [:]
-    @MainActor private static var sweepAt = 64
-
-    /// The adapter of `target`, made on first use; entries of targets that went away are swept
-    /// whenever the table has doubled since the last sweep.
+    /// The adapter of `target`, made on first use.
     @MainActor static func adapter(for target: any MainActorImageTarget) -> MainActorTargetAdapter {
-        let id = ObjectIdentifier(target)
-        if let entry = adapters[id], entry.target === target { return entry.adapter }
-        let adapter = MainActorTargetAdapter(target)
-        adapters[id] = Entry(target: target, adapter: adapter)
-        if adapters.count >= sweepAt {
-            adapters = adapters.filter { $0.value.target != nil }
-            sweepAt = max(64, adapters.count * 2)
-        }
-        return adapter
+        adapters.value(for: target) { MainActorTargetAdapter(target) }
     }
 }
