@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "WebImageCore", targets: ["WebImageCore"]),
         // The image proxy, to run inside an application's own Hummingbird server.
         .library(name: "WebImageServer", targets: ["WebImageServer"]),
+        // S3 (SigV4 signing, the object calls) and the s3:// loader.
+        .library(name: "WebImageS3", targets: ["WebImageS3"]),
         .executable(name: "webimage", targets: ["webimage"]),
     ],
     dependencies: [
@@ -74,6 +76,18 @@ let package = Package(
             ]
         ),
         .target(name: "WebImage", dependencies: ["WebImageCore", "WebImageCodecs", "WebImageHTTP"]),
+        .target(
+            name: "WebImageS3",
+            dependencies: [
+                "WebImageCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "WebImageServer",
             dependencies: [
@@ -149,6 +163,10 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "WebImageS3Tests",
+            dependencies: ["WebImageS3", "WebImage", "WebImageTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
+        .testTarget(
             name: "WebImageTests",
             dependencies: ["WebImage", "WebImageTestSupport", .product(name: "MetricsTestKit", package: "swift-metrics")]
         ),
@@ -158,13 +176,13 @@ let package = Package(
         // It is never run.
         .executableTarget(
             name: "WebImageSnippets",
-            dependencies: ["WebImage", "WebImageServer", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["WebImage", "WebImageServer", "WebImageS3", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Snippets"
         ),
         .executableTarget(
             name: "WebImageBenchmarks",
             dependencies: [
-                "WebImage", "CTurboJPEG", "CPNG", "CWebP", "CCodecShims",
+                "WebImage", "WebImageS3", "CTurboJPEG", "CPNG", "CWebP", "CCodecShims",
                 // The loopback origin that paces its bodies, for the simulated scroll.
                 "WebImageTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
