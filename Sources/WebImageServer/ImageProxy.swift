@@ -3,6 +3,7 @@ import Logging
 import Metrics
 import Synchronization
 import WebImage
+import WebImageS3
 
 /// The image proxy's work, without HTTP: parse nothing, serve nothing, just turn a
 /// ``ProxyRequest`` into encoded bytes through the library's pipeline and caches.
@@ -88,6 +89,25 @@ public final class ImageProxy: Sendable {
         @_spi(Testing) public var trustedOrigins: Set<String> = []
         /// How origin host names are resolved; tests give one whose answers they choose.
         package var resolver = HostResolver()
+        /// The S3-compatible service that `s3://bucket/key` sources, the ``resultStore`` and the
+        /// origin store use: its endpoint and credentials come from here, never from a request,
+        /// so `s3://` sources do not pass the SSRF guard (they cannot name a host). `nil`
+        /// refuses `s3://` sources.
+        public var s3: S3Configuration?
+        /// Buckets `s3://` sources may name, compared exactly; `*` allows any bucket the
+        /// credentials can read. Empty (the default) refuses `s3://` sources, so that credentials
+        /// given for the ``resultStore`` do not open every bucket they can read to the world.
+        public var allowedBuckets: [String] = []
+        /// `s3://bucket/prefix`: rendered variants are kept there after they are answered, and
+        /// looked for there before rendering, so that every instance sharing the bucket renders
+        /// a variant once for all. Needs ``s3``.
+        public var resultStore: URL?
+        /// Keep originals fetched from HTTP origins in the ``resultStore`` too, so that a fleet
+        /// downloads each source once.
+        public var keepsOriginalsInStore = false
+        /// The longest a result store read may take; past it, or on any store failure, the
+        /// proxy renders as if the store were not there. Default: 2 seconds.
+        public var resultStoreTimeout: Duration = .seconds(2)
 
         public init(cacheDirectory: URL? = nil) {
             self.cacheDirectory = cacheDirectory
@@ -110,12 +130,19 @@ public final class ImageProxy: Sendable {
         /// held (``ImageContainer/isComplete``): such an output is not kept, and the response
         /// tells caches not to keep it either.
         public var isComplete = true
+        /// `true` when the variant came from the ``Configuration/resultStore`` (another instance
+        /// rendered it); ``source`` is then ``VariantSource/disk``.
+        public var isFromResultStore = false
+
+        /// What `X-Cache`, the log and the metrics say: `memory`, `disk`, `store` or `miss`.
+        var cacheLabel: String { isFromResultStore ? "store" : source.rawValue }
     }
 
     /// What one render made.
     struct Rendered: Sendable {
         var image: EncodedImage
         var isComplete: Bool
+        var isFromResultStore = false
     }
 
     /// What the proxy was built from.
@@ -132,6 +159,10 @@ public final class ImageProxy: Sendable {
     /// Every connection to an origin goes through it: see ``EgressGuard``.
     private let egress: EgressGuard
     private let inProgress = Mutex<[String: Task<Rendered, any Error>]>([:])
+    /// The client of ``Configuration/s3``, shared by `s3://` sources and the stores.
+    private let s3: S3Client?
+    /// The fleet's shared variants, when ``Configuration/resultStore`` names one.
+    package let resultStore: ResultStore?
 
     /// Opens the disk cache (when the configuration names a folder) and starts the egress
     /// guard every origin connection goes through.
@@ -172,7 +203,17 @@ public final class ImageProxy: Sendable {
         }
         egress = try EgressGuard(originGuard: originGuard, logger: configuration.logger)
         http.socksProxy = .init(host: "127.0.0.1", port: egress.port)
+        metrics = ProxyMetrics()
+        s3 = configuration.s3.map(S3Client.init(configuration:))
+        resultStore = try Self.makeResultStore(configuration, client: s3, metrics: metrics)
         var loaders: [any ImageLoader] = [HTTPImageLoader(configuration: http)]
+        if let resultStore, configuration.keepsOriginalsInStore {
+            loaders[0] = StoredOriginLoader(origin: loaders[0], store: resultStore)
+        }
+        if let s3, !configuration.allowedBuckets.isEmpty {
+            let buckets = configuration.allowedBuckets.contains("*") ? [] : configuration.allowedBuckets
+            loaders.append(S3ImageLoader(client: s3, allowedBuckets: buckets, maximumSize: configuration.maximumSourceBytes))
+        }
         if let root = configuration.originDirectory {
             loaders.append(FileImageLoader(root: root, maximumFileSize: configuration.maximumSourceBytes, timeout: configuration.originTimeout))
         }
@@ -186,7 +227,6 @@ public final class ImageProxy: Sendable {
         // retryFailed): the status the client gets must be the origin's, not "failed
         // recently", and a zero lifetime keeps the list from growing with the URLs of a scan.
         managerConfiguration.failedURLLifetime = .zero
-        metrics = ProxyMetrics()
         managerConfiguration.metricsFactory = metrics.factory
         manager = ImageManager(configuration: managerConfiguration)
         signer = configuration.signingKey.map(URLSigner.init(key:))
@@ -197,7 +237,25 @@ public final class ImageProxy: Sendable {
     /// client and the egress guard.
     public func shutdown() async {
         await manager.shutdown()
+        await resultStore?.waitForWrites()
+        try? await s3?.shutdown()
         await egress.shutdown()
+    }
+
+    /// The store ``Configuration/resultStore`` names, over `client`.
+    ///
+    /// - Throws: ``ImageError/invalidURL(_:)`` when the location is not `s3://bucket[/prefix]`
+    ///   or no S3 service is configured.
+    private static func makeResultStore(_ configuration: Configuration, client: S3Client?, metrics: ProxyMetrics) throws -> ResultStore? {
+        guard let url = configuration.resultStore else {
+            guard !configuration.keepsOriginalsInStore else { throw ImageError.invalidURL("the origin store needs a result store") }
+            return nil
+        }
+        guard let location = ResultStore.Location(url) else {
+            throw ImageError.invalidURL("the result store must be s3://bucket or s3://bucket/prefix, not \(url)")
+        }
+        guard let client else { throw ImageError.invalidURL("the result store needs an S3 endpoint and credentials") }
+        return ResultStore(client: client, location: location, timeout: configuration.resultStoreTimeout, metrics: metrics, logger: configuration.logger)
     }
 
     // MARK: Serving
@@ -209,21 +267,23 @@ public final class ImageProxy: Sendable {
     public func image(for request: ProxyRequest, acceptsWebP: Bool) async throws(ProxyError) -> Output {
         let plan = try plan(for: request, acceptsWebP: acceptsWebP)
         if let (image, source) = await variants.image(forKey: plan.key) {
-            metrics.recordVariant(source)
+            metrics.recordVariant(source.rawValue)
             return Output(image: image, source: source, variesOnAccept: plan.variesOnAccept)
         }
-        let sourceURL = try await checkedSourceURL(request)
         // The task removes itself from the table when it ends.
         let task = inProgress.withLock { tasks in
             if let task = tasks[plan.key] { return task }
-            let task = Task { try await self.render(request, from: sourceURL, as: plan.target, key: plan.key) }
+            let task = Task { try await self.make(request, as: plan.target, key: plan.key) }
             tasks[plan.key] = task
             return task
         }
         do {
-            let rendered = try await task.value
-            metrics.recordVariant(.miss)
-            return Output(image: rendered.image, source: .miss, variesOnAccept: plan.variesOnAccept, isComplete: rendered.isComplete)
+            let made = try await task.value
+            let source: VariantSource = made.isFromResultStore ? .disk : .miss
+            var output = Output(image: made.image, source: source, variesOnAccept: plan.variesOnAccept, isComplete: made.isComplete)
+            output.isFromResultStore = made.isFromResultStore
+            metrics.recordVariant(output.cacheLabel)
+            return output
         } catch let error as ProxyError {
             throw error
         } catch let error as ImageError {
@@ -243,7 +303,7 @@ public final class ImageProxy: Sendable {
     /// leaving the connection's event loop.
     func cachedImage(for plan: Plan) -> Output? {
         guard let image = variants.memoryImage(forKey: plan.key) else { return nil }
-        metrics.recordVariant(.memory)
+        metrics.recordVariant(VariantSource.memory.rawValue)
         return Output(image: image, source: .memory, variesOnAccept: plan.variesOnAccept)
     }
 
@@ -264,7 +324,9 @@ public final class ImageProxy: Sendable {
         // undone by variants made under the old one. Resolving the name waits for a miss: a
         // hit must not cost a DNS query.
         var key = request.variantKey(format: target?.rawValue ?? "source")
-        if case .remote(let url) = request.source {
+        if case .remote(let url) = request.source, url.scheme == "s3" {
+            try checkBucket(of: url)
+        } else if case .remote(let url) = request.source {
             do {
                 try originGuard.checkWithoutResolving(url)
             } catch {
@@ -276,10 +338,24 @@ public final class ImageProxy: Sendable {
         return Plan(target: target, key: key, variesOnAccept: request.format == .auto)
     }
 
+    /// Refuses an `s3://` source when no S3 service is configured or its bucket is not allowed.
+    /// The endpoint is the configuration's, so there is no address to check.
+    private func checkBucket(of url: URL) throws(ProxyError) {
+        let buckets = configuration.allowedBuckets
+        guard configuration.s3 != nil, !buckets.isEmpty else { throw .badRequest("s3:// sources are not enabled (--allow-bucket)") }
+        let bucket = url.host(percentEncoded: false) ?? ""
+        guard buckets.contains("*") || buckets.contains(bucket) else {
+            throw .forbiddenOrigin("bucket \(bucket) is not allowed")
+        }
+    }
+
     /// The URL the pipeline loads: the remote URL once the guard accepts it (the loader checks
-    /// it again, with every redirect), or the file inside the origin folder.
+    /// it again, with every redirect), the `s3://` URL as it is (``plan(for:acceptsWebP:)``
+    /// checked its bucket), or the file inside the origin folder.
     private func checkedSourceURL(_ request: ProxyRequest) async throws(ProxyError) -> URL {
         switch request.source {
+        case .remote(let url) where url.scheme == "s3":
+            return url
         case .remote(let url):
             do {
                 try await originGuard.check(url)
@@ -299,9 +375,25 @@ public final class ImageProxy: Sendable {
         }
     }
 
-    /// Loads, decodes and processes through the manager, encodes, stores.
-    private func render(_ request: ProxyRequest, from url: URL, as target: ImageFormat?, key: String) async throws -> Rendered {
+    /// The variant from the fleet's result store, else rendered now (and then offered to the
+    /// store): the work of one entry of the in-progress table, which it leaves when done.
+    private func make(_ request: ProxyRequest, as target: ImageFormat?, key: String) async throws -> Rendered {
         defer { _ = inProgress.withLock { $0.removeValue(forKey: key) } }
+        if let resultStore, let image = await resultStore.variant(forKey: key) {
+            await variants.store(image, forKey: key)
+            return Rendered(image: image, isComplete: true, isFromResultStore: true)
+        }
+        let rendered = try await render(request, from: try await checkedSourceURL(request), as: target)
+        // An image of a damaged source is answered, never kept as if it were whole.
+        if rendered.isComplete {
+            await variants.store(rendered.image, forKey: key)
+            resultStore?.store(rendered.image, forKey: key)
+        }
+        return rendered
+    }
+
+    /// Loads, decodes and processes through the manager, encodes.
+    private func render(_ request: ProxyRequest, from url: URL, as target: ImageFormat?) async throws -> Rendered {
         var imageRequest = ImageRequest(url: url, options: [.retryFailed])
         if target == .jpeg { imageRequest.options.insert(.decodeFirstFrameOnly) }
         if configuration.cachesDisabled { imageRequest.options.insert(.fromLoaderOnly) }
@@ -325,8 +417,6 @@ public final class ImageProxy: Sendable {
             try registry.encode(container, as: format, options: options)
         }
         let image = EncodedImage(data: data, contentType: format == .apng ? "image/png" : format.mimeType)
-        // An image of a damaged source is answered, never kept as if it were whole.
-        if container.isComplete { await variants.store(image, forKey: key) }
         return Rendered(image: image, isComplete: container.isComplete)
     }
 

@@ -8,7 +8,9 @@ import Synchronization
 ///
 /// Names: `webimage_proxy_requests_total{route,status}`,
 /// `webimage_proxy_request_duration_seconds{route}`, `webimage_proxy_variants_total{source}`
-/// (`memory`, `disk`, `miss`), `webimage_proxy_in_flight`, and
+/// (`memory`, `disk`, `store`, `miss`), `webimage_proxy_store_operations_total{operation,outcome}`
+/// and `webimage_proxy_store_duration_seconds{operation}` (the fleet's result store),
+/// `webimage_proxy_in_flight`, and
 /// `webimage_proxy_event_loop_answers_total` (cached variants answered before the router, by
 /// ``CachedVariantHandler``).
 ///
@@ -36,7 +38,9 @@ public struct ProxyMetrics: Sendable {
     private final class Instruments: Sendable {
         struct Made {
             var requests: [RequestKey: (Metrics.Counter, Metrics.Timer)] = [:]
-            var variants: [VariantSource: Metrics.Counter] = [:]
+            var variants: [String: Metrics.Counter] = [:]
+            var store: [String: Metrics.Counter] = [:]
+            var storeLatency: [String: Metrics.Timer] = [:]
         }
         let made = Mutex(Made())
     }
@@ -70,14 +74,40 @@ public struct ProxyMetrics: Sendable {
         timer.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
-    func recordVariant(_ source: VariantSource) {
+    /// - Parameter source: `memory`, `disk`, `store` or `miss`.
+    func recordVariant(_ source: String) {
         let counter = handlers.made.withLock { handlers in
             if let known = handlers.variants[source] { return known }
-            let made = Metrics.Counter(label: "webimage_proxy_variants_total", dimensions: [("source", source.rawValue)], factory: factory)
+            let made = Metrics.Counter(label: "webimage_proxy_variants_total", dimensions: [("source", source)], factory: factory)
             handlers.variants[source] = made
             return made
         }
         counter.increment()
+    }
+
+    /// One result store read or write: `operation` is `variant`, `original` (reads) or either
+    /// with `-put`; `outcome` is `hit`, `miss`, `stored`, `error`, `corrupt` or `timeout`.
+    func recordStore(operation: String, outcome: String) {
+        let key = operation + "|" + outcome
+        let counter = handlers.made.withLock { handlers in
+            if let known = handlers.store[key] { return known }
+            let made = Metrics.Counter(
+                label: "webimage_proxy_store_operations_total", dimensions: [("operation", operation), ("outcome", outcome)], factory: factory)
+            handlers.store[key] = made
+            return made
+        }
+        counter.increment()
+    }
+
+    /// How long one store request took, `get` or `put`, whatever its outcome.
+    func recordStoreLatency(operation: String, _ duration: Duration) {
+        let timer = handlers.made.withLock { handlers in
+            if let known = handlers.storeLatency[operation] { return known }
+            let made = Metrics.Timer(label: "webimage_proxy_store_duration_seconds", dimensions: [("operation", operation)], factory: factory)
+            handlers.storeLatency[operation] = made
+            return made
+        }
+        timer.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     func recordEventLoopAnswer() {

@@ -11,8 +11,8 @@ import WebImageCore
 /// print(request.format)            // webp
 /// ```
 ///
-/// Parameters: `url` (required; `http`/`https`, or `local:///path` for the folder served with
-/// `--origin-dir`), `w` and `h` (CSS pixels, 1 to the limit), `fit` (`contain`, `cover`,
+/// Parameters: `url` (required; `http`/`https`, `s3://bucket/key` when an S3 service is
+/// configured, or `local:///path` for the folder served with `--origin-dir`), `w` and `h` (CSS pixels, 1 to the limit), `fit` (`contain`, `cover`,
 /// `fill`; default `contain`), `format` (`auto`, `jpeg`, `png`, `webp`, `gif`; default `auto`),
 /// `q` (1–100, default 80), `blur` (a Gaussian sigma in CSS pixels, 0–100), `dpr` (1–4,
 /// multiplies `w`, `h` and `blur`), and `sig` (the signature, checked by ``URLSigner``). An
@@ -21,7 +21,8 @@ import WebImageCore
 public struct ProxyRequest: Sendable, Hashable {
     /// Where the source image is.
     public enum Source: Sendable, Hashable {
-        /// An `http` or `https` URL, fetched through the origin guard.
+        /// An `http` or `https` URL, fetched through the origin guard; or an `s3://bucket/key`
+        /// URL, read from the proxy's configured S3 service (``ImageProxy/Configuration/s3``).
         case remote(URL)
         /// A path inside the `--origin-dir` folder (from `local:///path`), without its leading `/`.
         case local(String)
@@ -164,6 +165,9 @@ public struct ProxyRequest: Sendable, Hashable {
             }
             return .local(String(path))
         }
+        if text.prefix(5).lowercased() == "s3://" {
+            return .remote(try s3Source(text))
+        }
         guard let components = URLComponents(string: text),
               let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = components.host, !host.isEmpty,
@@ -174,6 +178,27 @@ public struct ProxyRequest: Sendable, Hashable {
             throw .badRequest("url must not carry credentials")
         }
         return .remote(url)
+    }
+
+    /// `s3://bucket/key`: a bucket name as S3 allows them (3–63 lower-case letters, digits,
+    /// dots and hyphens) and a non-empty key without `..` segments, so that the key cannot
+    /// address another object by path tricks on stores that map keys to files.
+    private static func s3Source(_ text: String) throws(ProxyError) -> URL {
+        let rest = text.dropFirst("s3://".count)
+        guard let slash = rest.firstIndex(of: "/") else { throw .badRequest("url is not a usable s3://bucket/key") }
+        let bucket = rest[..<slash], key = rest[rest.index(after: slash)...]
+        let bucketCharacters = bucket.utf8.allSatisfy {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
+        }
+        let segments = key.split(separator: "/", omittingEmptySubsequences: false)
+        guard (3...63).contains(bucket.utf8.count), bucketCharacters, !key.isEmpty, key.utf8.count <= 1024,
+              !key.utf8.contains(0), segments.allSatisfy({ $0 != "." && $0 != ".." }),
+              let encoded = key.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed),
+              let url = URL(string: "s3://\(bucket)/\(encoded)") else {
+            throw .badRequest("url is not a usable s3://bucket/key")
+        }
+        return url
     }
 
     private static func integer(_ text: String, _ name: String, in range: ClosedRange<Int>) throws(ProxyError) -> Int {

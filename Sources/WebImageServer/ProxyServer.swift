@@ -44,7 +44,7 @@ final class RequestNotes: Sendable {
 /// | route | answers |
 /// |---|---|
 /// | `GET`/`HEAD /image?url=…` | the processed image (see ``ProxyRequest``) |
-/// | `GET /healthz` | `ok` |
+/// | `GET /healthz` | `ok`, and the result store's state when there is one (never a failure) |
 /// | `GET /metrics` | Prometheus text format |
 /// | `GET /` | the gallery of the origin folder |
 ///
@@ -107,8 +107,15 @@ public struct ProxyServer: Sendable {
         router.get("/image") { request, context in
             await imageResponse(request, context: context)
         }
-        router.get("/healthz") { _, _ in
-            Self.text("ok\n", status: .ok)
+        router.get("/healthz") { [resultStore = proxy.resultStore] _, _ in
+            // The store is an optimisation: its state is reported, never a reason to fail.
+            guard let resultStore else { return Self.text("ok\n", status: .ok) }
+            let state = switch await resultStore.probe() {
+            case .up: "up"
+            case .unknown: "unknown"
+            case .down(let reason): "down (\(reason))"
+            }
+            return Self.text("ok\nresult-store \(resultStore.location): \(state)\n", status: .ok)
         }
         router.get("/metrics") { [metrics = proxy.metrics] _, _ in
             Response(
@@ -219,7 +226,7 @@ public struct ProxyServer: Sendable {
             let parsed = try imageRequest(uri: request.uri)
             context.notes.set("source", parsed.sourceKey)
             let result = try await proxy.image(for: parsed, acceptsWebP: FormatNegotiation.acceptsWebP(request.headers[values: .accept]))
-            context.notes.set("cache", result.source.rawValue)
+            context.notes.set("cache", result.cacheLabel)
             let head = responseHead(for: result, ifNoneMatch: request.headers[values: .ifNoneMatch])
             return Response(status: head.status, headers: head.headerFields, body: head.status == .ok ? .init(byteBuffer: result.image.body) : .init())
         } catch {
@@ -275,7 +282,7 @@ public struct ProxyServer: Sendable {
             .cacheControl: result.isComplete ? cacheControl : "no-store",
         ]
         if result.variesOnAccept { headers[.vary] = "Accept" }
-        headers[Self.xCache] = result.source.rawValue
+        headers[Self.xCache] = result.cacheLabel
         // The bytes are always an image the proxy encoded itself; browsers need not guess.
         headers[Self.xContentTypeOptions] = "nosniff"
         // Content-Length on a 304 too: RFC 9110 lets it carry the length the 200 would have,

@@ -43,7 +43,8 @@ public struct EncodedImage: Sendable, Hashable {
 public enum VariantSource: String, Sendable {
     /// The encoded variant, from memory.
     case memory
-    /// The encoded variant, from disk.
+    /// The encoded variant, from disk, or from the fleet's result store
+    /// (``ImageProxy/Output/isFromResultStore``).
     case disk
     /// Made now: the pipeline loaded (or found) the original, decoded, processed, encoded.
     case miss

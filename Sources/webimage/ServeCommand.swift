@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import WebImage
+import WebImageS3
 import WebImageServer
 
 /// `webimage serve`: the image proxy, as a plain process configured by flags and environment
@@ -24,9 +25,13 @@ struct ServeCommand: AsyncParsableCommand {
             WEBIMAGE_MAX_SOURCE_BYTES, WEBIMAGE_MAX_SOURCE_PIXELS, WEBIMAGE_MAX_DIMENSION, \
             WEBIMAGE_MAX_ANIMATION_PIXELS, WEBIMAGE_HEADER_TIMEOUT, WEBIMAGE_IDLE_TIMEOUT, \
             WEBIMAGE_MAX_CONNECTIONS, WEBIMAGE_SHUTDOWN_GRACE, \
+            WEBIMAGE_ALLOW_BUCKETS (comma-separated), WEBIMAGE_RESULT_STORE, \
+            WEBIMAGE_ORIGIN_STORE=1, WEBIMAGE_RESULT_STORE_TIMEOUT_MS, \
             WEBIMAGE_LOG_LEVEL. \
             Prefer WEBIMAGE_SIGNING_KEY to --signing-key: other users can read a process's \
-            arguments.
+            arguments. The S3 service of s3:// sources and of the result store comes from \
+            AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and \
+            AWS_SESSION_TOKEN.
             """
     )
 
@@ -83,6 +88,18 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Connections open at once; more are closed as soon as they are accepted (default 4096, or the descriptor limit less 256 if lower).", valueName: "n"))
     var maxConnections: Int?
+
+    @Option(name: .customLong("allow-bucket"), help: ArgumentHelp("Serve s3://BUCKET/KEY sources from this bucket (repeatable; * allows any bucket the credentials can read). Default: none.", valueName: "bucket"))
+    var allowBuckets: [String] = []
+
+    @Option(help: ArgumentHelp("Share rendered variants with every instance through this bucket and prefix (s3://bucket/prefix).", valueName: "url"))
+    var resultStore: String?
+
+    @Flag(help: "Keep originals fetched from HTTP origins in the result store too, so that a fleet downloads each source once.")
+    var originStore = false
+
+    @Option(help: ArgumentHelp("Milliseconds a result store read may take before the proxy renders instead (default 2000).", valueName: "ms"))
+    var resultStoreTimeout: Int?
 
     @Option(help: ArgumentHelp("trace, debug, info (the default: one line per request), notice, warning (no request lines), error or critical.", valueName: "level"))
     var logLevel: String?
@@ -144,6 +161,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let maximum = try integer(maxAnimationPixels, "WEBIMAGE_MAX_ANIMATION_PIXELS", "max-animation-pixels") {
             configuration.maximumAnimationPixels = maximum
         }
+        try configureS3(&configuration, environment: environment, value: value, enabled: enabled, integer: integer)
         let grace = try integer(shutdownGrace, "WEBIMAGE_SHUTDOWN_GRACE", "shutdown-grace", minimum: 0) ?? 10
         var connections = ConnectionLimits()
         if let seconds = try integer(headerTimeout, "WEBIMAGE_HEADER_TIMEOUT", "header-timeout") { connections.headerTimeout = .seconds(seconds) }
@@ -156,6 +174,37 @@ struct ServeCommand: AsyncParsableCommand {
         return Settings(
             host: host, port: port, configuration: configuration, connections: connections,
             shutdownGracePeriod: .seconds(grace), logLevel: level)
+    }
+
+    /// The S3 service (from the `AWS_*` variables), the buckets of `s3://` sources and the
+    /// fleet's result store.
+    private func configureS3(
+        _ configuration: inout ImageProxy.Configuration, environment: [String: String],
+        value: (String?, String) -> String?, enabled: (Bool, String) -> Bool,
+        integer: (Int?, String, String, Int) throws -> Int?
+    ) throws {
+        configuration.allowedBuckets = allowBuckets.isEmpty
+            ? (environment["WEBIMAGE_ALLOW_BUCKETS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            : allowBuckets
+        if let store = value(resultStore, "WEBIMAGE_RESULT_STORE") {
+            guard let url = URL(string: store), url.scheme == "s3", url.host(percentEncoded: false)?.isEmpty == false else {
+                throw ValidationError("--result-store must be s3://bucket or s3://bucket/prefix")
+            }
+            configuration.resultStore = url
+        }
+        configuration.keepsOriginalsInStore = enabled(originStore, "WEBIMAGE_ORIGIN_STORE")
+        if configuration.keepsOriginalsInStore, configuration.resultStore == nil {
+            throw ValidationError("--origin-store needs --result-store")
+        }
+        if let milliseconds = try integer(resultStoreTimeout, "WEBIMAGE_RESULT_STORE_TIMEOUT_MS", "result-store-timeout", 1) {
+            configuration.resultStoreTimeout = .milliseconds(milliseconds)
+        }
+        guard configuration.resultStore != nil || !configuration.allowedBuckets.isEmpty else { return }
+        do {
+            configuration.s3 = try S3Configuration.fromEnvironment(environment)
+        } catch {
+            throw ValidationError("s3:// sources and the result store need AWS_ENDPOINT_URL (or AWS_REGION), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: \(error)")
+        }
     }
 
     func run() async throws {

@@ -1,0 +1,35 @@
+import Foundation
+import WebImage
+
+/// An HTTP loader that looks in the fleet's ``ResultStore`` before the origin and keeps what it
+/// downloads there (`webimage serve --origin-store`): a fleet downloads each source once, not
+/// once per instance.
+///
+/// A revalidation (a request with validators) always goes to the origin: the pipeline asks
+/// only when its copy has expired, and the stored copy expires with it. The manager already
+/// shares one load per URL within the instance, so the store is asked once per instance too.
+struct StoredOriginLoader: ImageLoader {
+    let origin: any ImageLoader
+    let store: ResultStore
+
+    func canLoad(_ url: URL) -> Bool {
+        origin.canLoad(url)
+    }
+
+    func load(_ request: ImageLoadRequest, context: ImageLoadContext) async throws -> ImageLoadResponse {
+        let key = request.url.absoluteString
+        if request.validators == nil, let (data, metadata) = await store.original(forURL: key) {
+            context.didReceive(data, received: data.count, expected: data.count)
+            return ImageLoadResponse(data: data, url: request.url, statusCode: 200, metadata: metadata)
+        }
+        let response = try await origin.load(request, context: context)
+        if !response.isNotModified, response.statusCode.map({ (200..<300).contains($0) }) ?? true {
+            store.storeOriginal(response.data, forURL: key, metadata: response.metadata)
+        }
+        return response
+    }
+
+    func shutdown() async throws {
+        try await origin.shutdown()
+    }
+}

@@ -1,0 +1,276 @@
+import Foundation
+import Testing
+@_spi(Testing) import WebImageServer
+import WebImage
+import WebImageS3
+import WebImageTestSupport
+
+/// The proxy over real S3 servers on loopback (SeaweedFS and rclone, both checking signatures):
+/// `s3://` sources, and the result store that instances share. Each test makes a bucket of its
+/// own on the process-wide server; without the server's binary the test is skipped with a notice.
+@Suite("the proxy over S3")
+struct ProxyS3Tests {
+    /// A client of `server` and a fresh bucket on it.
+    struct Bucket {
+        let server: S3TestServer
+        let client: S3Client
+        let name: String
+
+        static func make(_ kind: S3TestServer.Kind) async throws -> Bucket? {
+            guard let server = try await S3TestServer.shared(kind) else { return nil }
+            let client = S3Client(configuration: Self.configuration(server))
+            let name = "p-" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
+            try await client.createBucket(name)
+            return Bucket(server: server, client: client, name: name)
+        }
+
+        static func configuration(_ server: S3TestServer, secret: String? = nil) -> S3Configuration {
+            S3Configuration(
+                endpoint: server.endpoint, region: server.region,
+                credentials: S3Credentials(accessKeyID: server.accessKeyID, secretAccessKey: secret ?? server.secretAccessKey))
+        }
+
+        var configuration: S3Configuration { Self.configuration(server) }
+
+        /// The objects the result store wrote under `prefix`.
+        func variantKeys(prefix: String) async throws -> [String] {
+            try await client.listObjectsV2(bucket: name, prefix: prefix + "/variants/").objects.map(\.key)
+        }
+
+        func shutdown() async {
+            try? await client.shutdown()
+        }
+    }
+
+    /// A proxy whose result store is `bucket`/`prefix`, in front of `origin`.
+    func instance(_ bucket: Bucket, prefix: String = "fleet", origin: TestOrigin, configure: (inout ImageProxy.Configuration) -> Void = { _ in }) async throws -> ProxyHarness {
+        try await ProxyHarness.start(origin: origin) { configuration in
+            configuration.s3 = bucket.configuration
+            configuration.resultStore = URL(string: "s3://\(bucket.name)/\(prefix)")
+            configure(&configuration)
+        }
+    }
+
+    /// A counter of `/metrics` whose line names every one of `labels` (0 when absent).
+    static func counter(_ metrics: String, _ name: String, _ labels: [String] = []) -> Int {
+        let line = metrics.split(separator: "\n").first { line in
+            line.hasPrefix(name) && !line.hasPrefix("#") && labels.allSatisfy { line.contains($0) }
+        }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? 0
+    }
+
+    // MARK: s3:// sources
+
+    @Test("s3:// sources: served, missing, refused and malformed", arguments: S3TestServer.Kind.allCases)
+    func s3Sources(_ kind: S3TestServer.Kind) async throws {
+        guard let bucket = try await Bucket.make(kind) else { return }
+        defer { Task { await bucket.shutdown() } }
+        try await bucket.client.putObject(bucket: bucket.name, key: "photos/elephants one.jpg", data: Fixture.elephants, contentType: "image/jpeg")
+        let proxy = try await ProxyHarness.start { configuration in
+            configuration.s3 = bucket.configuration
+            configuration.allowedBuckets = [bucket.name]
+        }
+        defer { Task { await proxy.stop() } }
+
+        let served = try await proxy.request(ProxyHarness.imagePath(url: "s3://\(bucket.name)/photos/elephants one.jpg", "w=100&format=png"))
+        #expect(served.status == 200)
+        #expect(served.header("X-Cache") == "miss")
+        let image = try served.decoded()
+        #expect(image.image.width == 100 && image.image.height == 56)
+
+        let missing = try await proxy.request(ProxyHarness.imagePath(url: "s3://\(bucket.name)/photos/absent.jpg", "w=100"))
+        #expect(missing.status == 404)
+        let otherBucket = try await proxy.request(ProxyHarness.imagePath(url: "s3://another-bucket/photos/elephants one.jpg", "w=100"))
+        #expect(otherBucket.status == 403)
+        for malformed in ["s3://\(bucket.name)/photos/../secret.jpg", "s3://\(bucket.name)/", "s3://UPPER/a.jpg", "s3://\(bucket.name)"] {
+            let reply = try await proxy.request(ProxyHarness.imagePath(url: malformed, "w=100"))
+            #expect(reply.status == 400, "\(malformed)")
+        }
+        // Nothing of the above reached a loopback HTTP origin: s3:// never passes the SSRF guard.
+        #expect(proxy.origin.allRequests.isEmpty)
+    }
+
+    @Test("s3:// sources are refused unless a bucket is allowed, even with an S3 service configured")
+    func s3SourcesNeedABucket() async throws {
+        guard let bucket = try await Bucket.make(.rclone) else { return }
+        defer { Task { await bucket.shutdown() } }
+        try await bucket.client.putObject(bucket: bucket.name, key: "a.jpg", data: Fixture.elephants)
+        let proxy = try await instance(bucket, origin: try await TestOrigin.start())
+        defer { Task { await proxy.stop() } }
+        let reply = try await proxy.request(ProxyHarness.imagePath(url: "s3://\(bucket.name)/a.jpg", "w=50"))
+        #expect(reply.status == 400)
+        #expect(reply.text.contains("--allow-bucket"))
+    }
+
+    @Test("wrong credentials for an s3:// source are a 502", arguments: S3TestServer.Kind.allCases)
+    func wrongCredentials(_ kind: S3TestServer.Kind) async throws {
+        guard let bucket = try await Bucket.make(kind) else { return }
+        defer { Task { await bucket.shutdown() } }
+        try await bucket.client.putObject(bucket: bucket.name, key: "a.jpg", data: Fixture.elephants)
+        let proxy = try await ProxyHarness.start { configuration in
+            configuration.s3 = Bucket.configuration(bucket.server, secret: "not-the-secret")
+            configuration.allowedBuckets = ["*"]
+        }
+        defer { Task { await proxy.stop() } }
+        let reply = try await proxy.request(ProxyHarness.imagePath(url: "s3://\(bucket.name)/a.jpg", "w=50"))
+        #expect(reply.status == 502)
+    }
+
+    // MARK: The result store
+
+    @Test("a variant rendered by one instance is answered by another from the store, with no origin request and no decode")
+    func resultStoreSharesVariants() async throws {
+        guard let bucket = try await Bucket.make(.seaweedFS) else { return }
+        defer { Task { await bucket.shutdown() } }
+        let origin = try await TestOrigin.start()
+        defer { Task { try? await origin.shutdown() } }
+        origin.register("/elephants.jpg", data: try Fixture.elephants)
+
+        let first = try await instance(bucket, origin: origin)
+        let made = try await first.get("/elephants.jpg", "w=300", headers: [("Accept", "image/webp")])
+        #expect(made.status == 200)
+        #expect(made.header("X-Cache") == "miss")
+        await first.proxy.resultStore?.waitForWrites()
+        #expect(try await bucket.variantKeys(prefix: "fleet").count == 1)
+        await first.stop(keepOrigin: true)
+
+        // Several requests at once on a fresh instance: one store read, no origin, no decode.
+        let second = try await instance(bucket, origin: origin)
+        defer { Task { await second.stop(keepOrigin: true) } }
+        let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
+            for _ in 0..<6 { group.addTask { try await second.get("/elephants.jpg", "w=300", headers: [("Accept", "image/webp")]) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for reply in replies {
+            #expect(reply.status == 200)
+            #expect(reply.header("X-Cache") == "store")
+            #expect(reply.body == made.body)
+            #expect(reply.header("ETag") == made.header("ETag"))
+        }
+        #expect(origin.allRequests.count == 1)
+        #expect(second.decodeCount == 0)
+        let metrics = try await second.request("/metrics").text
+        #expect(Self.counter(metrics, "webimage_proxy_store_operations_total", [#"operation="variant""#, #"outcome="hit""#]) == 1)
+        #expect(Self.counter(metrics, "webimage_proxy_variants_total", [#"source="store""#]) == replies.count)
+        #expect(Self.counter(metrics, "webimage_requests_total") == 0)
+
+        // Then it is the instance's own: memory, with no second store read.
+        let again = try await second.get("/elephants.jpg", "w=300", headers: [("Accept", "image/webp")])
+        #expect(again.header("X-Cache") == "memory")
+    }
+
+    @Test("a stored variant whose bytes do not match its ETag is never served: the instance renders")
+    func corruptStoredVariant() async throws {
+        guard let bucket = try await Bucket.make(.seaweedFS) else { return }
+        defer { Task { await bucket.shutdown() } }
+        let origin = try await TestOrigin.start()
+        defer { Task { try? await origin.shutdown() } }
+        origin.register("/elephants.jpg", data: try Fixture.elephants)
+
+        let first = try await instance(bucket, origin: origin)
+        let made = try await first.get("/elephants.jpg", "w=200&format=jpeg")
+        await first.proxy.resultStore?.waitForWrites()
+        await first.stop(keepOrigin: true)
+
+        // What a writer killed mid-upload would leave on a store without atomic uploads: the
+        // first half of the bytes under the whole variant's name and metadata.
+        let key = try #require(try await bucket.variantKeys(prefix: "fleet").first)
+        let stored = try #require(try await bucket.client.getObject(bucket: bucket.name, key: key))
+        try await bucket.client.putObject(
+            bucket: bucket.name, key: key, data: stored.data.prefix(stored.data.count / 2),
+            contentType: stored.contentType, metadata: stored.metadata)
+
+        let second = try await instance(bucket, origin: origin)
+        defer { Task { await second.stop(keepOrigin: true) } }
+        let reply = try await second.get("/elephants.jpg", "w=200&format=jpeg")
+        #expect(reply.status == 200)
+        #expect(reply.header("X-Cache") == "miss")
+        #expect(reply.body == made.body)
+        #expect(second.decodeCount == 1)
+        let metrics = try await second.request("/metrics").text
+        #expect(Self.counter(metrics, "webimage_proxy_store_operations_total", [#"operation="variant""#, #"outcome="corrupt""#]) == 1)
+    }
+
+    @Test("a store that refuses connections degrades to rendering; /healthz says so and still answers 200")
+    func storeDown() async throws {
+        let origin = try await TestOrigin.start()
+        origin.register("/elephants.jpg", data: try Fixture.elephants)
+        let port = try await TestOrigin.closedPort()
+        let proxy = try await ProxyHarness.start(origin: origin) { configuration in
+            var s3 = S3Configuration(endpoint: URL(string: "http://127.0.0.1:\(port)")!, region: "us-east-1",
+                                     credentials: S3Credentials(accessKeyID: "key", secretAccessKey: "secret"))
+            s3.maximumAttempts = 2
+            configuration.s3 = s3
+            configuration.resultStore = URL(string: "s3://results/fleet")
+        }
+        defer { Task { await proxy.stop() } }
+        let reply = try await proxy.get("/elephants.jpg", "w=120")
+        #expect(reply.status == 200)
+        #expect(reply.header("X-Cache") == "miss")
+        #expect(try reply.decoded().image.width == 120)
+        await proxy.proxy.resultStore?.waitForWrites()
+
+        let health = try await proxy.request("/healthz")
+        #expect(health.status == 200)
+        #expect(health.text.hasPrefix("ok\n"))
+        #expect(health.text.contains("result-store s3://results/fleet: down"))
+        let metrics = try await proxy.request("/metrics").text
+        #expect(Self.counter(metrics, "webimage_proxy_store_operations_total", [#"operation="variant""#, #"outcome="error""#]) == 1)
+        #expect(Self.counter(metrics, "webimage_proxy_store_operations_total", [#"operation="variant-put""#, #"outcome="error""#]) == 1)
+    }
+
+    /// A store that accepts connections and never answers: only the store timeout ends the read.
+    /// The client's own timeout is a minute, so without the store's bound this test would pass
+    /// its one-minute limit.
+    @Test("a store that never answers degrades to rendering within the store timeout", .timeLimit(.minutes(1)))
+    func storeHangs() async throws {
+        let origin = try await TestOrigin.start()
+        origin.register("/elephants.jpg", data: try Fixture.elephants)
+        let port = try #require(LoopbackPort.free())
+        let silent = try #require(ListeningSocket(address: "127.0.0.1", port: port))
+        defer { silent.close() }
+        let proxy = try await ProxyHarness.start(origin: origin) { configuration in
+            var s3 = S3Configuration(endpoint: URL(string: "http://127.0.0.1:\(port)")!, region: "us-east-1",
+                                     credentials: S3Credentials(accessKeyID: "key", secretAccessKey: "secret"))
+            s3.timeout = .seconds(60)
+            s3.maximumAttempts = 1
+            configuration.s3 = s3
+            configuration.resultStore = URL(string: "s3://results/fleet")
+            configuration.resultStoreTimeout = .milliseconds(300)
+        }
+        let reply = try await proxy.get("/elephants.jpg", "w=120")
+        #expect(reply.status == 200)
+        #expect(reply.header("X-Cache") == "miss")
+        let metrics = try await proxy.request("/metrics").text
+        #expect(Self.counter(metrics, "webimage_proxy_store_operations_total", [#"operation="variant""#, #"outcome="timeout""#]) == 1)
+        let health = try await proxy.request("/healthz")
+        #expect(health.status == 200 && health.text.contains("down"))
+        // The upload to the silent store gives up after ten times the read bound.
+        await proxy.stop()
+        #expect(Self.counter(proxy.proxy.metrics.exposition(), "webimage_proxy_store_operations_total", [#"operation="variant-put""#, #"outcome="error""#]) == 1)
+    }
+
+    @Test("--origin-store: a second instance making another variant of the source never reaches the origin")
+    func originStore() async throws {
+        guard let bucket = try await Bucket.make(.rclone) else { return }
+        defer { Task { await bucket.shutdown() } }
+        let origin = try await TestOrigin.start()
+        defer { Task { try? await origin.shutdown() } }
+        origin.register("/elephants.jpg", data: try Fixture.elephants, etag: "\"v1\"", cacheControl: "max-age=3600")
+
+        let first = try await instance(bucket, origin: origin) { $0.keepsOriginalsInStore = true }
+        #expect(try await first.get("/elephants.jpg", "w=100").status == 200)
+        await first.proxy.resultStore?.waitForWrites()
+        await first.stop(keepOrigin: true)
+
+        let second = try await instance(bucket, origin: origin) { $0.keepsOriginalsInStore = true }
+        defer { Task { await second.stop(keepOrigin: true) } }
+        let other = try await second.get("/elephants.jpg", "w=160")
+        #expect(other.status == 200)
+        #expect(other.header("X-Cache") == "miss")
+        #expect(try other.decoded().image.width == 160)
+        #expect(origin.allRequests.count == 1)
+        let metrics = try await second.request("/metrics").text
+        #expect(Self.counter(metrics, "webimage_proxy_store_operations_total", [#"operation="original""#, #"outcome="hit""#]) == 1)
+    }
+}
