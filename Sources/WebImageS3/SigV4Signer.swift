@@ -56,8 +56,8 @@ package final class SigV4Signer: Sendable {
         if let token = credentials.sessionToken { parameters.append(("X-Amz-Security-Token", token)) }
         parameters.append(("X-Amz-SignedHeaders", "host"))
         let (_, signature) = self.signature(method: method, path: path, query: parameters, headers: [("host", host)], payloadHash: Self.unsignedPayload, time: time)
-        parameters.append(("X-Amz-Signature", signature))
-        return Self.canonicalQuery(parameters)
+        // Last, as AWS writes it: the signature covers the sorted query before it.
+        return Self.canonicalQuery(parameters) + "&X-Amz-Signature=" + signature
     }
 
     // MARK: The steps

@@ -1,0 +1,70 @@
+import Foundation
+import Synchronization
+import Testing
+import WebImageS3
+import WebImageTestSupport
+
+/// A client on one of the shared test servers, with a bucket of its own.
+struct S3Setup {
+    let server: S3TestServer
+    let client: S3Client
+    let bucket: String
+
+    /// `nil` (the test is skipped, with the harness's notice) when the server's binary is missing.
+    static func make(_ kind: S3TestServer.Kind, server: S3TestServer? = nil, configure: (inout S3Configuration) -> Void = { _ in }) async throws -> S3Setup? {
+        var server = server
+        if server == nil { server = try await S3TestServer.shared(kind) }
+        guard let server else { return nil }
+        let client = S3Client(configuration: configuration(for: server, configure: configure))
+        let bucket = uniqueBucketName()
+        try await client.createBucket(bucket)
+        return S3Setup(server: server, client: client, bucket: bucket)
+    }
+
+    static func configuration(for server: S3TestServer, configure: (inout S3Configuration) -> Void = { _ in }) -> S3Configuration {
+        var configuration = S3Configuration(
+            endpoint: server.endpoint, region: server.region,
+            credentials: S3Credentials(accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey))
+        configuration.timeout = .seconds(60)
+        configure(&configuration)
+        return configuration
+    }
+
+    /// A DNS-compatible bucket name no other test uses.
+    static func uniqueBucketName() -> String {
+        "t-" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
+    }
+
+    func tearDown() async throws {
+        try await client.shutdown()
+    }
+}
+
+/// The repository's fixtures.
+enum S3Fixture {
+    static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    static func data(_ name: String) throws -> Data { try Data(contentsOf: directory.appendingPathComponent(name)) }
+}
+
+/// The ``S3Error`` `operation` throws, or `nil` (and a recorded issue) when it succeeds.
+func s3Failure<T>(_ operation: () async throws -> T, sourceLocation: SourceLocation = #_sourceLocation) async -> S3Error? {
+    do {
+        _ = try await operation()
+        Issue.record("expected an S3Error", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as S3Error {
+        return error
+    } catch {
+        Issue.record("expected an S3Error, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Collects values from concurrent callbacks.
+final class Recorder<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+    func append(_ value: Value) { values.withLock { $0.append(value) } }
+    var all: [Value] { values.withLock { $0 } }
+}
