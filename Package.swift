@@ -183,11 +183,12 @@ let package = Package(
         .executableTarget(
             name: "WebImageBenchmarks",
             dependencies: [
-                "WebImage", "WebImageS3", "CTurboJPEG", "CPNG", "CWebP", "CCodecShims",
+                "WebImage", "WebImageS3", "WebImageServer", "CTurboJPEG", "CPNG", "CWebP", "CCodecShims",
                 // The loopback origin that paces its bodies, for the simulated scroll.
                 "WebImageTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/WebImageBenchmarks"
         ),

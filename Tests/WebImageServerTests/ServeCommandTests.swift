@@ -241,6 +241,21 @@ final class ServeProcess: Sendable {
         #expect(run.stderr.contains("--shutdown-grace must be at least 0"), "\(run.stderr)")
     }
 
+    /// The S3 flags are checked before the server starts: each wrong combination exits at once
+    /// with a message naming what is missing.
+    @Test(arguments: [
+        (["--origin-store"], [String: String](), "--origin-store needs --result-store"),
+        (["--result-store", "https://bucket.example.com/prefix"], [:], "--result-store must be s3://bucket"),
+        (["--result-store", "s3://results/prefix"], ["AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": ""], "need AWS_ENDPOINT_URL"),
+        (["--allow-bucket", "photos"], ["AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": ""], "need AWS_ENDPOINT_URL"),
+        (["--result-store", "s3://results/prefix", "--result-store-timeout", "0"], ["AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"], "--result-store-timeout must be at least 1"),
+    ])
+    func s3FlagsAreChecked(_ flags: [String], _ environment: [String: String], _ message: String) async throws {
+        let server = try ServeProcess(try #require(WebImageExecutable.url), ["serve", "--port", "0"] + flags, environment: environment)
+        #expect(await server.waitForExit() != 0)
+        #expect(server.stderr.joined(separator: "\n").contains(message), "\(server.stderr)")
+    }
+
     @Test func badFlagsFailAtOnce() throws {
         let run = try CommandRun(try #require(WebImageExecutable.url), ["serve", "--origin-dir", "/nonexistent-folder-for-test", "--port", "0"])
         #expect(run.status != 0)
