@@ -7,4 +7,5 @@ let benchmarkGroups: [(String, @Sendable (Report) -> Void)] = [
     ("pipeline", runPipelineBenchmarks),
     ("prefetch", runPrefetchBenchmarks),
     ("scroll", runScrollBenchmarks),
+    ("s3-sign", runS3SignBenchmarks),
 ]
