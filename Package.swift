@@ -187,6 +187,7 @@ let package = Package(
                 // The loopback origin that paces its bodies, for the simulated scroll.
                 "WebImageTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

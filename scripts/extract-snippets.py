@@ -40,7 +40,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "Tests", "Snippets", "Generated")
-MODULES = ["WebImageCore", "WebImageCodecs", "WebImageHTTP", "WebImage", "WebImageServer"]
+MODULES = ["WebImageCore", "WebImageCodecs", "WebImageHTTP", "WebImage", "WebImageServer", "WebImageS3"]
 
 FENCE = re.compile(r"^(\s*)(`{3,})\s*([A-Za-z0-9_+-]*)\s*(.*?)\s*$")
 DECL_KEYWORDS = re.compile(
@@ -231,8 +231,11 @@ def render(rel, blocks):
         "import Foundation",
         "import WebImage",
         "import WebImageServer",
-        "",
     ]
+    # WebImageS3 is its own product (not re-exported by WebImage): only its examples import it.
+    if rel.startswith("Sources/WebImageS3/"):
+        out.append("import WebImageS3")
+    out.append("")
     for n, block in enumerate(blocks, 1):
         code = [l for l in block.lines]
         imports = [l for l in code if re.match(r"^import\s+\w+\s*$", l)]

@@ -7,5 +7,6 @@ let benchmarkGroups: [(String, @Sendable (Report) -> Void)] = [
     ("pipeline", runPipelineBenchmarks),
     ("prefetch", runPrefetchBenchmarks),
     ("scroll", runScrollBenchmarks),
+    ("s3-sign", runS3SignBenchmarks),
     ("s3-store", runS3StoreBenchmarks),
 ]

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import WebImage
 import WebImageServer
+import WebImageS3
 
 // MARK: What is being loaded
 
@@ -33,6 +34,10 @@ let cache = MemoryCache<String, ImageContainer>()
 let diskCache = try! DiskCache(directory: URL(fileURLWithPath: "/tmp/snippets"))
 let options = ImageDecodingOptions()
 let logger = Logger(label: "snippets")
+
+/// An S3 client, for the WebImageS3 examples.
+let client = S3Client(configuration: S3Configuration(
+    endpoint: URL(string: "http://127.0.0.1:8333")!, region: "us-east-1", credentials: S3Credentials(accessKeyID: "a", secretAccessKey: "b")))
 
 // MARK: Bytes and images
 

@@ -102,8 +102,11 @@ struct S3ImageLoaderTests {
         await #expect(throws: ImageError.httpStatus(404)) {
             try await loader.load(ImageLoadRequest(url: URL(string: "s3://\(s3.bucket)/icons/none.png")!), context: ImageLoadContext())
         }
-        await #expect(throws: ImageError.self) {
-            try await S3ImageLoader(client: s3.client, maximumSize: 100).load(ImageLoadRequest(url: url), context: ImageLoadContext())
+        do {
+            _ = try await S3ImageLoader(client: s3.client, maximumSize: 100).load(ImageLoadRequest(url: url), context: ImageLoadContext())
+            Issue.record("a body over maximumSize was accepted")
+        } catch let error as ImageError {
+            guard case .tooLarge = error else { Issue.record("expected tooLarge, got \(error)"); return }
         }
         await #expect(throws: ImageError.invalidURL("s3://\(s3.bucket) does not name a bucket and a key")) {
             try await loader.load(ImageLoadRequest(url: URL(string: "s3://\(s3.bucket)")!), context: ImageLoadContext())
