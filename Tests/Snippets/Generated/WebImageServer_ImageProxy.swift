@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageServer_ImageProxy_1() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 11)
+#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 12)
     let proxy = try ImageProxy(configuration: .init(cacheDirectory: URL(fileURLWithPath: "/var/cache/proxy")))
     let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300")
     let result = try await proxy.image(for: request, acceptsWebP: true)
@@ -16,7 +16,7 @@ func snippet_WebImageServer_ImageProxy_1() async throws {
 }
 
 func snippet_WebImageServer_ImageProxy_2() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 29)
+#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 30)
     var configuration = ImageProxy.Configuration(cacheDirectory: URL(fileURLWithPath: "/var/cache/proxy"))
     configuration.allowedHosts = ["images.example.com", "*.cdn.example.com"]
     configuration.signingKey = ProcessInfo.processInfo.environment["PROXY_KEY"]
@@ -26,7 +26,7 @@ func snippet_WebImageServer_ImageProxy_2() async throws {
 }
 
 func snippet_WebImageServer_ImageProxy_3() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 100)
+#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 120)
     let output = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: false)
     print(output.image.contentType, output.source, output.isComplete)   // image/jpeg miss true
 #sourceLocation()

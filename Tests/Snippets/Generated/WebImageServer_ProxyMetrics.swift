@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageServer_ProxyMetrics_1() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ProxyMetrics.swift", line: 16)
+#sourceLocation(file: "Sources/WebImageServer/ProxyMetrics.swift", line: 18)
     let proxy = try ImageProxy(configuration: .init())
     print(proxy.metrics.exposition())   // what GET /metrics answers
 #sourceLocation()
