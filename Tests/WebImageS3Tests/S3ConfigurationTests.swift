@@ -73,3 +73,21 @@ struct S3ConfigurationTests {
         try await client.shutdown()
     }
 }
+
+@Suite("S3 retry back-off")
+struct S3RetryDelayTests {
+    @Test("full jitter: every wait lies between zero and the doubled cap, itself capped by maximumRetryDelay")
+    func fullJitter() async throws {
+        var configuration = S3Configuration(endpoint: URL(string: "http://127.0.0.1:1")!, region: "us-east-1", credentials: S3Credentials(accessKeyID: "a", secretAccessKey: "b"))
+        configuration.retryBaseDelay = .milliseconds(100)
+        configuration.maximumRetryDelay = .milliseconds(350)
+        let client = S3Client(configuration: configuration)
+        for (attempt, cap) in [(1, Duration.milliseconds(100)), (2, .milliseconds(200)), (3, .milliseconds(350)), (10, .milliseconds(350))] {
+            let delays = (0..<200).map { _ in client.retryDelay(afterAttempt: attempt) }
+            #expect(delays.allSatisfy { $0 >= .zero && $0 <= cap }, "attempt \(attempt)")
+            // Jittered, not a fixed wait: 200 draws from a continuous range are not all equal.
+            #expect(Set(delays.map { $0.components.attoseconds }).count > 1)
+        }
+        try await client.shutdown()
+    }
+}

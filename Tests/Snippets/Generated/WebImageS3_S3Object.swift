@@ -12,23 +12,3 @@ func snippet_WebImageS3_S3Object_1() async throws {
     }
 #sourceLocation()
 }
-
-func snippet_WebImageS3_S3Object_2() async throws {
-#sourceLocation(file: "Sources/WebImageS3/S3Object.swift", line: 35)
-    let info = try await client.headObject(bucket: "photos", key: "cat.jpg")
-    print(info.size, info.etag ?? "?")
-#sourceLocation()
-    _ = info
-}
-
-func snippet_WebImageS3_S3Object_3() async throws {
-#sourceLocation(file: "Sources/WebImageS3/S3Object.swift", line: 59)
-    var token: String?
-    repeat {
-        let page = try await client.listObjectsV2(bucket: "photos", prefix: "2024/", continuationToken: token)
-        for object in page.objects { print(object.key, object.size) }
-        token = page.nextContinuationToken
-    } while token != nil
-#sourceLocation()
-    _ = token
-}
