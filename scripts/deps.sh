@@ -30,6 +30,8 @@ if [ ${#pip_missing[@]} -gt 0 ]; then
   echo "deps: installing ${pip_missing[*]} (pip)" >&2
   pip_install() { python3 -m pip install --quiet --disable-pip-version-check "$@" "${pip_missing[@]}" >/dev/null 2>&1; }
   pip_install || pip_install --user || echo "deps: could not install ${pip_missing[*]}; the S3 tests that need them are skipped" >&2
+  # Under pyenv a new console script is on PATH only once its shim exists.
+  if command -v pyenv >/dev/null 2>&1; then pyenv rehash >/dev/null 2>&1 || true; fi
   hash -r
 fi
 

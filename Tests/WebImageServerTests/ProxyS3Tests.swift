@@ -132,6 +132,11 @@ struct ProxyS3Tests {
         #expect(made.header("X-Cache") == "miss")
         await first.proxy.resultStore?.waitForWrites()
         #expect(try await bucket.variantKeys(prefix: "fleet").count == 1)
+        // The first look was a plain miss (S3's NoSuchKey), not an error, and the store is up.
+        let firstMetrics = try await first.request("/metrics").text
+        #expect(Self.counter(firstMetrics, "webimage_proxy_store_operations_total", [#"operation="variant""#, #"outcome="miss""#]) == 1)
+        #expect(Self.counter(firstMetrics, "webimage_proxy_store_operations_total", [#"outcome="error""#]) == 0)
+        #expect(first.proxy.resultStore?.currentHealth == .up)
         await first.stop(keepOrigin: true)
 
         // Several requests at once on a fresh instance: one store read, no origin, no decode.
