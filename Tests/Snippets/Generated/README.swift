@@ -3,6 +3,7 @@
 import Foundation
 import WebImage
 import WebImageServer
+import WebImageS3
 
 func snippet_README_1() async throws {
 #sourceLocation(file: "README.md", line: 91)
@@ -155,4 +156,17 @@ func snippet_README_11() async throws {
     let webp = try registry.encode(avatar, as: .webp)
 #sourceLocation()
     _ = (registry, options, photo, avatar, webp)
+}
+
+func snippet_README_12() async throws {
+#sourceLocation(file: "README.md", line: 312)
+
+
+    let s3 = S3Client(configuration: try S3Configuration.fromEnvironment())
+    var configuration = ImageManager.Configuration.standard(cache: ImageCache(disk: try DiskCache(name: "photos")))
+    configuration.loaders.append(S3ImageLoader(client: s3, allowedBuckets: ["photos"]))
+    let manager = ImageManager(configuration: configuration)
+    let image = try await manager.image(for: URL(string: "s3://photos/2026/kite.jpg")!)
+#sourceLocation()
+    _ = (s3, configuration, manager, image)
 }
