@@ -146,17 +146,21 @@ struct ProxyS3Tests {
             for _ in 0..<6 { group.addTask { try await second.get("/elephants.jpg", "w=300", headers: [("Accept", "image/webp")]) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
+        // Requests that overlap the store read share it; later ones find the variant in memory.
+        // Either way the store is read once.
         for reply in replies {
             #expect(reply.status == 200)
-            #expect(reply.header("X-Cache") == "store")
+            #expect(reply.header("X-Cache") == "store" || reply.header("X-Cache") == "memory")
             #expect(reply.body == made.body)
             #expect(reply.header("ETag") == made.header("ETag"))
         }
+        let fromStore = replies.filter { $0.header("X-Cache") == "store" }.count
+        #expect(fromStore >= 1)
         #expect(origin.allRequests.count == 1)
         #expect(second.decodeCount == 0)
         let metrics = try await second.request("/metrics").text
         #expect(Self.counter(metrics, "webimage_proxy_store_operations_total", [#"operation="variant""#, #"outcome="hit""#]) == 1)
-        #expect(Self.counter(metrics, "webimage_proxy_variants_total", [#"source="store""#]) == replies.count)
+        #expect(Self.counter(metrics, "webimage_proxy_variants_total", [#"source="store""#]) == fromStore)
         #expect(Self.counter(metrics, "webimage_requests_total") == 0)
 
         // Then it is the instance's own: memory, with no second store read.
