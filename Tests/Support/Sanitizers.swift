@@ -21,8 +21,8 @@ public enum Sanitizers {
     /// a test gives a server it starts. 5 under ThreadSanitizer, whose own documentation puts
     /// its cost at 5–15 times the time (every memory access of the instrumented code is
     /// checked, and the `webimage` processes the tests start are built with it too): the whole
-    /// suite took 489 s under TSan against about 100 s without, beside other builds, and three
-    /// tests missed a deadline by that much. 1 otherwise: the suite keeps its limits under
+    /// suite took 489–505 s under TSan against 152 s without, both beside other builds, and
+    /// three tests missed a deadline by that much. 1 otherwise: the suite keeps its limits under
     /// AddressSanitizer (CI runs it), where they were made to fit.
     public static let slowdown: Int = thread ? 5 : 1
 
