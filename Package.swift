@@ -205,7 +205,8 @@ let package = Package(
 if let fuzzerRuntime = Context.environment["WEBIMAGE_FUZZER_RUNTIME"], !fuzzerRuntime.isEmpty {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("fuzz-decode", ["WebImageCodecs"]),
-        ("fuzz-incremental", ["WebImageCodecs"]),
+        // CWebP: libwebp's own incremental decoder, to tell its split-dependent pixels (finding #6).
+        ("fuzz-incremental", ["WebImageCodecs", "CWebP"]),
         ("fuzz-header", []),
         ("fuzz-metadata", []),
         ("fuzz-proxy-request", ["WebImageServer"]),

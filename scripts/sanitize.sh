@@ -15,9 +15,12 @@
 # (ASan and TSan reserve terabytes for their shadow memory). A sanitizer report aborts the test
 # process, which fails the run.
 #
-# TSan currently fails: it reports every access to state behind `Synchronization.Mutex` as a
-# race (its futex-based lock is invisible to TSan on Linux; a ten-line program using Mutex
-# correctly shows the same report). See docs/reliability.md; CI runs ASan only.
+# The TSan build defines WEBIMAGE_TSAN: every module of ours then resolves `Mutex` to
+# WebImageCore's pthread-backed `PThreadMutex` (Sources/WebImageCore/Support/PThreadMutex.swift
+# and a TSanMutex.swift in each module), because on Linux `Synchronization.Mutex` is a futex
+# lock inside the uninstrumented Synchronization library, which TSan cannot see: with it, every
+# access to locked state reads as a race. TSan intercepts pthread mutexes. See
+# docs/reliability.md; CI runs ASan only (TSan is a third full build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/sanitized-build.sh
@@ -42,12 +45,14 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=0}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1}
 
+tsan_flags=(-Xswiftc -DWEBIMAGE_TSAN)
+
 case "${1:-all}" in
   address) run address .build-asan "${asan_flags[@]:1}" ;;
-  thread) WEBIMAGE_FUZZER_RUNTIME= run thread .build-tsan ;;
+  thread) WEBIMAGE_FUZZER_RUNTIME= run thread .build-tsan "${tsan_flags[@]}" ;;
   all)
     run address .build-asan "${asan_flags[@]:1}"
-    WEBIMAGE_FUZZER_RUNTIME= run thread .build-tsan
+    WEBIMAGE_FUZZER_RUNTIME= run thread .build-tsan "${tsan_flags[@]}"
     ;;
   *) echo "usage: scripts/sanitize.sh [address|thread|all]" >&2; exit 2 ;;
 esac

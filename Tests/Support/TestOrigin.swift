@@ -278,7 +278,8 @@ public final class TestOrigin: Sendable {
         }
     }
 
-    /// Waits until `condition` holds for the request log.
+    /// Waits until `condition` holds for the request log (`timeout` stretched by
+    /// ``Sanitizers/slowdown``).
     @discardableResult
     public func waitUntil(timeout: Duration = .seconds(20), _ condition: @escaping @Sendable ([Record]) -> Bool) async -> Bool {
         let id = state.withLock { state in
@@ -286,7 +287,7 @@ public final class TestOrigin: Sendable {
             return state.nextWaiterID
         }
         let timer = Task {
-            try? await Task.sleep(for: timeout)
+            try? await Task.sleep(for: timeout * Sanitizers.slowdown)
             let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
             waiter?.continuation.resume(returning: false)
         }

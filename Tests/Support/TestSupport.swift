@@ -169,9 +169,10 @@ public struct SeededGenerator: RandomNumberGenerator {
 
 /// Yields (never sleeps) until `condition` holds; `false` after `timeout`, a safety net against
 /// a hanging test when the feature is broken, not a timing assertion. Generous by default:
-/// beside the whole suite on two cores, a yielding task may wait tens of seconds for a thread.
+/// beside the whole suite on two cores, a yielding task may wait tens of seconds for a thread
+/// (and ``Sanitizers/slowdown`` times that under a sanitizer).
 public func yieldUntil(timeout: Duration = .seconds(120), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = ContinuousClock.now + timeout * Sanitizers.slowdown
     while !condition() {
         guard ContinuousClock.now < deadline else { return false }
         await Task.yield()

@@ -1,3 +1,4 @@
+import CWebP
 import Foundation
 import Testing
 import WebImageCore
@@ -35,5 +36,56 @@ import WebImageTestSupport
         // Up to the damage (the first 32 rows) the pixels agree.
         let intactBytes = 32 * oneShot.image.bytesPerRow
         #expect(incremental.image.pixels.prefix(intactBytes) == oneShot.image.pixels.prefix(intactBytes))
+    }
+
+    static let corruptWebP = "fuzz/fuzz-incremental/webp-corrupt-partition-split-differs"
+
+    /// Finding #6: `hopper-alpha-32.webp` with one byte inserted into the VP8 mode partition.
+    /// Every decode succeeds, but fed in 1- or 7-byte pieces libwebp's own incremental decoder
+    /// gives other RGB than its one-shot decode (2,984 bytes of 4,096; the alpha plane agrees),
+    /// in 64-byte pieces the same: where the chunk boundaries fall decides the pixels of a corrupt
+    /// lossy bitstream, in libwebp (Debian's 1.2.4), not in our code. The contract: our
+    /// incremental decoder gives exactly what libwebp's does for the same pieces, and the size
+    /// of the one-shot decode; in one piece, the one-shot decode itself.
+    @Test(arguments: [1, 7, 64, 677])
+    func corruptWebPInPiecesDecodesAsLibwebpDoesForThoseChunks(chunkSize: Int) throws {
+        let data = try WebPTestFiles.fixture(Self.corruptWebP)
+        let oneShot = try CoderRegistry.system().decode(data)
+        let decoder = try #require(WebPDecoder().makeIncrementalDecoder(options: .init()))
+        var offset = 0
+        while offset < data.count {
+            let end = min(offset + chunkSize, data.count)
+            try decoder.append(data[offset..<end])
+            offset = end
+        }
+        let incremental = try decoder.finish()
+        #expect(incremental.image.width == oneShot.image.width && incremental.image.height == oneShot.image.height)
+        let libwebp = try #require(Self.libwebpIncrementalRGBA(data, chunkSize: chunkSize))
+        #expect(incremental.image.pixels.elementsEqual(libwebp))
+        if chunkSize >= 64 { #expect(incremental.image == oneShot.image) }
+        if chunkSize <= 7 { #expect(incremental.image != oneShot.image) }
+    }
+
+    /// libwebp's incremental decoder fed `data` in `chunkSize` pieces (each call given all the
+    /// bytes so far), as straight RGBA rows.
+    static func libwebpIncrementalRGBA(_ data: Data, chunkSize: Int) -> [UInt8]? {
+        let bytes = [UInt8](data)
+        return bytes.withUnsafeBufferPointer { buffer -> [UInt8]? in
+            guard let decoder = WebPINewRGB(MODE_RGBA, nil, 0, 0) else { return nil }
+            defer { WebPIDelete(decoder) }
+            var end = 0
+            var status = VP8_STATUS_SUSPENDED
+            while end < bytes.count {
+                end = min(end + chunkSize, bytes.count)
+                status = WebPIUpdate(decoder, buffer.baseAddress, end)
+            }
+            var rows: Int32 = 0, width: Int32 = 0, height: Int32 = 0, stride: Int32 = 0
+            guard status == VP8_STATUS_OK, let pixels = WebPIDecGetRGB(decoder, &rows, &width, &height, &stride) else { return nil }
+            var result: [UInt8] = []
+            for row in 0..<Int(height) {
+                result += UnsafeBufferPointer(start: pixels + row * Int(stride), count: Int(width) * 4)
+            }
+            return result
+        }
     }
 }

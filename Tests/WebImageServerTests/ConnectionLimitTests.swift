@@ -10,7 +10,7 @@ import WebImageTestSupport
 ///
 /// Each test keeps the timeout it does not exercise far above the suite's time limit: a test
 /// passes only if the timeout it is about closed the connection.
-@Suite(.timeLimit(.minutes(1))) struct ConnectionLimitTests {
+@Suite(.timeLimit(.minutes(1 * Sanitizers.slowdown))) struct ConnectionLimitTests {
     static func limits(header: Duration = .seconds(600), idle: Duration = .seconds(600), maximum: Int = 4_096) -> ConnectionLimits {
         var limits = ConnectionLimits()
         limits.headerTimeout = header

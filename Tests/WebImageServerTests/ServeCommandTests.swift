@@ -178,13 +178,15 @@ final class ServeProcess: Sendable {
     /// --max-connections 1: a second connection is refused; --idle-timeout 3: the first is closed
     /// once idle, which frees its slot for the next. The timeouts leave room for a loaded
     /// machine (the suite also runs under ASan) between a connect and its first write, and
-    /// between an answer and the refusal checked while the connection is still held.
-    @Test(.timeLimit(.minutes(1))) func connectionFlags() async throws {
+    /// between an answer and the refusal checked while the connection is still held; under
+    /// TSan, where the server is as slow as the tests, they stretch by `Sanitizers.slowdown`.
+    @Test(.timeLimit(.minutes(1 * Sanitizers.slowdown))) func connectionFlags() async throws {
         let cache = TemporaryDirectory("serve-connections")
         defer { cache.remove() }
         let server = try ServeProcess(try #require(WebImageExecutable.url), [
             "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning",
-            "--header-timeout", "2", "--idle-timeout", "3", "--max-connections", "1",
+            "--header-timeout", "\(2 * Sanitizers.slowdown)", "--idle-timeout", "\(3 * Sanitizers.slowdown)",
+            "--max-connections", "1",
         ])
         defer { server.terminate() }
         let port = try await server.port()
@@ -219,7 +221,7 @@ final class ServeProcess: Sendable {
 
     /// `--max-animation-pixels` reaches the decoder: the demo GIF (320×240, 31 frames, 2.4
     /// million canvas pixels) is refused under a lower limit and served under the default.
-    @Test(.timeLimit(.minutes(1))) func animationWorkFlag() async throws {
+    @Test(.timeLimit(.minutes(1 * Sanitizers.slowdown))) func animationWorkFlag() async throws {
         for (limit, status) in [(["--max-animation-pixels", "1000000"], 413), ([], 200)] {
             let cache = TemporaryDirectory("serve-animation")
             defer { cache.remove() }

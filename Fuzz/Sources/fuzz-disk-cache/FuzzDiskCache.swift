@@ -37,7 +37,7 @@ func writeSeedsIfAsked() {
 func fuzzDiskCache(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let data = FuzzInput.data(bytes, count)
     guard let selector = data.first else { return 0 }
-    let files = freshCache()
+    let files = pristine.restore()
     let target = selector & 1 == 0 ? files.journal : files.entry
     guard FileManager.default.createFile(atPath: target, contents: data.dropFirst()) else {
         FuzzInput.finding("cannot write \(target)")
@@ -62,6 +62,63 @@ func fuzzDiskCache(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     if blocking.data(forKey: key) != payload { FuzzInput.finding("a stored entry does not read back") }
     return 0
 }
+
+/// The cache with one entry, as `freshCache()` writes it, kept as bytes: every input starts
+/// from a copy of it. Writing it back (the folders, then each file) leaves the directory as a
+/// new `freshCache()` would, byte for byte, without opening a cache, storing an entry and
+/// listing the folder for each input, none of which is under test (the open after the damage
+/// is): a quarter less CPU per input (5,000 inputs on tmpfs: 3.0 s before, 2.2 s after). The
+/// larger gain is scripts/fuzz.sh's cache folder on tmpfs: on this machine's disk the same
+/// inputs took 30 times as long, waiting on the file system.
+private struct Pristine {
+    let journal: String
+    let entry: String
+    /// Every folder under the cache's directory, parents first, and every file with its bytes
+    /// (`[UInt8]`, not `Data`: see `payload`).
+    let folders: [String]
+    let files: [(path: String, bytes: [UInt8])]
+
+    init() {
+        (journal, entry) = freshCache()
+        var folders = [directory.path]
+        var files: [(String, [UInt8])] = []
+        let manager = FileManager.default
+        for relative in (manager.subpaths(atPath: directory.path) ?? []).sorted() {
+            let path = directory.path + "/" + relative
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+            if isDirectory.boolValue {
+                folders.append(path)
+            } else if let bytes = manager.contents(atPath: path) {
+                files.append((path, [UInt8](bytes)))
+            } else {
+                FuzzInput.finding("cannot read \(path) of the pristine cache")
+            }
+        }
+        self.folders = folders
+        self.files = files
+    }
+
+    /// Empties the directory and writes the pristine cache back; returns the journal's path and
+    /// the entry file's.
+    func restore() -> (journal: String, entry: String) {
+        let manager = FileManager.default
+        try? manager.removeItem(at: directory)
+        for folder in folders {
+            do {
+                try manager.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            } catch {
+                FuzzInput.finding("cannot create \(folder): \(error)")
+            }
+        }
+        for file in files where !manager.createFile(atPath: file.path, contents: Data(file.bytes)) {
+            FuzzInput.finding("cannot write \(file.path)")
+        }
+        return (journal, entry)
+    }
+}
+
+private let pristine = Pristine()
 
 /// Empties the directory and writes a cache with one entry; returns the journal's path and
 /// the entry file's.
