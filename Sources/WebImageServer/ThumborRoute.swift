@@ -86,7 +86,7 @@ extension ProxyServer {
             do throws(ProxyError) {
                 let source = try await proxy.sourceSize(of: url.recipe)
                 let json = ThumborMeta.json(
-                    url, image: RenderRecipe.sourceKey(url.recipe.source), width: source.width, height: source.height,
+                    url, image: url.image, width: source.width, height: source.height,
                     frames: source.frames, maximumDimension: configuration.limits.maximumDimension)
                 return Response(
                     status: .ok, headers: [.contentType: "application/json", .cacheControl: cacheControl],

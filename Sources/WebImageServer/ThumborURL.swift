@@ -25,6 +25,8 @@ package struct ThumborURL: Sendable {
     var recipe: RenderRecipe
     /// `max_age(seconds)`: the response's own `Cache-Control` lifetime.
     var maxAge: Int?
+    /// IMAGE as the URL gives it (what `meta/` reports as the source's `url`).
+    var image = ""
 
     /// The box's width and height in output pixels (`nil` for a free or `orig` side): for the
     /// fuzz target, which checks them against the limits.
@@ -49,6 +51,7 @@ package struct ThumborURL: Sendable {
         recipe.upscale = true
         try parseOptions(&cursor, limits: limits)
         guard !cursor.rest.isEmpty else { throw .badRequest("the image is missing") }
+        image = String(cursor.rest)
         recipe.source = try Self.source(cursor.rest, allowsLocal: allowsLocal)
     }
 
