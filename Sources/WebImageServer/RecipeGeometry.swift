@@ -56,8 +56,9 @@ struct RecipeGeometry: ImageProcessor, Hashable {
         if plan.size.width != image.width || plan.size.height != image.height {
             image = try image.resized(width: plan.size.width, height: plan.size.height)
         }
-        // thumbor's proportion() scales what the resize made; a side under one pixel skips it.
-        let scaledWidth = Int((Double(image.width) * proportion).rounded()), scaledHeight = Int((Double(image.height) * proportion).rounded())
+        // thumbor's proportion() scales what the resize made, its engine truncating the sides
+        // (37.5 is 37); a side under one pixel skips it.
+        let scaledWidth = Int(Double(image.width) * proportion), scaledHeight = Int(Double(image.height) * proportion)
         if proportion != 1, scaledWidth >= 1, scaledHeight >= 1, max(scaledWidth, scaledHeight) <= max(maximumDimension, image.width, image.height) {
             image = try image.resized(width: scaledWidth, height: scaledHeight)
         }

@@ -27,7 +27,7 @@ enum ThumborMeta {
         }
         var size = plan.size
         if recipe.proportion != 1 {
-            let scaled = (Int((Double(size.width) * recipe.proportion).rounded()), Int((Double(size.height) * recipe.proportion).rounded()))
+            let scaled = (Int(Double(size.width) * recipe.proportion), Int(Double(size.height) * recipe.proportion))
             if scaled.0 >= 1, scaled.1 >= 1 { size = scaled }
         }
         if size.width != plan.window.width || size.height != plan.window.height {

@@ -17,7 +17,7 @@ import Glibc
         "-300x-200", "-x-", "300x300/left/top", "300x300/right/bottom/smart", "100x100:500x400/200x0", "100x100:500x400",
         "0x100", "fit-in/3000x3000", "3000x100", "400x400/filters:no_upscale()", "origx100",
         "fit-in/400x400/filters:format(webp):quality(40)", "fit-in/400x400/filters:rotate(90)", "200x200/filters:stretch()",
-        "fit-in/200x200/filters:grayscale():format(png)", "5000x5000:6000x6000/100x100",
+        "fit-in/200x200/filters:grayscale():format(png)", "5000x5000:6000x6000/100x100", "100x0/filters:proportion(0.5)",
     ]
     static let images = ["elephants-1920x1080-progressive.jpg", "Spring.png", "hopper_orientation_6.jpg", "flower.webp"]
 
