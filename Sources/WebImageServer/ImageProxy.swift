@@ -58,6 +58,8 @@ public final class ImageProxy: Sendable {
         /// `Cache-Control: max-age` of images, in seconds, and how long the proxy keeps a variant
         /// before making it again from the original. Default: one day.
         public var maxAge = 86_400
+        /// thumbor's URL dialect: its prefix, key and unsafe URLs (``ThumborConfiguration``).
+        public var thumbor = ThumborConfiguration()
         /// Parameter limits (output size, `dpr`, `blur`).
         public var limits = ProxyRequest.Limits()
         /// The largest source accepted, in bytes (downloads and local files). Default: 25 MiB.
@@ -265,7 +267,13 @@ public final class ImageProxy: Sendable {
     /// - Parameter acceptsWebP: what the client's `Accept` allows, for `format=auto`.
     /// - Throws: a ``ProxyError`` with the status to answer.
     public func image(for request: ProxyRequest, acceptsWebP: Bool) async throws(ProxyError) -> Output {
-        let plan = try plan(for: request, acceptsWebP: acceptsWebP)
+        try await image(for: request.recipe, acceptsWebP: acceptsWebP)
+    }
+
+    /// The encoded image of `recipe`, whichever URL dialect it came from: one plan, one variant
+    /// cache, one in-progress table, one result store for all of them.
+    func image(for recipe: RenderRecipe, acceptsWebP: Bool) async throws(ProxyError) -> Output {
+        let plan = try plan(for: recipe, acceptsWebP: acceptsWebP)
         if let (image, source) = await variants.image(forKey: plan.key) {
             metrics.recordVariant(source.rawValue)
             return Output(image: image, source: source, variesOnAccept: plan.variesOnAccept)
@@ -273,7 +281,7 @@ public final class ImageProxy: Sendable {
         // The task removes itself from the table when it ends.
         let task = inProgress.withLock { tasks in
             if let task = tasks[plan.key] { return task }
-            let task = Task { try await self.make(request, as: plan.target, key: plan.key) }
+            let task = Task { try await self.make(recipe, as: plan.target, key: plan.key) }
             tasks[plan.key] = task
             return task
         }
@@ -289,7 +297,27 @@ public final class ImageProxy: Sendable {
         } catch let error as ImageError {
             // The file loader's refusals (not a regular file, such as a FIFO; a link out of the
             // folder) name no file the proxy serves.
-            if case .local = request.source, case .invalidURL = error {
+            if case .local = recipe.source, case .invalidURL = error {
+                throw ProxyError(status: 404, message: "source not found", detail: error.description)
+            }
+            throw ProxyError(error)
+        } catch {
+            throw ProxyError(status: 500, message: "internal error", detail: "\(error)")
+        }
+    }
+
+    /// The size and frame count of `recipe`'s source, decoded through the pipeline (and its
+    /// caches) after the same checks as an image: what thumbor's `meta/` reports.
+    ///
+    /// - Throws: a ``ProxyError`` with the status to answer.
+    func sourceSize(of recipe: RenderRecipe) async throws(ProxyError) -> (width: Int, height: Int, frames: Int) {
+        _ = try plan(for: recipe, acceptsWebP: false)
+        let url = try await checkedSourceURL(recipe)
+        do {
+            let container = try await manager.image(for: ImageRequest(url: url, options: [.retryFailed])).container
+            return (container.image.width, container.image.height, container.animation?.frames.count ?? 1)
+        } catch let error as ImageError {
+            if case .local = recipe.source, case .invalidURL = error {
                 throw ProxyError(status: 404, message: "source not found", detail: error.description)
             }
             throw ProxyError(error)
@@ -319,7 +347,12 @@ public final class ImageProxy: Sendable {
     ///
     /// - Throws: ``ProxyError/forbiddenOrigin(_:)``.
     func plan(for request: ProxyRequest, acceptsWebP: Bool) throws(ProxyError) -> Plan {
-        let target: ImageFormat? = request.format.imageFormat ?? (acceptsWebP ? .webp : nil)
+        try plan(for: request.recipe, acceptsWebP: acceptsWebP)
+    }
+
+    /// The plan of `recipe`: see ``plan(for:acceptsWebP:)``.
+    func plan(for request: RenderRecipe, acceptsWebP: Bool) throws(ProxyError) -> Plan {
+        let target: ImageFormat? = request.format ?? (request.negotiatesWebP && acceptsWebP ? .webp : nil)
         // Before the caches too, so that a narrower allowlist or policy after a restart is not
         // undone by variants made under the old one. Resolving the name waits for a miss: a
         // hit must not cost a DNS query.
@@ -335,7 +368,7 @@ public final class ImageProxy: Sendable {
             // Variants made under another origin policy are never found: see policyDigest.
             key += "|policy=" + policyDigest
         }
-        return Plan(target: target, key: key, variesOnAccept: request.format == .auto)
+        return Plan(target: target, key: key, variesOnAccept: request.negotiatesWebP && request.format == nil)
     }
 
     /// Refuses an `s3://` source when no S3 service is configured or its bucket is not allowed.
@@ -352,7 +385,7 @@ public final class ImageProxy: Sendable {
     /// The URL the pipeline loads: the remote URL once the guard accepts it (the loader checks
     /// it again, with every redirect), the `s3://` URL as it is (``plan(for:acceptsWebP:)``
     /// checked its bucket), or the file inside the origin folder.
-    private func checkedSourceURL(_ request: ProxyRequest) async throws(ProxyError) -> URL {
+    private func checkedSourceURL(_ request: RenderRecipe) async throws(ProxyError) -> URL {
         switch request.source {
         case .remote(let url) where url.scheme == "s3":
             return url
@@ -377,7 +410,7 @@ public final class ImageProxy: Sendable {
 
     /// The variant from the fleet's result store, else rendered now (and then offered to the
     /// store): the work of one entry of the in-progress table, which it leaves when done.
-    private func make(_ request: ProxyRequest, as target: ImageFormat?, key: String) async throws -> Rendered {
+    private func make(_ request: RenderRecipe, as target: ImageFormat?, key: String) async throws -> Rendered {
         defer { _ = inProgress.withLock { $0.removeValue(forKey: key) } }
         if let resultStore, let image = await resultStore.variant(forKey: key) {
             await variants.store(image, forKey: key)
@@ -393,31 +426,49 @@ public final class ImageProxy: Sendable {
     }
 
     /// Loads, decodes and processes through the manager, encodes.
-    private func render(_ request: ProxyRequest, from url: URL, as target: ImageFormat?) async throws -> Rendered {
+    private func render(_ recipe: RenderRecipe, from url: URL, as target: ImageFormat?) async throws -> Rendered {
         var imageRequest = ImageRequest(url: url, options: [.retryFailed])
         if target == .jpeg { imageRequest.options.insert(.decodeFirstFrameOnly) }
         if configuration.cachesDisabled { imageRequest.options.insert(.fromLoaderOnly) }
-        let width = request.pixelWidth, height = request.pixelHeight
-        if width != nil || height != nil {
-            let mode: ContentMode = width != nil && height != nil ? request.fit.contentMode : .fit
-            // Decoding straight to about the output size lets JPEG and WebP skip most of the
-            // work; the resize then makes the exact size (and crops, for cover).
-            imageRequest.thumbnail = .size(width: width ?? Self.unbounded, height: height ?? Self.unbounded, contentMode: mode)
-            imageRequest.processors.append(ImageProcessors.Resize(width: width, height: height, contentMode: mode))
-        }
-        if request.pixelBlur > 0 {
-            imageRequest.processors.append(ImageProcessors.GaussianBlur(radius: request.pixelBlur))
-        }
+        let (thumbnail, processors) = Self.processors(for: recipe, maximumDimension: configuration.limits.maximumDimension)
+        imageRequest.thumbnail = thumbnail
+        imageRequest.processors = processors
         let container = try await manager.image(for: imageRequest).container
         let registry = configuration.registry
         let format = target ?? FormatNegotiation.sourceOutput(container.format, registry: registry)
         var options = ImageEncodingOptions()
-        options.quality = request.quality
+        options.quality = recipe.quality
+        options.stripsMetadata = recipe.stripsICC
         let data = try await manager.configuration.executor.run { [options] in
             try registry.encode(container, as: format, options: options)
         }
         let image = EncodedImage(data: data, contentType: format == .apng ? "image/png" : format.mimeType)
         return Rendered(image: image, isComplete: container.isComplete)
+    }
+
+    /// The decode size hint and the processors of `recipe`, in the recipe's order.
+    static func processors(for recipe: RenderRecipe, maximumDimension: Int) -> (ImageDecodingOptions.Thumbnail?, [any ImageProcessor]) {
+        var thumbnail: ImageDecodingOptions.Thumbnail?
+        var processors: [any ImageProcessor] = []
+        if recipe.isPlainResize {
+            let width = recipe.width, height = recipe.height
+            if width != nil || height != nil {
+                let mode: ContentMode = width != nil && height != nil ? recipe.box.contentMode : .fit
+                // Decoding straight to about the output size lets JPEG and WebP skip most of the
+                // work; the resize then makes the exact size (and crops, for cover).
+                thumbnail = .size(width: width ?? Self.unbounded, height: height ?? Self.unbounded, contentMode: mode)
+                processors.append(ImageProcessors.Resize(width: width, height: height, contentMode: mode))
+            }
+        } else {
+            // A crop in source pixels, or a window that depends on the decoded size: full size.
+            processors.append(RecipeGeometry(recipe, maximumDimension: maximumDimension))
+        }
+        if recipe.flipHorizontal { processors.append(ImageProcessors.Flip(.horizontal)) }
+        if recipe.flipVertical { processors.append(ImageProcessors.Flip(.vertical)) }
+        if recipe.quarterTurns % 4 != 0 { processors.append(ImageProcessors.Rotate(quarterTurns: recipe.quarterTurns % 4)) }
+        if recipe.grayscale { processors.append(ImageProcessors.Grayscale()) }
+        if recipe.blur > 0 { processors.append(ImageProcessors.GaussianBlur(radius: recipe.blur)) }
+        return (thumbnail, processors)
     }
 
     /// A side left free: larger than any image, so the other side decides the scale.

@@ -154,7 +154,7 @@ public struct ProxyRequest: Sendable, Hashable {
 
     static let parameters: Set<String> = ["url", "w", "h", "fit", "format", "q", "blur", "dpr", URLSigner.parameter]
 
-    private static func source(_ text: String, allowsLocal: Bool) throws(ProxyError) -> Source {
+    static func source(_ text: String, allowsLocal: Bool) throws(ProxyError) -> Source {
         if text.prefix(8).lowercased() == "local://" {
             guard allowsLocal else { throw .badRequest("local:// sources need --origin-dir") }
             let path = text.dropFirst("local://".count).drop { $0 == "/" }
@@ -222,25 +222,13 @@ public struct ProxyRequest: Sendable, Hashable {
     }
 
     /// The source as a stable string: the cache key of the original bytes' variants.
-    var sourceKey: String {
-        switch source {
-        case .remote(let url): url.absoluteString
-        case .local(let path): "local:///" + path
-        }
-    }
+    var sourceKey: String { RenderRecipe.sourceKey(source) }
 
     /// The key of one output: the source and every parameter that changes the bytes, in a fixed
     /// order, with `format` as negotiated (`webp`, or `source` for "the source's own format").
-    /// Parameters that make no difference are normalised away (`dpr=2&w=100` is `w=200`).
+    /// Parameters that make no difference are normalised away (`dpr=2&w=100` is `w=200`). It is
+    /// the key of the request's ``RenderRecipe``, which other URL dialects share.
     func variantKey(format negotiated: String) -> String {
-        let lossy = negotiated == "jpeg" || negotiated == "webp" || negotiated == "source"
-        return [
-            sourceKey,
-            "w=\(pixelWidth ?? 0)", "h=\(pixelHeight ?? 0)",
-            "fit=\(width != nil && height != nil ? fit.rawValue : "contain")",
-            "blur=\(Self.text(pixelBlur))",
-            "q=\(lossy ? quality : 0)",
-            "format=\(negotiated)",
-        ].joined(separator: "|")
+        recipe.variantKey(format: negotiated)
     }
 }

@@ -79,6 +79,8 @@ public struct ProxyServer: Sendable {
     /// Request targets that passed every check, with their plans: see ``recognizedRequest(target:acceptsWebP:)``.
     /// Bounded by their bytes (8 MiB; a target over 800 bytes is not kept) and their number.
     let recognizedTargets = MemoryCache<RecognizedTarget, RecognizedRequest>(configuration: .init(costLimit: 8 << 20, countLimit: 16_384, entryCostLimitFraction: 0.0001))
+    /// thumbor's dialect, unless ``ImageProxy/Configuration/thumbor`` turns it off.
+    let thumbor: ThumborRoute?
     /// The `Server` header of every response.
     static let serverName = "swift-web-image"
 
@@ -87,7 +89,8 @@ public struct ProxyServer: Sendable {
         self.proxy = proxy
         gallery = Gallery(directory: proxy.configuration.originDirectory)
         cacheControl = "public, max-age=\(proxy.configuration.maxAge)" + (proxy.signer != nil ? ", immutable" : "")
-        accessLog = AccessLog(logger: proxy.configuration.accessLogger, metrics: proxy.metrics)
+        thumbor = ThumborRoute(proxy.configuration.thumbor)
+        accessLog = AccessLog(logger: proxy.configuration.accessLogger, metrics: proxy.metrics, thumbor: thumbor)
     }
 
     /// The router with every route and the access log, for an application that adds routes
@@ -104,6 +107,7 @@ public struct ProxyServer: Sendable {
     public func router() -> Router<ProxyRequestContext> {
         let router = Router(context: ProxyRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: AccessLogMiddleware(log: accessLog))
+        if let thumbor { router.add(middleware: ThumborMiddleware(server: self, route: thumbor)) }
         router.get("/image") { request, context in
             await imageResponse(request, context: context)
         }
@@ -210,6 +214,24 @@ public struct ProxyServer: Sendable {
     // MARK: /image
 
     func imageResponse(_ request: Request, context: ProxyRequestContext) async -> Response {
+        await limitedImageResponse(request, context: context) { () throws(ProxyError) in
+            (try imageRequest(uri: request.uri).recipe, nil)
+        }
+    }
+
+    /// The answer of an image request of any dialect, within the concurrency limit: `parse`
+    /// gives its recipe and its own `max-age` if it has one.
+    func limitedImageResponse(
+        _ request: Request, context: ProxyRequestContext,
+        parse: () throws(ProxyError) -> (RenderRecipe, maxAge: Int?)
+    ) async -> Response {
+        await limited(context) {
+            await imageResponse(request, context: context, parse: parse)
+        }
+    }
+
+    /// `respond` within the concurrency limit (shared by every dialect), else `503`.
+    func limited(_ context: ProxyRequestContext, _ respond: () async -> Response) async -> Response {
         let limiter = proxy.limiter
         guard limiter.tryAcquire() else {
             context.notes.set("error", "concurrency limit")
@@ -222,12 +244,21 @@ public struct ProxyServer: Sendable {
             limiter.release()
             proxy.metrics.recordInFlight(limiter.current)
         }
+        return await respond()
+    }
+
+    private func imageResponse(
+        _ request: Request, context: ProxyRequestContext,
+        parse: () throws(ProxyError) -> (RenderRecipe, maxAge: Int?)
+    ) async -> Response {
         do throws(ProxyError) {
-            let parsed = try imageRequest(uri: request.uri)
-            context.notes.set("source", parsed.sourceKey)
-            let result = try await proxy.image(for: parsed, acceptsWebP: FormatNegotiation.acceptsWebP(request.headers[values: .accept]))
+            let (recipe, maxAge) = try parse()
+            context.notes.set("source", RenderRecipe.sourceKey(recipe.source))
+            context.notes.set("dialect", recipe.dialect)
+            let result = try await proxy.image(for: recipe, acceptsWebP: FormatNegotiation.acceptsWebP(request.headers[values: .accept]))
             context.notes.set("cache", result.cacheLabel)
-            let head = responseHead(for: result, ifNoneMatch: request.headers[values: .ifNoneMatch])
+            var head = responseHead(for: result, ifNoneMatch: request.headers[values: .ifNoneMatch])
+            if let maxAge, result.isComplete { head.headerFields[.cacheControl] = "public, max-age=\(maxAge)" }
             return Response(status: head.status, headers: head.headerFields, body: head.status == .ok ? .init(byteBuffer: result.image.body) : .init())
         } catch {
             if let detail = error.detail { context.notes.set("error", detail) }
@@ -329,6 +360,8 @@ public struct ProxyServer: Sendable {
 struct AccessLog: Sendable {
     let logger: Logger
     let metrics: ProxyMetrics
+    /// thumbor's paths are counted as the route `thumbor`.
+    var thumbor: ThumborRoute? = nil
 
     /// - Parameters:
     ///   - bytes: the body's length as sent (0 for `HEAD` and `304`), `nil` when unknown.
@@ -337,7 +370,7 @@ struct AccessLog: Sendable {
         method: HTTPRequest.Method, path: String, status: Int, bytes: Int?, duration: Duration,
         error: String?, notes: () -> Logger.Metadata
     ) {
-        metrics.recordRequest(route: Self.route(path), status: status, duration: duration)
+        metrics.recordRequest(route: route(for: path), status: status, duration: duration)
         // Load tests run at warning: then nothing below is built for nothing.
         guard logger.logLevel <= .info else { return }
         var metadata = notes()
@@ -349,6 +382,12 @@ struct AccessLog: Sendable {
         if let bytes { metadata["bytes"] = .stringConvertible(bytes) }
         if let error { metadata["error"] = .string(error) }
         logger.info("request", metadata: metadata)
+    }
+
+    /// The route name of `path`: thumbor's or one of ``route(_:)``.
+    func route(for path: String) -> String {
+        if let thumbor, thumbor.relativePath(path[...]) != nil { return "thumbor" }
+        return Self.route(path)
     }
 
     /// A fixed set of route names, so a scan of random paths cannot grow the metrics.

@@ -101,6 +101,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Milliseconds a result store read may take before the proxy renders instead (default 2000).", valueName: "ms"))
     var resultStoreTimeout: Int?
 
+    @Option(help: ArgumentHelp("Serve thumbor URLs under this path (default /thumbor; / serves them at the root, beside /image; off turns them off).", valueName: "path"))
+    var thumborPrefix: String?
+
+    @Option(help: ArgumentHelp("thumbor's SECURITY_KEY: serve thumbor URLs signed with it (also $THUMBOR_SECURITY_KEY).", valueName: "key"))
+    var thumborKey: String?
+
+    @Flag(help: "Serve thumbor's /unsafe/ URLs, unsigned (thumbor's ALLOW_UNSAFE_URL; also $THUMBOR_ALLOW_UNSAFE_URL).")
+    var thumborAllowUnsafe = false
+
     @Option(help: ArgumentHelp("trace, debug, info (the default: one line per request), notice, warning (no request lines), error or critical.", valueName: "level"))
     var logLevel: String?
 
@@ -162,6 +171,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maximumAnimationPixels = maximum
         }
         try configureS3(&configuration, environment: environment, value: value, enabled: enabled, integer: integer)
+        try configureThumbor(&configuration, value: value, enabled: enabled)
         let grace = try integer(shutdownGrace, "WEBIMAGE_SHUTDOWN_GRACE", "shutdown-grace", minimum: 0) ?? 10
         var connections = ConnectionLimits()
         if let seconds = try integer(headerTimeout, "WEBIMAGE_HEADER_TIMEOUT", "header-timeout") { connections.headerTimeout = .seconds(seconds) }
@@ -174,6 +184,19 @@ struct ServeCommand: AsyncParsableCommand {
         return Settings(
             host: host, port: port, configuration: configuration, connections: connections,
             shutdownGracePeriod: .seconds(grace), logLevel: level)
+    }
+
+    /// thumbor's dialect, under thumbor's own variable names where it has them.
+    private func configureThumbor(
+        _ configuration: inout ImageProxy.Configuration,
+        value: (String?, String) -> String?, enabled: (Bool, String) -> Bool
+    ) throws {
+        if let prefix = value(thumborPrefix, "WEBIMAGE_THUMBOR_PREFIX") {
+            guard prefix == "off" || prefix.hasPrefix("/") else { throw ValidationError("--thumbor-prefix must start with / (or be off)") }
+            configuration.thumbor.prefix = prefix == "off" ? nil : prefix
+        }
+        configuration.thumbor.key = value(thumborKey, "THUMBOR_SECURITY_KEY")
+        configuration.thumbor.allowsUnsafe = enabled(thumborAllowUnsafe, "THUMBOR_ALLOW_UNSAFE_URL")
     }
 
     /// The S3 service (from the `AWS_*` variables), the buckets of `s3://` sources and the

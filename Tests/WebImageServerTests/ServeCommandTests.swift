@@ -174,6 +174,29 @@ final class ServeProcess: Sendable {
         #expect(!server.stderr.contains { $0.contains(#""msg":"request""#) })
     }
 
+    /// thumbor's own variable names reach the dialect, and --thumbor-prefix / serves it at the root.
+    @Test func thumborFromTheEnvironmentAndFlags() async throws {
+        let cache = TemporaryDirectory("serve-thumbor")
+        defer { cache.remove() }
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning",
+            "--origin-dir", Fixture.demoImages.path, "--thumbor-prefix", "/",
+        ], environment: ["THUMBOR_SECURITY_KEY": "env-key", "THUMBOR_ALLOW_UNSAFE_URL": "True"])
+        defer { server.terminate() }
+        let base = "http://127.0.0.1:\(try await server.port())"
+        #expect(try await get(base + "/unsafe/fit-in/16x16/flower.webp").status == 200)
+        #expect(try await get(base + ThumborSigner(key: "env-key").sign("fit-in/16x16/flower.webp")).status == 200)
+        #expect(try await get(base + ThumborSigner(key: "other").sign("fit-in/16x16/flower.webp")).status == 403)
+        #expect(try await get(base + "/healthcheck").status == 200)
+        #expect(try await get(base + "/healthz").status == 200)
+    }
+
+    @Test func thumborPrefixMustBeAPath() throws {
+        let run = try CommandRun(try #require(WebImageExecutable.url), ["serve", "--thumbor-prefix", "thumbor", "--port", "0"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("--thumbor-prefix must start with /"), "\(run.stderr)")
+    }
+
     /// --header-timeout 2: a connection that never finishes its request is closed;
     /// --max-connections 1: a second connection is refused; --idle-timeout 3: the first is closed
     /// once idle, which frees its slot for the next. The timeouts leave room for a loaded

@@ -5,7 +5,9 @@ import WebImageServer
 /// The proxy's `/image` query parsing (percent-decoding included) and signature checking. The
 /// input is the raw query. Invariants: parsing throws only a ``ProxyError`` and yields sizes
 /// within the limits; a random `sig` never validates; and any query the signer signs validates.
+/// The same input is also read as a thumbor path (``fuzzThumborPath(_:)``).
 private let signer = URLSigner(key: "fuzzing key")
+private let thumborSigner = ThumborSigner(key: "fuzzing key")
 private let limits = ProxyRequest.Limits()
 
 func fuzzProxyRequest(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -40,5 +42,31 @@ func fuzzProxyRequest(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             FuzzInput.finding("a signed query does not validate")
         }
     }
+    fuzzThumborPath(query)
     return 0
+}
+
+/// thumbor's URL grammar: parsing throws only a 400 and yields a box within the limits; the
+/// fuzzer's own first segment never validates as a signature; a path the signer signs validates.
+private func fuzzThumborPath(_ path: String) {
+    for allowsLocal in [false, true] {
+        do {
+            let url = try ThumborURL(path: path[...], limits: limits, allowsLocal: allowsLocal)
+            let (width, height) = url.boxSize
+            if let width, !(1...limits.maximumDimension).contains(width) { FuzzInput.finding("a thumbor width of \(width)") }
+            if let height, !(1...limits.maximumDimension).contains(height) { FuzzInput.finding("a thumbor height of \(height)") }
+        } catch {
+            if error.status != 400 { FuzzInput.finding("status \(error.status) for a malformed thumbor path") }
+        }
+    }
+    let parts = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+    if parts.count == 2, thumborSigner.isValid(signature: String(parts[0]), signed: String(parts[1])) {
+        FuzzInput.finding("a thumbor path the fuzzer made up carries a valid signature")
+    }
+    let signed = thumborSigner.sign(path)
+    // "/" + 28 characters + "/" come before the signed part.
+    let signature = String(decoding: signed.utf8.dropFirst().prefix(28), as: UTF8.self)
+    if !thumborSigner.isValid(signature: signature, signed: path) {
+        FuzzInput.finding("a signed thumbor path does not validate")
+    }
 }

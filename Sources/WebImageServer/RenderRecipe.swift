@@ -1,0 +1,148 @@
+import Foundation
+import WebImage
+
+/// What one output is made of, whatever URL dialect asked for it: the one description of the
+/// work that ``ImageProxy`` plans, caches and renders. Each dialect (`/image`, thumbor) parses
+/// its URL into a recipe; signing, limits, the SSRF guard and the caches stay shared, so two
+/// URLs of different dialects asking for the same pixels meet on the same variant key.
+///
+/// The order of the work is fixed: the manual crop (source pixels), the resize into the box
+/// (with the crop window an aligned `fill` keeps), the flips, the quarter turns, grayscale,
+/// the blur, then the encoder.
+struct RenderRecipe: Sendable, Hashable {
+    /// How the image meets a `width` × `height` box.
+    enum Box: String, Sendable, Hashable {
+        /// Inside the box, aspect ratio kept (CSS `contain`, thumbor `fit-in`).
+        case fit = "contain"
+        /// Covers the box, the overflow cropped at ``RenderRecipe/alignment`` (CSS `cover`,
+        /// thumbor's default).
+        case fill = "cover"
+        /// Exactly the box, each side scaled on its own (CSS `fill`, thumbor `stretch()`).
+        case stretch = "fill"
+        /// Covers the box, nothing cropped: the box is the smallest size (thumbor `full-fit-in`).
+        case cover = "full"
+
+        /// The library's mode for a plain resize (``cover`` never is one).
+        var contentMode: ContentMode {
+            switch self {
+            case .fit, .cover: .fit
+            case .fill: .fill
+            case .stretch: .stretch
+            }
+        }
+    }
+
+    /// A rectangle in source pixels.
+    struct Rectangle: Sendable, Hashable {
+        var x: Int, y: Int, width: Int, height: Int
+    }
+
+    var source: ProxyRequest.Source
+    /// Cut from the source before anything else, in source pixels; clamped to the image.
+    var crop: Rectangle?
+    /// The box in output pixels; `nil` leaves a side free (it follows the aspect ratio).
+    var width: Int?
+    var height: Int?
+    /// A side that is the (cropped) source's own size, known only once decoded (thumbor `orig`).
+    var widthIsOriginal = false
+    var heightIsOriginal = false
+    var box: Box = .fit
+    /// Swap the box when its orientation differs from the image's (thumbor `adaptive-`).
+    var adaptive = false
+    /// Where a `fill` keeps its window: 0 is left/top, 1 right/bottom, in halves.
+    var alignment = Alignment.center
+    var upscale = false
+    /// The output scaled once more by this factor after the resize (thumbor `proportion()`).
+    var proportion = 1.0
+    var flipHorizontal = false
+    var flipVertical = false
+    /// Clockwise quarter turns, 0 to 3.
+    var quarterTurns = 0
+    var grayscale = false
+    /// The Gaussian sigma in output pixels.
+    var blur = 0.0
+    /// The output format; `nil` is the source's own (or WebP when negotiated).
+    var format: ImageFormat?
+    /// Whether WebP may be chosen from the client's `Accept` when ``format`` is `nil`.
+    var negotiatesWebP = false
+    var quality = 80
+    /// Leave the source's ICC profile out of the output (the encoders embed it otherwise).
+    var stripsICC = false
+    /// Which URL dialect asked (labels metrics and logs; not part of the key).
+    var dialect = "image"
+
+    struct Alignment: Sendable, Hashable {
+        var horizontal: Int
+        var vertical: Int
+        static let center = Alignment(horizontal: 1, vertical: 1)
+    }
+
+    init(source: ProxyRequest.Source) {
+        self.source = source
+    }
+
+    /// Whether both sides of the box are given (directly or as the source's own).
+    var hasBox: Bool { (width != nil || widthIsOriginal) && (height != nil || heightIsOriginal) }
+
+    /// Whether the plain resize of the `/image` dialect renders it (and may decode at reduced
+    /// size); anything else needs ``RecipeGeometry``, which sees the decoded size.
+    var isPlainResize: Bool {
+        crop == nil && !widthIsOriginal && !heightIsOriginal && !upscale && proportion == 1
+            && (!hasBox || (!adaptive && box != .cover && (box != .fill || alignment == .center)))
+    }
+
+    /// The key of one output: the source and everything that changes the bytes, in a fixed order,
+    /// with `format` as negotiated (`webp`, or `source` for "the source's own format"). The
+    /// fields of `/image` come first and exactly as they always were, so that variants cached
+    /// before recipes existed are still found; the others follow only when they differ from
+    /// the default.
+    func variantKey(format negotiated: String) -> String {
+        let lossy = negotiated == "jpeg" || negotiated == "webp" || negotiated == "source"
+        var fields = [
+            Self.sourceKey(source),
+            "w=\(width ?? 0)", "h=\(height ?? 0)",
+            "fit=\(hasBox ? box.rawValue : "contain")",
+            "blur=\(ProxyRequest.text(blur))",
+            "q=\(lossy ? quality : 0)",
+            "format=\(negotiated)",
+        ]
+        if let crop { fields.append("crop=\(crop.x),\(crop.y),\(crop.width),\(crop.height)") }
+        if widthIsOriginal || heightIsOriginal { fields.append("orig=\(widthIsOriginal ? "w" : "")\(heightIsOriginal ? "h" : "")") }
+        if adaptive, hasBox, box != .stretch { fields.append("adaptive") }
+        if hasBox, box == .fill, alignment != .center { fields.append("align=\(alignment.horizontal),\(alignment.vertical)") }
+        if upscale { fields.append("up") }
+        if proportion != 1 { fields.append("prop=\(ProxyRequest.text(proportion))") }
+        if flipHorizontal || flipVertical { fields.append("flip=\(flipHorizontal ? "h" : "")\(flipVertical ? "v" : "")") }
+        if quarterTurns % 4 != 0 { fields.append("rot=\(quarterTurns % 4)") }
+        if grayscale { fields.append("gray") }
+        if stripsICC { fields.append("noicc") }
+        return fields.joined(separator: "|")
+    }
+
+    /// The source as a stable string: the cache key of the original bytes' variants.
+    static func sourceKey(_ source: ProxyRequest.Source) -> String {
+        switch source {
+        case .remote(let url): url.absoluteString
+        case .local(let path): "local:///" + path
+        }
+    }
+}
+
+extension ProxyRequest {
+    /// This `/image` request as the shared description of the work.
+    var recipe: RenderRecipe {
+        var recipe = RenderRecipe(source: source)
+        recipe.width = pixelWidth
+        recipe.height = pixelHeight
+        recipe.box = switch fit {
+        case .contain: .fit
+        case .cover: .fill
+        case .fill: .stretch
+        }
+        recipe.blur = pixelBlur
+        recipe.format = format.imageFormat
+        recipe.negotiatesWebP = format == .auto
+        recipe.quality = quality
+        return recipe
+    }
+}

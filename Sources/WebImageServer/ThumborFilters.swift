@@ -1,0 +1,125 @@
+import Foundation
+import WebImage
+
+/// thumbor's `filters:name(args):name(args)…` segment, applied to a ``RenderRecipe``.
+///
+/// Each filter is one the library's processors do as thumbor does, or a `400` that names it:
+/// a filter is never ignored, so that an image never silently differs from the one thumbor
+/// would have served.
+enum ThumborFilters {
+    /// The filters this slice implements, by thumbor's names.
+    static let supported: Set<String> = [
+        "quality", "format", "blur", "grayscale", "rotate", "upscale", "no_upscale", "stretch",
+        "strip_exif", "strip_icc", "proportion", "max_age",
+    ]
+
+    /// One parsed filter: its name and its raw arguments.
+    struct Call: Sendable, Hashable {
+        var name: String
+        var arguments: [Substring]
+    }
+
+    /// The calls of `text` (what follows `filters:`), in order.
+    ///
+    /// - Throws: ``ProxyError`` 400 naming an unsupported filter, or a malformed list.
+    static func calls(_ text: Substring) throws(ProxyError) -> [Call] {
+        var calls: [Call] = []
+        var rest = text
+        while !rest.isEmpty {
+            guard let open = rest.firstIndex(of: "(") else { throw .badRequest("filters must be name(arguments) separated by :") }
+            let name = String(rest[..<open])
+            guard !name.isEmpty, name.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || $0 == UInt8(ascii: "_") }) else {
+                throw .badRequest("filters must be name(arguments) separated by :")
+            }
+            // Named before its arguments are read: an unsupported filter's arguments (a
+            // watermark's URL) need not parse.
+            guard supported.contains(name) else { throw .badRequest("filter \(name) is not supported") }
+            guard let close = rest[open...].firstIndex(of: ")") else { throw .badRequest("filter \(name) is missing its )") }
+            let inside = rest[rest.index(after: open)..<close]
+            calls.append(Call(name: name, arguments: inside.isEmpty ? [] : inside.split(separator: ",", omittingEmptySubsequences: false)))
+            rest = rest[rest.index(after: close)...]
+            if rest.first == ":" {
+                rest = rest.dropFirst()
+                guard !rest.isEmpty else { throw .badRequest("filters must not end with :") }
+            } else if !rest.isEmpty {
+                throw .badRequest("filters must be name(arguments) separated by :")
+            }
+        }
+        return calls
+    }
+
+    /// Applies `call` to `recipe` (and `maxAge`), checking its arguments against `limits`.
+    static func apply(_ call: Call, to recipe: inout RenderRecipe, maxAge: inout Int?, limits: ProxyRequest.Limits) throws(ProxyError) {
+        let name = call.name, arguments = call.arguments
+        switch name {
+        case "quality":
+            recipe.quality = try integer(arguments, name, in: 1...100)
+        case "format":
+            guard arguments.count == 1, let format = Self.formats[arguments[0].lowercased()] else {
+                throw .badRequest("format() must be jpeg, png, webp or gif")
+            }
+            recipe.format = format
+        case "blur":
+            try blur(arguments, into: &recipe, limits: limits)
+        case "rotate":
+            let angle = try integer(arguments, name, in: -3600...3600)
+            guard angle % 90 == 0 else { throw .badRequest("rotate() takes a multiple of 90") }
+            // thumbor turns counter-clockwise (PIL's direction); the recipe counts clockwise.
+            recipe.quarterTurns = ((-angle / 90) % 4 + 4) % 4
+        case "proportion":
+            let value = try number(arguments, name, in: 0.01...1)
+            recipe.proportion = value
+        case "max_age":
+            maxAge = try integer(arguments, name, in: 0...31_536_000)
+        default:
+            try flag(call, into: &recipe)
+        }
+    }
+
+    /// The filters that take no argument.
+    private static func flag(_ call: Call, into recipe: inout RenderRecipe) throws(ProxyError) {
+        guard call.arguments.isEmpty else { throw .badRequest("\(call.name)() takes no argument") }
+        switch call.name {
+        case "grayscale": recipe.grayscale = true
+        case "upscale": recipe.upscale = true
+        case "no_upscale": recipe.upscale = false
+        case "stretch": recipe.box = .stretch
+        // The proxy's encoders never write EXIF: stripped already.
+        case "strip_exif": break
+        case "strip_icc": recipe.stripsICC = true
+        default: throw .badRequest("filter \(call.name) is not supported")
+        }
+    }
+
+    /// `blur(radius[,sigma])`: thumbor's radius is at most 150, its sigma defaults to the radius;
+    /// the proxy blurs with the sigma.
+    private static func blur(_ arguments: [Substring], into recipe: inout RenderRecipe, limits: ProxyRequest.Limits) throws(ProxyError) {
+        guard (1...2).contains(arguments.count) else { throw .badRequest("blur() takes a radius and an optional sigma") }
+        let radius = try integer([arguments[0]], "blur", in: 0...150)
+        let sigma = arguments.count == 2 ? try number([arguments[1]], "blur", in: 0...limits.maximumBlur) : Double(radius)
+        guard sigma <= limits.maximumBlur else { throw .badRequest("blur() must be at most \(ProxyRequest.text(limits.maximumBlur))") }
+        recipe.blur = radius == 0 ? 0 : sigma
+    }
+
+    static let formats: [String: ImageFormat] = ["jpeg": .jpeg, "jpg": .jpeg, "png": .png, "webp": .webp, "gif": .gif]
+
+    private static func integer(_ arguments: [Substring], _ name: String, in range: ClosedRange<Int>) throws(ProxyError) -> Int {
+        let text = arguments.count == 1 ? arguments[0] : ""
+        let digits = text.first == "-" ? text.dropFirst() : text
+        guard !digits.isEmpty, digits.count <= 9, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let value = Int(text), range.contains(value) else {
+            throw .badRequest("\(name)() takes an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    private static func number(_ arguments: [Substring], _ name: String, in range: ClosedRange<Double>) throws(ProxyError) -> Double {
+        let text = arguments.count == 1 ? arguments[0] : ""
+        guard !text.isEmpty, text.count <= 12,
+              text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".") }),
+              let value = Double(text), value.isFinite, range.contains(value) else {
+            throw .badRequest("\(name)() takes a number from \(ProxyRequest.text(range.lowerBound)) to \(ProxyRequest.text(range.upperBound))")
+        }
+        return value
+    }
+}

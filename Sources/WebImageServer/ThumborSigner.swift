@@ -1,0 +1,52 @@
+import Crypto
+import Foundation
+
+/// Signs and verifies thumbor URLs as thumbor does, so that URLs already signed for a thumbor
+/// server with a key are served by `webimage serve` with the same key.
+///
+/// The signature is HMAC-SHA1 of everything after the signature and its `/` (the options and
+/// the image, exactly as sent, percent-encoding kept), in URL-safe Base64 with its padding:
+/// 28 characters. thumbor's own documentation gives this example:
+///
+/// ```swift
+/// let signer = ThumborSigner(key: "my-security-key")
+/// let path = signer.sign("300x200/my.server.com/some/path/to/image.jpg")
+/// // "/8ammJH8D-7tXy6kU3lTvoXlhu4o=/300x200/my.server.com/some/path/to/image.jpg"
+/// let valid = signer.isValid(signature: "8ammJH8D-7tXy6kU3lTvoXlhu4o=",
+///                            signed: "300x200/my.server.com/some/path/to/image.jpg")   // true
+/// ```
+///
+/// Verification compares MACs in constant time (swift-crypto's `isValidAuthenticationCode`).
+public struct ThumborSigner: Sendable {
+    /// The key's bytes: swift-crypto's `SymmetricKey` is not `Sendable`, so one is made per use.
+    private let keyBytes: Data
+    private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
+
+    /// A signer for `key` (thumbor's `SECURITY_KEY`), taken as its UTF-8 bytes.
+    public init(key: String) {
+        keyBytes = Data(key.utf8)
+    }
+
+    /// The signature of `signed` (the path after the signature, without its leading `/`).
+    public func signature(for signed: String) -> String {
+        let mac = HMAC<Insecure.SHA1>.authenticationCode(for: Data(signed.utf8), using: key)
+        return Data(mac).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+    }
+
+    /// `/SIGNATURE/signed`: the path a thumbor server (or `webimage serve` under the prefix `/`)
+    /// answers.
+    public func sign(_ signed: String) -> String {
+        "/" + signature(for: signed) + "/" + signed
+    }
+
+    /// Whether `signature` (URL-safe Base64, padded or not) is the MAC of `signed`.
+    public func isValid(signature: String, signed: String) -> Bool {
+        var standard = signature.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        // Some clients drop the padding; the MAC is the same.
+        while standard.utf8.count % 4 != 0 { standard += "=" }
+        guard standard.utf8.count == 28, let mac = Data(base64Encoded: standard) else { return false }
+        return HMAC<Insecure.SHA1>.isValidAuthenticationCode(mac, authenticating: Data(signed.utf8), using: key)
+    }
+}

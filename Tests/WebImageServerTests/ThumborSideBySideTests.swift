@@ -1,0 +1,100 @@
+import AsyncHTTPClient
+import Foundation
+import Testing
+import WebImage
+@_spi(Testing) import WebImageServer
+import WebImageTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real thumbor 7 (from PyPI; scripts/deps.sh installs it), on loopback with its file loader
+/// on Demo/images, beside the proxy with its origin folder there too: the same unsafe URLs must
+/// answer with the same status, format and size from both.
+@Suite struct ThumborSideBySideTests {
+    static let options = [
+        "300x200", "fit-in/300x200", "adaptive-fit-in/200x300", "full-fit-in/300x200", "adaptive-full-fit-in/200x300",
+        "-300x-200", "-x-", "300x300/left/top", "300x300/right/bottom/smart", "100x100:500x400/200x0", "100x100:500x400",
+        "0x100", "fit-in/3000x3000", "3000x100", "400x400/filters:no_upscale()", "origx100",
+        "fit-in/400x400/filters:format(webp):quality(40)", "fit-in/400x400/filters:rotate(90)", "200x200/filters:stretch()",
+        "fit-in/200x200/filters:grayscale():format(png)", "5000x5000:6000x6000/100x100", "100x0/filters:proportion(0.5)",
+    ]
+    static let images = ["elephants-1920x1080-progressive.jpg", "Spring.png", "hopper_orientation_6.jpg", "flower.webp"]
+
+    /// A socket listening on 127.0.0.1 at a free port. thumbor gets it as its standard input
+    /// (`--fd 0`): connections wait in its backlog until thumbor accepts them, so nothing waits
+    /// for thumbor to be ready.
+    static func listeningSocket() -> (descriptor: Int32, port: Int)? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound, listen(fd, 128) == 0 else {
+            close(fd)
+            return nil
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// thumbor serving Demo/images on the socket, or `nil` (with a notice) when it is not installed.
+    static func startThumbor(in folder: TemporaryDirectory) throws -> (process: Process, port: Int)? {
+        let check = try CommandRun(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import thumbor"])
+        guard check.status == 0 else {
+            print("notice: thumbor is not installed (pip install thumbor, or scripts/deps.sh): the side-by-side test is skipped")
+            return nil
+        }
+        let configuration = folder.url.appendingPathComponent("thumbor.conf")
+        try """
+        LOADER = 'thumbor.loaders.file_loader'
+        FILE_LOADER_ROOT_PATH = '\(Fixture.demoImages.path)'
+        ALLOW_UNSAFE_URL = True
+        NON_BLOCKING_SOCKETS = True
+        STORAGE = 'thumbor.storages.no_storage'
+        RESULT_STORAGE = 'thumbor.result_storages.no_storage'
+        """.write(to: configuration, atomically: true, encoding: .utf8)
+        guard let (descriptor, port) = listeningSocket() else { throw CancellationError() }
+        defer { close(descriptor) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["thumbor", "--fd", "0", "-c", configuration.path]
+        process.standardInput = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, port)
+    }
+
+    /// Status, sniffed format and decoded size of one answer.
+    static func summary(_ status: Int, _ body: Data) -> String {
+        guard status == 200 else { return "\(status)" }
+        guard let container = try? CoderRegistry.system().decode(body) else { return "200 undecodable" }
+        return "200 \(ImageFormat(sniffing: body).map { "\($0)" } ?? "?") \(container.image.width)x\(container.image.height)"
+    }
+
+    @Test func sameFormatsAndSizesAsThumbor() async throws {
+        let folder = TemporaryDirectory("thumbor-side-by-side")
+        defer { folder.remove() }
+        guard let (thumbor, port) = try Self.startThumbor(in: folder) else { return }
+        defer { thumbor.terminate() }
+        let harness = try await ProxyHarness.start { configuration in
+            configuration.originDirectory = Fixture.demoImages
+            configuration.thumbor.allowsUnsafe = true
+        }
+        defer { Task { await harness.stop() } }
+        for image in Self.images {
+            for options in Self.options {
+                let path = "/unsafe/\(options)/\(image)"
+                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
+                let body = try await response.body.collect(upTo: 64 << 20)
+                let theirs = Self.summary(Int(response.status.code), Data(body.readableBytesView))
+                let ours = try await harness.request("/thumbor" + path)
+                #expect(Self.summary(ours.status, ours.body) == theirs, "\(path)")
+            }
+        }
+    }
+}

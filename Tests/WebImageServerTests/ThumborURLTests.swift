@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+import WebImage
+@testable import WebImageServer
+
+/// thumbor's URL grammar and signatures, without a server.
+@Suite struct ThumborURLTests {
+    func parse(_ path: String, local: Bool = false) throws -> ThumborURL {
+        try ThumborURL(path: path[...], limits: ProxyRequest.Limits(), allowsLocal: local)
+    }
+
+    func message(_ path: String, local: Bool = false) -> String? {
+        do {
+            _ = try parse(path, local: local)
+            return nil
+        } catch let error as ProxyError {
+            #expect(error.status == 400)
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// The signatures thumbor's documentation gives ("Library tests scenarios", scenarios 1 and 3).
+    @Test func thumborsDocumentedSignatures() {
+        let signer = ThumborSigner(key: "my-security-key")
+        #expect(signer.sign("300x200/my.server.com/some/path/to/image.jpg")
+            == "/8ammJH8D-7tXy6kU3lTvoXlhu4o=/300x200/my.server.com/some/path/to/image.jpg")
+        #expect(signer.sign("meta/my.server.com/some/path/to/image.jpg")
+            == "/Ps3ORJDqxlSQ8y00T29GdNAh2CY=/meta/my.server.com/some/path/to/image.jpg")
+        #expect(signer.isValid(signature: "8ammJH8D-7tXy6kU3lTvoXlhu4o=", signed: "300x200/my.server.com/some/path/to/image.jpg"))
+        // Without its padding too, as some clients send it.
+        #expect(signer.isValid(signature: "8ammJH8D-7tXy6kU3lTvoXlhu4o", signed: "300x200/my.server.com/some/path/to/image.jpg"))
+        #expect(!signer.isValid(signature: "8ammJH8D-7tXy6kU3lTvoXlhu4o=", signed: "300x201/my.server.com/some/path/to/image.jpg"))
+        #expect(!ThumborSigner(key: "other-key").isValid(signature: "8ammJH8D-7tXy6kU3lTvoXlhu4o=", signed: "300x200/my.server.com/some/path/to/image.jpg"))
+        #expect(!signer.isValid(signature: "unsafe", signed: "300x200/my.server.com/some/path/to/image.jpg"))
+    }
+
+    @Test func everyOptionInOrder() throws {
+        let url = try parse("/unsafe/meta/10x20:110x220/adaptive-fit-in/-300x-200/left/bottom/smart/filters:quality(50):grayscale()/http%3A%2F%2Fexample.com%2Fa.jpg")
+        #expect(url.signature == .unsafe)
+        #expect(url.isMeta && url.isSmart)
+        let recipe = url.recipe
+        #expect(recipe.crop == .init(x: 10, y: 20, width: 100, height: 200))
+        #expect(recipe.box == .fit && recipe.adaptive && !recipe.upscale)
+        #expect(recipe.flipHorizontal && recipe.flipVertical)
+        #expect(recipe.width == 300 && recipe.height == 200)
+        #expect(recipe.alignment == .init(horizontal: 0, vertical: 2))
+        #expect(recipe.quality == 50 && recipe.grayscale)
+        #expect(recipe.source == .remote(URL(string: "http://example.com/a.jpg")!))
+        #expect(recipe.dialect == "thumbor" && recipe.format == nil && !recipe.negotiatesWebP)
+    }
+
+    /// thumbor enlarges to fill a box and for full-fit-in, not to fit inside one.
+    @Test func modesAndTheirUpscaleDefaults() throws {
+        let fill = try parse("/unsafe/300x200/example.com/a.jpg").recipe
+        #expect(fill.box == .fill && fill.upscale && fill.source == .remote(URL(string: "http://example.com/a.jpg")!))
+        let fit = try parse("/unsafe/fit-in/300x200/example.com/a.jpg").recipe
+        #expect(fit.box == .fit && !fit.upscale && !fit.adaptive)
+        let full = try parse("/unsafe/full-fit-in/300x200/example.com/a.jpg").recipe
+        #expect(full.box == .cover && full.upscale)
+        let adaptiveFull = try parse("/unsafe/adaptive-full-fit-in/300x200/example.com/a.jpg").recipe
+        #expect(adaptiveFull.box == .cover && adaptiveFull.adaptive)
+        #expect(try !parse("/unsafe/300x200/filters:no_upscale()/example.com/a.jpg").recipe.upscale)
+        #expect(try parse("/unsafe/fit-in/300x200/filters:upscale()/example.com/a.jpg").recipe.upscale)
+        #expect(try parse("/unsafe/300x200/filters:stretch()/example.com/a.jpg").recipe.box == .stretch)
+    }
+
+    @Test func sizes() throws {
+        let proportional = try parse("/unsafe/0x100/example.com/a.jpg").recipe
+        #expect(proportional.width == nil && proportional.height == 100)
+        let original = try parse("/unsafe/origx100/example.com/a.jpg").recipe
+        #expect(original.widthIsOriginal && original.width == nil && original.height == 100)
+        let flipsOnly = try parse("/unsafe/-x-/example.com/a.jpg").recipe
+        #expect(flipsOnly.flipHorizontal && flipsOnly.flipVertical && flipsOnly.width == nil && flipsOnly.height == nil)
+        let none = try parse("/unsafe/example.com/a.jpg").recipe
+        #expect(none.width == nil && none.height == nil && !none.flipHorizontal && none.crop == nil)
+        #expect(try parse("/unsafe/0x0:0x0/example.com/a.jpg").recipe.crop == nil)
+    }
+
+    @Test func filters() throws {
+        func recipe(_ filters: String) throws -> RenderRecipe {
+            try parse("/unsafe/300x200/filters:\(filters)/example.com/a.jpg").recipe
+        }
+        #expect(try recipe("format(webp)").format == .webp)
+        #expect(try recipe("format(jpg)").format == .jpeg)
+        // thumbor (PIL) turns counter-clockwise; the recipe counts clockwise quarter turns.
+        #expect(try recipe("rotate(90)").quarterTurns == 3)
+        #expect(try recipe("rotate(-90)").quarterTurns == 1)
+        #expect(try recipe("rotate(540)").quarterTurns == 2)
+        #expect(try recipe("blur(5)").blur == 5)
+        #expect(try recipe("blur(5,2)").blur == 2)
+        #expect(try recipe("blur(0)").blur == 0)
+        #expect(try recipe("proportion(0.5)").proportion == 0.5)
+        #expect(try recipe("strip_icc():strip_exif()").stripsICC)
+        #expect(try parse("/unsafe/filters:max_age(60)/example.com/a.jpg").maxAge == 60)
+    }
+
+    /// Every filter that is not implemented is refused by name, never ignored.
+    @Test func unsupportedAndMalformed() {
+        #expect(message("/unsafe/filters:watermark(http://x.com/w.png,0,0,0)/example.com/a.jpg") == "filter watermark is not supported")
+        #expect(message("/unsafe/filters:quality(80):sharpen(1,1,true)/example.com/a.jpg") == "filter sharpen is not supported")
+        #expect(message("/unsafe/filters:round_corner(20,255,255,255)/example.com/a.jpg") == "filter round_corner is not supported")
+        #expect(message("/unsafe/trim/example.com/a.jpg") == "trim is not supported")
+        #expect(message("/unsafe/trim:top-left:10/example.com/a.jpg") == "trim is not supported")
+        #expect(message("/unsafe/20x20:10x10/example.com/a.jpg") != nil)
+        #expect(message("/unsafe/5000x10/example.com/a.jpg") == "the width must be an integer from 0 to 4096 or orig")
+        #expect(message("/unsafe/filters:quality(0)/example.com/a.jpg") != nil)
+        #expect(message("/unsafe/filters:quality(abc)/example.com/a.jpg") != nil)
+        #expect(message("/unsafe/filters:rotate(45)/example.com/a.jpg") == "rotate() takes a multiple of 90")
+        #expect(message("/unsafe/filters:format(avif)/example.com/a.jpg") != nil)
+        #expect(message("/unsafe/filters:blur(151)/example.com/a.jpg") != nil)
+        #expect(message("/unsafe/filters:grayscale(1)/example.com/a.jpg") != nil)
+        #expect(message("/unsafe/filters:quality(50)") != nil)
+        #expect(message("/unsafe/300x200/") != nil)
+        #expect(message("/unsafe") != nil)
+        #expect(message("/unsafe/300x200/ftp://example.com/a.jpg") != nil)
+        #expect(message("/unsafe/300x200/http://user:pw@example.com/a.jpg") != nil)
+    }
+
+    /// With an origin folder, an image without a scheme is a file in it (thumbor's file loader),
+    /// kept inside the folder.
+    @Test func localImages() throws {
+        #expect(try parse("/unsafe/200x0/Spring.png", local: true).recipe.source == .local("Spring.png"))
+        #expect(try parse("/unsafe/200x0/sub/a%20b.png", local: true).recipe.source == .local("sub/a b.png"))
+        #expect(message("/unsafe/200x0/../etc/passwd", local: true) != nil)
+        #expect(message("/unsafe/200x0/a/%2E%2E/%2E%2E/b.png", local: true) != nil)
+    }
+
+    /// `/image` keys are what they were before recipes, so that cached variants are still found;
+    /// a thumbor fit-in with the same output has the same key.
+    @Test func variantKeysAreShared() throws {
+        let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=150&dpr=2&h=100&format=jpeg")
+        #expect(request.variantKey(format: "jpeg") == "https://example.com/a.jpg|w=300|h=200|fit=contain|blur=0|q=80|format=jpeg")
+        let thumbor = try parse("/unsafe/fit-in/300x200/filters:format(jpeg)/https%3A%2F%2Fexample.com%2Fa.jpg").recipe
+        #expect(thumbor.variantKey(format: "jpeg") == request.variantKey(format: "jpeg"))
+        let filled = try parse("/unsafe/300x200/https%3A%2F%2Fexample.com%2Fa.jpg").recipe
+        #expect(filled.variantKey(format: "jpeg") != request.variantKey(format: "jpeg"))
+        let flipped = try parse("/unsafe/fit-in/-300x200/https%3A%2F%2Fexample.com%2Fa.jpg").recipe
+        #expect(flipped.variantKey(format: "jpeg") != thumbor.variantKey(format: "jpeg"))
+    }
+
+    /// The crop window of a fill follows the alignment; full-fit-in covers the box uncropped;
+    /// adaptive swaps the box to the image's orientation.
+    @Test func geometryPlans() throws {
+        /// "window x,y,w,h → size WxH".
+        func plan(_ path: String, _ width: Int, _ height: Int) throws -> String {
+            let geometry = RecipeGeometry(try parse("/unsafe/" + path + "/example.com/a.jpg").recipe, maximumDimension: 4096)
+            let (window, size) = geometry.plan(width: width, height: height)
+            return "\(window.x),\(window.y),\(window.width),\(window.height) → \(size.width)x\(size.height)"
+        }
+        #expect(try plan("100x100/left", 400, 200) == "0,0,200,200 → 100x100")
+        #expect(try plan("100x100/right", 400, 200) == "200,0,200,200 → 100x100")
+        #expect(try plan("100x100/bottom", 200, 400) == "0,200,200,200 → 100x100")
+        #expect(try plan("full-fit-in/100x100", 400, 200) == "0,0,400,200 → 200x100")
+        #expect(try plan("adaptive-fit-in/100x200", 400, 200) == "0,0,400,200 → 200x100")
+        #expect(try plan("fit-in/100x200", 400, 200) == "0,0,400,200 → 100x50")
+        #expect(try plan("800x800", 400, 200) == "100,0,200,200 → 800x800")
+        #expect(try plan("800x800/filters:no_upscale()", 400, 200) == "0,0,400,200 → 400x200")
+        // An enlargement stops at the largest output side.
+        #expect(try plan("full-fit-in/4000x4000", 400, 10) == "0,0,400,10 → 4096x102")
+    }
+}
