@@ -12,6 +12,8 @@ let cLibraries: [Target] = [
     // Whole-buffer inflate, about three times zlib's speed: the PNG thumbnail path.
     .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
     .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+    // The GTK 4 view layer (WebImageGTK), its own product so that servers never link GTK.
+    .systemLibrary(name: "CGTK", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
 ]
 
 let package = Package(
@@ -29,6 +31,8 @@ let package = Package(
         // S3 (SigV4 signing, the object calls) and the s3:// loader.
         .library(name: "WebImageS3", targets: ["WebImageS3"]),
         .executable(name: "webimage", targets: ["webimage"]),
+        // GTK 4 views over the binder: WebImageView and the main-actor integration.
+        .library(name: "WebImageGTK", targets: ["WebImageGTK"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
@@ -108,6 +112,15 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(name: "CWebImageGTK", dependencies: ["CGTK"]),
+        .target(name: "WebImageGTK", dependencies: ["WebImage", "CGTK", "CWebImageGTK"]),
+        // A GTK program the GTK tests run under Xvfb: a real window, GLib's main loop driving
+        // Swift's main actor, as in an application.
+        .executableTarget(
+            name: "webimage-gtk-probe",
+            dependencies: ["WebImageGTK", "CGTK", "CWebImageGTK"],
+            path: "Tests/GTKProbe"
+        ),
         .executableTarget(
             name: "webimage",
             dependencies: [
@@ -132,6 +145,7 @@ let package = Package(
             ],
             path: "Tests/Support"
         ),
+        .testTarget(name: "WebImageGTKTests", dependencies: ["WebImage", "WebImageTestSupport"]),
         .testTarget(name: "WebImageCoreTests", dependencies: ["WebImageCore", "WebImageTestSupport"]),
         .testTarget(name: "WebImageCodecsTests", dependencies: ["WebImageCodecs", "WebImageTestSupport"]),
         .testTarget(name: "WebImageHTTPTests", dependencies: ["WebImage", "WebImageTestSupport"]),

@@ -13,6 +13,9 @@ packages=(
   libgif-dev             # GIF
   liblcms2-dev           # ICC profile to sRGB conversion
   pkg-config             # systemLibrary targets find their flags with it
+  libgtk-4-dev           # GTK 4, for the WebImageGTK views
+  xvfb                   # the X server the GTK tests draw in
+  xauth                  # which xvfb's tools expect beside it
 )
 # nginx, the HTTP cache of the nginx-in-front test (any flavour will do: the proxy and cache
 # modules are in all of them).

@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+
+/// A process of the tests' own whose output is read line by line as it comes, and whose
+/// standard input the test can write to: a server to wait for, a probe to drive.
+public final class ChildProcess: Sendable {
+    private struct State {
+        var stdout: [String] = []
+        var stderr: [String] = []
+        var pending: [Bool: Data] = [:]
+        var closed = 0
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    public let process: Process
+    private let input: FileHandle
+    private let state = Mutex(State())
+
+    public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws {
+        process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { $1 }
+        process.environment = merged
+        let out = Pipe(), err = Pipe(), stdin = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = stdin
+        input = stdin.fileHandleForWriting
+        read(out.fileHandleForReading, isStdout: true)
+        read(err.fileHandleForReading, isStdout: false)
+        try process.run()
+    }
+
+    private func read(_ handle: FileHandle, isStdout: Bool) {
+        handle.readabilityHandler = { [self] handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty { handle.readabilityHandler = nil }
+            let waiters = state.withLock { state in
+                if chunk.isEmpty {
+                    state.closed += 1
+                } else {
+                    var buffer = state.pending[isStdout, default: Data()]
+                    buffer.append(chunk)
+                    while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                        let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                        if isStdout { state.stdout.append(line) } else { state.stderr.append(line) }
+                        buffer = Data(buffer[(newline + 1)...])
+                    }
+                    state.pending[isStdout] = buffer
+                }
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    public var stdout: [String] { state.withLock { $0.stdout } }
+    public var stderr: [String] { state.withLock { $0.stderr } }
+
+    /// Writes `line` and a newline to the process's standard input.
+    public func send(_ line: String) {
+        input.write(Data((line + "\n").utf8))
+    }
+
+    /// Waits until a line of standard output (or error), after the first `skipping` lines,
+    /// satisfies `predicate`; `nil` when the process closes both outputs first.
+    public func waitForLine(stderr: Bool = false, skipping: Int = 0, where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
+        func find(_ state: State) -> String? {
+            (stderr ? state.stderr : state.stdout).dropFirst(skipping).first(where: predicate)
+        }
+        while true {
+            let (match, closed) = state.withLock { state in (find(state), state.closed == 2) }
+            if let match { return match }
+            if closed { return nil }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state in
+                    // Anything new since the check above: look again at once.
+                    let seen = find(state) != nil || state.closed == 2
+                    if !seen { state.waiters.append(continuation) }
+                    return seen
+                }
+                if ready { continuation.resume() }
+            }
+        }
+    }
+
+    /// Sends `command`, then waits for the first line after it that starts with `prefix`.
+    public func ask(_ command: String, expecting prefix: String) async -> String? {
+        let seen = stdout.count
+        send(command)
+        return await waitForLine(skipping: seen) { $0.hasPrefix(prefix) }
+    }
+
+    public func kill(_ signal: Int32 = SIGKILL) {
+        if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
+    }
+
+    public func waitForExit() async -> Int32 {
+        _ = await waitForLine { _ in false }   // both pipes closed: the process is gone
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
