@@ -7,9 +7,9 @@ import WebImageCore
 ///
 /// - Limits come from the container before any pixel is decoded: the primary image's size
 ///   (`heif_image_handle_get_width`/`height`) is checked against
-///   ``ImageDecodingOptions/maximumPixelCount``; libheif's own security limit (the largest
-///   image it will allocate) is set from the same option, so its parser refuses a larger grid
-///   or item with ``ImageError/tooLarge(_:)`` as well.
+///   ``ImageDecodingOptions/maximumPixelCount``; libheif's own security limit (the longest
+///   side of any coded image or tile it will allocate) is set from the same option, so its
+///   parser refuses an item no allowed image could have with ``ImageError/tooLarge(_:)`` too.
 /// - Orientation: libheif applies the transformative properties itself (`clap`, `irot`,
 ///   `imir`; `ignore_transformations` off), which are HEIF's way to store a rotated photo: a
 ///   camera writes them, and resets the EXIF `Orientation` tag to 1 (HEIF requires readers to
@@ -41,13 +41,50 @@ public struct HEIFDecoder: ImageDecoder {
     }
 
     static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws -> ImageContainer {
+        try withPrimaryImage(bytes, options: options) { primary in
+            let width = Int(heif_image_handle_get_width(primary)), height = Int(heif_image_handle_get_height(primary))
+            let wanted = options.thumbnail?.outputSize(width: width, height: height)
+            let thumbnail = wanted.flatMap { embeddedThumbnail(of: primary, atLeast: $0) }
+            defer { if let thumbnail { heif_image_handle_release(thumbnail) } }
+
+            var bitmap = try decodeHandle(thumbnail ?? primary)
+            // Sized from the primary image, so an embedded thumbnail of another aspect ratio
+            // (rounded differently by the camera) still gives the exact size.
+            if let wanted, wanted.width != bitmap.width || wanted.height != bitmap.height {
+                bitmap = try bitmap.resized(width: wanted.width, height: wanted.height)
+            }
+            // `heic` or `heif`, as the `ftyp` brands say.
+            let format = ImageFormat(sniffing: bytes) ?? .heif
+            return ImageContainer(image: bitmap, format: format == .heic ? .heic : .heif, iccProfile: iccProfile(of: primary))
+        }
+    }
+
+    /// The size of the thumbnail item a decode with `options` would use, or `nil` when it would
+    /// decode the primary image.
+    static func thumbnailItemSize(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws -> [Int]? {
+        try withPrimaryImage(bytes, options: options) { primary in
+            let width = Int(heif_image_handle_get_width(primary)), height = Int(heif_image_handle_get_height(primary))
+            guard let wanted = options.thumbnail?.outputSize(width: width, height: height),
+                  let thumbnail = embeddedThumbnail(of: primary, atLeast: wanted) else { return nil }
+            defer { heif_image_handle_release(thumbnail) }
+            return [Int(heif_image_handle_get_width(thumbnail)), Int(heif_image_handle_get_height(thumbnail))]
+        }
+    }
+
+    /// Parses the container (boxes only, no pixel decoded) and calls `body` with the primary
+    /// image's handle once its size has passed ``ImageDecodingOptions/maximumPixelCount``.
+    static func withPrimaryImage<T>(
+        _ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions, _ body: (OpaquePointer) throws -> T
+    ) throws -> T {
         guard let base = bytes.baseAddress, bytes.count > 0 else { throw ImageError.corruptData("HEIF: no bytes") }
         guard let context = heif_context_alloc() else { throw ImageError.tooLarge("HEIF: libheif could not allocate a context") }
         defer { heif_context_free(context) }
-        // libheif's limit is a side: it refuses an image wider or taller than it, and one of more
-        // pixels than its square. The side whose square covers our pixel limit.
-        let side = Int(Double(max(options.maximumPixelCount, 1)).squareRoot().rounded(.up))
-        heif_context_set_maximum_image_size_limit(context, Int32(clamping: side))
+        // libheif's limit is one side, checked against every coded image's width and height
+        // (HEVC codes whole blocks: a 48×32 image is a 64×64 bitstream, cropped). No side can
+        // exceed the pixel limit itself (the other side is at least 1); 64 more for the block
+        // padding; never above libheif's own default of 32768. The pixel count is ours to check.
+        let side = min(max(options.maximumPixelCount, 1), 32768 - 64) + 64
+        heif_context_set_maximum_image_size_limit(context, Int32(side))
         try check(heif_context_read_from_memory_without_copy(context, base, bytes.count, nil), "reading the container")
 
         var primary: OpaquePointer?
@@ -60,28 +97,7 @@ public struct HEIFDecoder: ImageDecoder {
             throw ImageError.tooLarge("HEIF image \(width)×\(height) exceeds the limit of \(options.maximumPixelCount) pixels")
         }
         guard width > 0, height > 0 else { throw ImageError.corruptData("HEIF: an image without pixels") }
-
-        let wanted = options.thumbnail?.outputSize(width: width, height: height)
-        var handle = primary
-        var thumbnailHandle: OpaquePointer?
-        defer { if let thumbnailHandle { heif_image_handle_release(thumbnailHandle) } }
-        if let wanted, let thumbnail = embeddedThumbnail(of: primary, atLeast: wanted) {
-            thumbnailHandle = thumbnail
-            handle = thumbnail
-        }
-
-        var bitmap = try decodeHandle(handle)
-        if let thumbnail = options.thumbnail {
-            // Sized from the primary image, so an embedded thumbnail of another aspect ratio
-            // (rounded differently by the camera) still gives the exact size.
-            let size = wanted ?? thumbnail.outputSize(width: bitmap.width, height: bitmap.height)
-            if size.width != bitmap.width || size.height != bitmap.height {
-                bitmap = try bitmap.resized(width: size.width, height: size.height)
-            }
-        }
-        // `heic` or `heif`, as the `ftyp` brands say.
-        let format = ImageFormat(sniffing: bytes) ?? .heif
-        return ImageContainer(image: bitmap, format: format == .heic ? .heic : .heif, iccProfile: iccProfile(of: primary))
+        return try body(primary)
     }
 
     /// The first thumbnail item at least `size` in both dimensions, or `nil`.
