@@ -60,4 +60,24 @@ import WebImageTestSupport
             _ = outcome(Data(bytes), "\(fixture) with 0xFFFFFFFF at \(start)")
         }
     }
+
+    /// Headers announcing huge images over a 32×32 bitstream, each decoded by the system
+    /// registry in a child process limited to 1 GiB of address space and 20 seconds (the
+    /// corpus test's pattern): a decoder that allocated for the announced size, crashed or hung
+    /// would kill the child. It must report a typed error or an image, never die.
+    @Test(
+        .disabled(if: Sanitizers.reservesShadowMemory, "an ASan or TSan process reserves terabytes of address space for its shadow memory: the child's 1 GiB limit stops it at start"),
+        arguments: ["avif-gradient.avif", "heic-gradient.heic", "avif-animated.avif", "heic-thumbnail.heic"]
+    )
+    func hugeAnnouncedSizesStayWithinBoundedMemory(fixture: String) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("isobmff-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for side: UInt32 in [65535, 30000, 16384, 9000] {
+            let file = folder.appendingPathComponent("\(side)-\(fixture)")
+            try Files.withAnnouncedSize(fixture, width: side, height: side).write(to: file)
+            let output = try runProbeLimited(["decode", file.path], addressSpaceKiB: 1 << 20, seconds: 20)
+            #expect(output.hasPrefix("error ") || output.hasPrefix("ok "), "\(fixture) announcing \(side)²: \(output)")
+        }
+    }
 }
