@@ -30,9 +30,14 @@ enum ISOBMFFTestFiles {
 
     /// Runs `tool arguments… fixture output.png`, then reads the PNG's samples.
     static func referenceDecode(_ tool: String, _ arguments: [String], fixture name: String) throws -> Samples {
+        try referenceDecode(tool, arguments, path: fixtures.appendingPathComponent(name).path)
+    }
+
+    /// Runs `tool arguments… path output.png`, then reads the PNG's samples.
+    static func referenceDecode(_ tool: String, _ arguments: [String], path: String) throws -> Samples {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("ref-\(UUID().uuidString).png")
         defer { try? FileManager.default.removeItem(at: output) }
-        _ = try run([tool] + arguments + [fixtures.appendingPathComponent(name).path, output.path])
+        _ = try run([tool] + arguments + [path, output.path])
         let text = try run(["python3", fixtures.appendingPathComponent("png-samples.py").path, output.path])
         let lines = text.split(separator: "\n")
         let header = lines[0].split(separator: " ").compactMap { Int($0) }
