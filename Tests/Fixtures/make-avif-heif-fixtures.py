@@ -99,3 +99,64 @@ run("exiftool", "-q", "-overwrite_original", "-n", "-Orientation=6", out("heic-e
 run("gcc", "-O1", "-o", src("heif-orient"), os.path.join(here, "heif-orient.c"), "-lheif")
 for orientation in (2, 3, 4, 6, 8):
     run(src("heif-orient"), str(orientation), out(f"heic-orientation{orientation}.heic"))
+
+# A 2×1 grid HEIC (heif-enc 1.15 writes every image as a 1×1 grid; this one has two tiles):
+# two 64×64 tiles, red on the left and blue on the right, each encoded by heif-enc, then their
+# HEVC bitstreams and hvcC boxes put behind one `grid` item of 128×64 by hand.
+def boxes(data, start, end):
+    """(type, payload start, box end) of each box between start and end."""
+    while start + 8 <= end:
+        size, kind = struct.unpack(">I4s", data[start:start + 8])
+        yield kind, start + 8, start + size
+        start += size
+
+
+def box(kind, payload, full=None):
+    head = b"" if full is None else struct.pack(">I", full[0] << 24 | full[1])
+    return struct.pack(">I", 8 + len(head) + len(payload)) + kind + head + payload
+
+
+def tile(colour, name):
+    png(src(name + ".png"), 64, 64, lambda x, y: colour, 3)
+    run(*heif, "-p", "chroma=444", "-o", src(name + ".heic"), src(name + ".png"))
+    data = open(src(name + ".heic"), "rb").read()
+    top = {kind: (s, e) for kind, s, e in boxes(data, 0, len(data))}
+    meta = top[b"meta"]
+    iprp = next((s, e) for kind, s, e in boxes(data, meta[0] + 4, meta[1]) if kind == b"iprp")
+    ipco = next((s, e) for kind, s, e in boxes(data, *iprp) if kind == b"ipco")
+    hvcc = next(data[s - 8:e] for kind, s, e in boxes(data, *ipco) if kind == b"hvcC")
+    mdat = top[b"mdat"]
+    return data[:top[b"ftyp"][1]], hvcc, data[mdat[0]:mdat[1]]
+
+
+ftyp, hvcc_left, left = tile((255, 0, 0), "tile-left")
+_, hvcc_right, right = tile((0, 0, 255), "tile-right")
+
+
+def grid_meta(mdat_start):
+    hdlr = box(b"hdlr", struct.pack(">I4s12sB", 0, b"pict", b"", 0), (0, 0))
+    pitm = box(b"pitm", struct.pack(">H", 3), (0, 0))
+    # iloc version 1: 4-byte offsets and lengths, no base offset; the grid's 8 bytes in idat.
+    # Each: item, construction method (0 file, 1 idat), data reference 0, one extent.
+    entries = struct.pack(">HHHHII", 1, 0, 0, 1, mdat_start, len(left))
+    entries += struct.pack(">HHHHII", 2, 0, 0, 1, mdat_start + len(left), len(right))
+    entries += struct.pack(">HHHHII", 3, 1, 0, 1, 0, 8)
+    iloc = box(b"iloc", struct.pack(">BBH", 0x44, 0x00, 3) + entries, (1, 0))
+
+    def infe(item, kind, hidden):
+        return box(b"infe", struct.pack(">HH4s", item, 0, kind) + b"\0", (2, 1 if hidden else 0))
+
+    iinf = box(b"iinf", struct.pack(">H", 3) + infe(1, b"hvc1", True) + infe(2, b"hvc1", True) + infe(3, b"grid", False), (0, 0))
+    iref = box(b"iref", box(b"dimg", struct.pack(">HHHH", 3, 2, 1, 2)), (0, 0))
+    idat = box(b"idat", struct.pack(">BBBBHH", 0, 0, 0, 1, 128, 64))
+    ipco = box(b"ipco", hvcc_left + box(b"ispe", struct.pack(">II", 64, 64), (0, 0)) + hvcc_right
+               + box(b"ispe", struct.pack(">II", 128, 64), (0, 0)))
+    ipma = box(b"ipma", struct.pack(">I", 3) + struct.pack(">HBBB", 1, 2, 0x81, 0x02)
+               + struct.pack(">HBBB", 2, 2, 0x83, 0x02) + struct.pack(">HBB", 3, 1, 0x04), (0, 0))
+    return box(b"meta", hdlr + pitm + iloc + iinf + iref + idat + box(b"iprp", ipco + ipma), (0, 0))
+
+
+meta_length = len(grid_meta(0))
+meta = grid_meta(len(ftyp) + meta_length + 8)
+with open(out("heic-grid.heic"), "wb") as f:
+    f.write(ftyp + meta + box(b"mdat", left + right))

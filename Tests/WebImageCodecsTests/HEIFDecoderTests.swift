@@ -17,7 +17,7 @@ import WebImageCore
     /// 10-bit file's reference is a 16-bit PNG holding the 10-bit samples shifted left by 6;
     /// they are brought to 8 bits by the rounding rule the decoder documents.
     @Test(arguments: [
-        "heic-gradient.heic", "heic-alpha.heic", "heic-10bit.heic", "heic-exif6.heic",
+        "heic-gradient.heic", "heic-alpha.heic", "heic-10bit.heic", "heic-exif6.heic", "heic-grid.heic",
         "heic-orientation2.heic", "heic-orientation3.heic", "heic-orientation4.heic", "heic-orientation6.heic", "heic-orientation8.heic",
     ])
     func matchesHeifConvert(fixture: String) throws {
@@ -55,6 +55,13 @@ import WebImageCore
             #expect(container.orientation == .up)
             Files.expectQuadrants(container.image, width: width, height: height, quadrants, tolerance: 40, name)
         }
+    }
+
+    /// A 2×1 grid of 64×64 tiles (red, blue) assembled into one 128×64 image. (Every heif-enc
+    /// 1.15 file is a 1×1 grid cropping its one coded tile; this one has two tiles.)
+    @Test func gridTilesAreAssembled() throws {
+        let container = try decode("heic-grid.heic")
+        Files.expectQuadrants(container.image, width: 128, height: 64, [Files.red, Files.blue, Files.red, Files.blue], tolerance: 8, "grid")
     }
 
     /// An EXIF Orientation of 6 with no irot is not applied, by the decoder or by the registry

@@ -14,7 +14,7 @@ import WebImageCore
         ("avif-gradient.avif", [32, 32]), ("avif-animated.avif", [16, 16]), ("avif-irot1.avif", []),
         ("avif-irot2.avif", [48, 32]), ("avif-imir0.avif", [48, 32]), ("avif-clap.avif", []),
         ("heic-gradient.heic", [32, 32]), ("heic-orientation6.heic", []), ("heic-orientation8.heic", []),
-        ("heic-orientation3.heic", [48, 32]), ("heic-thumbnail.heic", [192, 128]), ("heic-alpha.heic", [32, 32]),
+        ("heic-orientation3.heic", [48, 32]), ("heic-thumbnail.heic", [192, 128]), ("heic-alpha.heic", [32, 32]), ("heic-grid.heic", [128, 64]),
     ])
     func sizeFromTheBoxes(fixture: String, expected: [Int]) throws {
         let data = try Files.fixture(fixture)

@@ -18,7 +18,7 @@ enum ISOBMFFTestFiles {
         "avif-irot1.avif", "avif-irot2.avif", "avif-irot3.avif", "avif-imir0.avif", "avif-imir1.avif", "avif-clap.avif",
     ]
     static let heicFixtures = [
-        "heic-gradient.heic", "heic-alpha.heic", "heic-10bit.heic", "heic-thumbnail.heic", "heic-exif6.heic",
+        "heic-gradient.heic", "heic-alpha.heic", "heic-10bit.heic", "heic-thumbnail.heic", "heic-exif6.heic", "heic-grid.heic",
         "heic-orientation2.heic", "heic-orientation3.heic", "heic-orientation4.heic", "heic-orientation6.heic", "heic-orientation8.heic",
     ]
 

@@ -49,6 +49,7 @@ import Testing
         ("avif-clap.avif", .init(format: .avif)),
         ("avif-animated.avif", .init(format: .avif, isAnimated: true, pixelWidth: 16, pixelHeight: 16)),
         ("heic-gradient.heic", .init(format: .heic, pixelWidth: 32, pixelHeight: 32)),
+        ("heic-grid.heic", .init(format: .heic, pixelWidth: 128, pixelHeight: 64)),
         ("heic-alpha.heic", .init(format: .heic, pixelWidth: 32, pixelHeight: 32)),
         ("heic-10bit.heic", .init(format: .heic, pixelWidth: 32, pixelHeight: 32)),
         ("heic-thumbnail.heic", .init(format: .heic, pixelWidth: 192, pixelHeight: 128)),
