@@ -12,6 +12,12 @@ let cLibraries: [Target] = [
     // Whole-buffer inflate, about three times zlib's speed: the PNG thumbnail path.
     .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
     .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+    // AVIF through libavif (AV1 decoded by dav1d or libaom, whichever Debian's build links).
+    // No pkgConfig: libavif.pc adds -DAVIF_DLL (a Windows export macro), a flag SwiftPM refuses
+    // with a warning; the header and library are in the default paths.
+    .systemLibrary(name: "CAvif", providers: [.apt(["libavif-dev"])]),
+    // HEIC/HEIF through libheif (HEVC decoded by libde265).
+    .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
     // The GTK 4 view layer (WebImageGTK), its own product so that servers never link GTK.
     .systemLibrary(name: "CGTK", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
 ]
@@ -66,7 +72,7 @@ let package = Package(
         ),
         .target(
             name: "WebImageCodecs",
-            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CCodecShims"]
+            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CHeif", "CCodecShims"]
         ),
         .target(
             name: "WebImageHTTP",

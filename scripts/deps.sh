@@ -12,6 +12,11 @@ packages=(
   libwebp-dev            # WebP, including demux/mux for animation
   libgif-dev             # GIF
   liblcms2-dev           # ICC profile to sRGB conversion
+  libavif-dev            # AVIF (libavif over dav1d/libaom)
+  libheif-dev            # HEIC/HEIF (libheif over libde265)
+  libavif-bin            # avifenc/avifdec: the AVIF tests' reference encoder and decoder
+  libheif-examples       # heif-enc/heif-convert: the HEIF tests' reference encoder and decoder
+  libimage-exiftool-perl # exiftool: writes the EXIF orientation of a HEIF test file
   pkg-config             # systemLibrary targets find their flags with it
   libgtk-4-dev           # GTK 4, for the WebImageGTK views
   xvfb                   # the X server the GTK tests draw in

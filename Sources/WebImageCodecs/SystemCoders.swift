@@ -18,6 +18,8 @@ extension CoderRegistry {
             WebPDecoder(),
             PNGDecoder(),
             GIFDecoder(),
+            AVIFDecoder(),
+            HEIFDecoder(),
         ]
     }
 

@@ -3,7 +3,7 @@ import Testing
 
 @Test func everyCodecLibraryIsLinkedAndReportsAVersion() {
     let versions = CodecLibraries.versions
-    #expect(versions.count == 6)
+    #expect(versions.count == 8)
     for (library, version) in versions {
         #expect(version.first?.isNumber == true || library == "TurboJPEG", "\(library): \(version)")
     }

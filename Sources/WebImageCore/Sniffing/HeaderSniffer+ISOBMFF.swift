@@ -49,6 +49,10 @@ extension HeaderSniffer {
         // A sequence brand as the major brand says the file's main content is an animation;
         // anything else leaves it open (a still image may carry a sequence beside it).
         if Self.isBMFFSequenceBrand(major) { header.isAnimated = true }
+        if wantsDetails, boxSize <= reader.count, let size = isoBMFFPrimarySize(after: boxSize) {
+            header.pixelWidth = size.width
+            header.pixelHeight = size.height
+        }
         return header
     }
 

@@ -70,7 +70,7 @@ func snippet_README_6() async throws {
 }
 
 func snippet_README_7() async throws {
-#sourceLocation(file: "README.md", line: 224)
+#sourceLocation(file: "README.md", line: 226)
 
 
     // Memory + disk cache in ~/.cache/swift-web-image, HTTP/file/data loaders, the system coders.
@@ -96,7 +96,7 @@ func snippet_README_7() async throws {
 }
 
 func snippet_README_8() async throws {
-#sourceLocation(file: "README.md", line: 250)
+#sourceLocation(file: "README.md", line: 252)
     let prefetcher = ImagePrefetcher(manager: manager)
     let summary = await prefetcher.prefetch(urls) { progress in print(progress.completed, progress.total) }
     print(summary.finished, summary.skipped, summary.failed, summary.bytes)
@@ -105,7 +105,7 @@ func snippet_README_8() async throws {
 }
 
 func snippet_README_9() async throws {
-#sourceLocation(file: "README.md", line: 259)
+#sourceLocation(file: "README.md", line: 261)
     final class Thumbnail: ImageTarget {
         func display(_ display: ImageDisplay) {
             switch display.content {
@@ -122,7 +122,7 @@ func snippet_README_9() async throws {
 }
 
 func snippet_README_10() async throws {
-#sourceLocation(file: "README.md", line: 275)
+#sourceLocation(file: "README.md", line: 277)
 
     // Two cache levels: decoded images in memory, encoded bytes on disk.
     let cache = ImageCache(
@@ -146,7 +146,7 @@ func snippet_README_10() async throws {
 }
 
 func snippet_README_11() async throws {
-#sourceLocation(file: "README.md", line: 298)
+#sourceLocation(file: "README.md", line: 300)
     let registry = CoderRegistry.system()
     var options = ImageDecodingOptions()
     options.thumbnail = .maxPixelSize(512)          // decoded at reduced scale where possible

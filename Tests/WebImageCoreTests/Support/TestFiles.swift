@@ -40,7 +40,7 @@ enum TestFiles {
             .filter { name in
                 var isDirectory: ObjCBool = false
                 _ = FileManager.default.fileExists(atPath: fixtures.appendingPathComponent(name).path, isDirectory: &isDirectory)
-                return !isDirectory.boolValue && !name.hasSuffix(".md") && !name.hasSuffix(".py")
+                return !isDirectory.boolValue && !name.hasSuffix(".md") && !name.hasSuffix(".py") && !name.hasSuffix(".c")
             }
             .sorted()
     }

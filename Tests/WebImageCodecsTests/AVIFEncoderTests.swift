@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import WebImageCore
+@testable import WebImageCodecs
+
+/// The AVIF encoder's files read back by avifdec (libavif's own tool) and by the decoder.
+@Suite struct AVIFEncoderTests {
+    typealias Files = ISOBMFFTestFiles
+
+    /// The gradient the fixtures are drawn from (R = 8x, G = 8y, B = 128), with alpha falling
+    /// from 255 on the left to 0 on the right when `alpha`.
+    static func gradient(alpha: Bool) throws -> Bitmap {
+        let channels = alpha ? 4 : 3
+        var pixels: [UInt8] = []
+        for y in 0..<32 {
+            for x in 0..<32 {
+                pixels += [UInt8(x * 8), UInt8(y * 8), 128]
+                if alpha { pixels.append(UInt8(255 - x * 255 / 31)) }
+            }
+        }
+        return try Bitmap(width: 32, height: 32, pixelFormat: channels == 4 ? .rgba8 : .rgb8, pixels: pixels)
+    }
+
+    func writeAndDecodeWithAvifdec(_ data: Data) throws -> ISOBMFFTestFiles.Samples {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("encoded-\(UUID().uuidString).avif")
+        try data.write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        return try Files.referenceDecode("avifdec", ["--depth", "8", "--jobs", "1"], path: url.path)
+    }
+
+    @Test func losslessIsExactForAvifdec() throws {
+        for alpha in [false, true] {
+            let bitmap = try Self.gradient(alpha: alpha)
+            var options = ImageEncodingOptions()
+            options.lossless = true
+            let data = try AVIFEncoder().encode(ImageContainer(image: bitmap), options: options)
+            #expect(ImageFormat(sniffing: data) == .avif)
+            let reference = try writeAndDecodeWithAvifdec(data)
+            #expect(try #require(Files.maximumDifference(bitmap, reference)) == 0, "alpha \(alpha)")
+        }
+    }
+
+    /// Lossy at quality 90 stays close (within 12 per sample in avifdec's decode); a lower
+    /// quality gives a smaller file.
+    @Test func qualityMapsToTheQuantizer() throws {
+        let bitmap = try Self.gradient(alpha: false)
+        var options = ImageEncodingOptions()
+        options.quality = 90
+        let high = try AVIFEncoder(speed: 10).encode(ImageContainer(image: bitmap), options: options)
+        let reference = try writeAndDecodeWithAvifdec(high)
+        let difference = try #require(Files.maximumDifference(bitmap, reference))
+        #expect(difference <= 12, "quality 90 differs by \(difference)")
+        options.quality = 10
+        let low = try AVIFEncoder(speed: 10).encode(ImageContainer(image: bitmap), options: options)
+        #expect(low.count < high.count, "quality 10: \(low.count) bytes, quality 90: \(high.count)")
+    }
+
+    /// An animation becomes a sequence: the frame count and millisecond durations survive.
+    @Test func animationBecomesASequence() throws {
+        let colours: [[UInt8]] = [[255, 0, 0], [0, 255, 0], [0, 0, 255]]
+        let frames = try zip(colours, [100, 250, 40]).map { colour, milliseconds in
+            AnimatedImage.Frame(
+                bitmap: try Bitmap(width: 16, height: 16, pixelFormat: .rgb8, pixels: Array((0..<256).map { _ in colour }.joined())),
+                duration: .milliseconds(milliseconds))
+        }
+        let animation = AnimatedImage(frames: frames, loopCount: 0)
+        var options = ImageEncodingOptions()
+        options.lossless = true
+        let data = try AVIFEncoder().encode(ImageContainer(image: frames[0].bitmap, animation: animation), options: options)
+        let decoded = try #require(try AVIFDecoder().decode(data, options: .init()).animation)
+        #expect(decoded.frames.map(\.duration) == [.milliseconds(100), .milliseconds(250), .milliseconds(40)])
+        #expect(decoded.frames.map(\.bitmap) == frames.map(\.bitmap))
+        options.firstFrameOnly = true
+        let still = try AVIFDecoder().decode(try AVIFEncoder().encode(ImageContainer(image: frames[0].bitmap, animation: animation), options: options), options: .init())
+        #expect(still.animation == nil)
+    }
+}

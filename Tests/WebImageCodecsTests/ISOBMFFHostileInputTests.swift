@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+import WebImageCore
+import WebImageTestSupport
+@testable import WebImageCodecs
+
+/// Damaged AVIF and HEIC files end in an ``ImageError`` (or, when the damage leaves a decodable
+/// file, an image within the limits), never a crash, a hang or another error type.
+@Suite struct ISOBMFFHostileInputTests {
+    typealias Files = ISOBMFFTestFiles
+
+    static let fixtures = Files.avifFixtures + Files.heicFixtures
+
+    enum Outcome: Equatable { case image, error }
+
+    func outcome(_ data: Data, _ label: String) -> Outcome {
+        var options = ImageDecodingOptions()
+        options.maximumPixelCount = 4_000_000
+        options.maximumAnimationBytes = 64 << 20
+        do {
+            let container = try CoderRegistry.system().decode(data, options: options)
+            #expect(container.image.width * container.image.height <= 4_000_000, "\(label)")
+            return .image
+        } catch is ImageError {
+            return .error
+        } catch {
+            Issue.record("\(label): not an ImageError: \(error)")
+            return .error
+        }
+    }
+
+    /// Cut at every twentieth of its length, each fixture fails with a typed error.
+    @Test(arguments: fixtures)
+    func truncationsAreTypedErrors(fixture: String) throws {
+        let data = try Files.fixture(fixture)
+        for twentieth in 0..<20 {
+            let length = data.count * twentieth / 20
+            #expect(outcome(data.prefix(length), "\(fixture) cut at \(length)") == .error)
+        }
+        #expect(outcome(data, fixture) == .image)
+    }
+
+    /// Random bit flips anywhere after the `ftyp` box's type, seeded so a failure reproduces.
+    @Test(arguments: fixtures)
+    func bitFlipsNeverCrash(fixture: String) throws {
+        var generator = SeededGenerator(seed: 0xA1F0 &+ UInt64(fixture.utf8.count))
+        let original = [UInt8](try Files.fixture(fixture))
+        for _ in 0..<40 {
+            var bytes = original
+            for _ in 0..<Int.random(in: 1...8, using: &generator) {
+                let index = Int.random(in: 8..<bytes.count, using: &generator)
+                bytes[index] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &generator)
+            }
+            _ = outcome(Data(bytes), "\(fixture) with flipped bits")
+        }
+        // Whole runs of bytes overwritten with 0xFF (sizes and counts at their maximum).
+        for start in stride(from: 8, to: original.count - 4, by: max(1, original.count / 30)) {
+            var bytes = original
+            bytes.replaceSubrange(start..<start + 4, with: [0xFF, 0xFF, 0xFF, 0xFF])
+            _ = outcome(Data(bytes), "\(fixture) with 0xFFFFFFFF at \(start)")
+        }
+    }
+
+    /// Headers announcing huge images over a 32×32 bitstream, each decoded by the system
+    /// registry in a child process limited to 1 GiB of address space and 20 seconds (the
+    /// corpus test's pattern): a decoder that allocated for the announced size, crashed or hung
+    /// would kill the child. It must report a typed error or an image, never die.
+    @Test(
+        .disabled(if: Sanitizers.reservesShadowMemory, "an ASan or TSan process reserves terabytes of address space for its shadow memory: the child's 1 GiB limit stops it at start"),
+        arguments: ["avif-gradient.avif", "heic-gradient.heic", "avif-animated.avif", "heic-thumbnail.heic"]
+    )
+    func hugeAnnouncedSizesStayWithinBoundedMemory(fixture: String) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("isobmff-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for side: UInt32 in [65535, 30000, 16384, 9000] {
+            let file = folder.appendingPathComponent("\(side)-\(fixture)")
+            try Files.withAnnouncedSize(fixture, width: side, height: side).write(to: file)
+            let output = try runProbeLimited(["decode", file.path], addressSpaceKiB: 1 << 20, seconds: 20)
+            #expect(output.hasPrefix("error ") || output.hasPrefix("ok "), "\(fixture) announcing \(side)²: \(output)")
+        }
+    }
+}
