@@ -159,7 +159,7 @@ func snippet_README_11() async throws {
 }
 
 func snippet_README_12() async throws {
-#sourceLocation(file: "README.md", line: 312)
+#sourceLocation(file: "README.md", line: 314)
 
 
     let s3 = S3Client(configuration: try S3Configuration.fromEnvironment())
