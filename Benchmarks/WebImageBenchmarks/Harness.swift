@@ -1,4 +1,5 @@
 import Foundation
+import WebImage
 
 /// One line of the results table: our figure beside a reference measured in the same run.
 struct BenchmarkRow: Codable {
@@ -108,4 +109,19 @@ func nanosecondsPerOperation(operations: Int, rounds: Int = 7, _ body: () -> Voi
 @inline(never)
 func blackHole<T>(_ value: T) {
     withExtendedLifetime(value) {}
+}
+
+/// The corpus photos that `CoderRegistry.system()` decodes, by file name (sorted), in the
+/// standardized `../shared/corpus/photos`; `nil`, after a note naming `group`, when there are none.
+func decodableCorpusPhotos(for group: String) -> (folder: URL, names: [String])? {
+    let photos = URL(fileURLWithPath: "../shared/corpus/photos").standardizedFileURL
+    let registry = CoderRegistry.system()
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: photos.path).sorted().filter({ name in
+        guard let data = try? Data(contentsOf: photos.appendingPathComponent(name)), let format = ImageFormat(sniffing: data) else { return false }
+        return registry.decoder(for: format) != nil
+    }), !names.isEmpty else {
+        FileHandle.standardError.write(Data("  \(group): ../shared/corpus/photos is absent; skipped\n".utf8))
+        return nil
+    }
+    return (photos, names)
 }

@@ -93,15 +93,8 @@ private func nanosecondsPerOperationAsync(operations: Int, rounds: Int = 7, _ bo
 // MARK: - Cold loads from nginx
 
 private func coldLoadBenchmarks(_ report: Report) {
-    let photos = URL(fileURLWithPath: "../shared/corpus/photos")
+    guard let (photos, names) = decodableCorpusPhotos(for: "pipeline") else { return }
     let registry = CoderRegistry.system()
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: photos.path).sorted().filter({ name in
-        guard let data = try? Data(contentsOf: photos.appendingPathComponent(name)), let format = ImageFormat(sniffing: data) else { return false }
-        return registry.decoder(for: format) != nil
-    }), !names.isEmpty else {
-        FileHandle.standardError.write(Data("  pipeline: ../shared/corpus/photos is absent; cold loads skipped\n".utf8))
-        return
-    }
     guard let nginx = Nginx(root: photos) else { return }
     defer { nginx.stop() }
     let urls = names.map { URL(string: "http://127.0.0.1:\(nginx.port)/\($0)")! }

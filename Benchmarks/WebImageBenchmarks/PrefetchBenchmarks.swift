@@ -6,15 +6,7 @@ import WebImage
 /// thumbnails together. Measured in a child process (VmHWM from /proc/self/status), so that
 /// nothing an earlier group allocated counts.
 func runPrefetchBenchmarks(_ report: Report) {
-    let photos = URL(fileURLWithPath: "../shared/corpus/photos").standardizedFileURL
-    let registry = CoderRegistry.system()
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: photos.path).sorted().filter({ name in
-        guard let data = try? Data(contentsOf: photos.appendingPathComponent(name)), let format = ImageFormat(sniffing: data) else { return false }
-        return registry.decoder(for: format) != nil
-    }), !names.isEmpty else {
-        FileHandle.standardError.write(Data("  prefetch: ../shared/corpus/photos is absent; skipped\n".utf8))
-        return
-    }
+    guard let (photos, names) = decodableCorpusPhotos(for: "prefetch") else { return }
     guard let nginx = Nginx(root: photos) else { return }
     defer { nginx.stop() }
     let sizes = names.map { (try? FileManager.default.attributesOfItem(atPath: photos.appendingPathComponent($0).path)[.size] as? Int) ?? 0 }

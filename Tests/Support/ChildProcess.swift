@@ -16,12 +16,17 @@ public final class ChildProcess: Sendable {
     private let input: FileHandle
     private let state = Mutex(State())
 
-    public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws {
+    /// Starts `executable` in `directory` with this process's environment (the variables
+    /// `inherits` keeps) and `environment` over it.
+    public init(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
+        inherits: (String) -> Bool = { _ in true }
+    ) throws {
         process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
-        var merged = ProcessInfo.processInfo.environment
+        var merged = ProcessInfo.processInfo.environment.filter { inherits($0.key) }
         merged.merge(environment) { $1 }
         process.environment = merged
         let out = Pipe(), err = Pipe(), stdin = Pipe()

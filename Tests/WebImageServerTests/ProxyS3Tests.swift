@@ -59,6 +59,13 @@ struct ProxyS3Tests {
         return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? 0
     }
 
+    /// An S3 service on a loopback `port` where no S3 server runs.
+    static func unreachableStore(port: Int) -> S3Configuration {
+        S3Configuration(
+            endpoint: URL(string: "http://127.0.0.1:\(port)")!, region: "us-east-1",
+            credentials: S3Credentials(accessKeyID: "key", secretAccessKey: "secret"))
+    }
+
     // MARK: s3:// sources
 
     @Test("s3:// sources: served, missing, refused and malformed", arguments: S3TestServer.Kind.allCases)
@@ -206,8 +213,7 @@ struct ProxyS3Tests {
         origin.register("/elephants.jpg", data: try Fixture.elephants)
         let port = try await TestOrigin.closedPort()
         let proxy = try await ProxyHarness.start(origin: origin) { configuration in
-            var s3 = S3Configuration(endpoint: URL(string: "http://127.0.0.1:\(port)")!, region: "us-east-1",
-                                     credentials: S3Credentials(accessKeyID: "key", secretAccessKey: "secret"))
+            var s3 = Self.unreachableStore(port: port)
             s3.maximumAttempts = 2
             configuration.s3 = s3
             configuration.resultStore = URL(string: "s3://results/fleet")
@@ -241,8 +247,7 @@ struct ProxyS3Tests {
         let silent = try #require(ListeningSocket(address: "127.0.0.1", port: port))
         defer { silent.close() }
         let proxy = try await ProxyHarness.start(origin: origin) { configuration in
-            var s3 = S3Configuration(endpoint: URL(string: "http://127.0.0.1:\(port)")!, region: "us-east-1",
-                                     credentials: S3Credentials(accessKeyID: "key", secretAccessKey: "secret"))
+            var s3 = Self.unreachableStore(port: port)
             s3.timeout = .seconds(60)
             s3.maximumAttempts = 1
             configuration.s3 = s3

@@ -7,81 +7,21 @@ import WebImage
 import WebImageServer
 import WebImageTestSupport
 
-/// A running `webimage serve`, its output read line by line as it comes.
+/// A running `webimage serve` (a ``ChildProcess`` started in the repository, without the
+/// test runner's own `WEBIMAGE_*` settings), and the line that says where it listens.
 final class ServeProcess: Sendable {
-    private struct State {
-        var stdout: [String] = []
-        var stderr: [String] = []
-        var pending: [Bool: Data] = [:]
-        var closed = 0
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-
-    let process: Process
-    private let state = Mutex(State())
+    let child: ChildProcess
 
     init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = Fixture.repository
-        var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("WEBIMAGE_") }
-        merged.merge(environment) { $1 }
-        process.environment = merged
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        read(out.fileHandleForReading, isStdout: true)
-        read(err.fileHandleForReading, isStdout: false)
-        try process.run()
+        child = try ChildProcess(executable, arguments, environment: environment, directory: Fixture.repository) { !$0.hasPrefix("WEBIMAGE_") }
     }
 
-    private func read(_ handle: FileHandle, isStdout: Bool) {
-        handle.readabilityHandler = { [self] handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty { handle.readabilityHandler = nil }
-            let waiters = state.withLock { state in
-                if chunk.isEmpty {
-                    state.closed += 1
-                } else {
-                    var buffer = state.pending[isStdout, default: Data()]
-                    buffer.append(chunk)
-                    while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                        let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                        if isStdout { state.stdout.append(line) } else { state.stderr.append(line) }
-                        buffer = Data(buffer[(newline + 1)...])
-                    }
-                    state.pending[isStdout] = buffer
-                }
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
-        }
-    }
+    var process: Process { child.process }
+    var stdout: [String] { child.stdout }
+    var stderr: [String] { child.stderr }
 
-    var stdout: [String] { state.withLock { $0.stdout } }
-    var stderr: [String] { state.withLock { $0.stderr } }
-
-    /// Waits until a line of standard output (or error) satisfies `predicate`; `nil` when the
-    /// process closes both outputs first.
     func waitForLine(stderr: Bool = false, where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
-        while true {
-            let (match, closed) = state.withLock { state in
-                ((stderr ? state.stderr : state.stdout).first(where: predicate), state.closed == 2)
-            }
-            if let match { return match }
-            if closed { return nil }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state in
-                    // Anything new since the check above: look again at once.
-                    let seen = (stderr ? state.stderr : state.stdout).contains(where: predicate) || state.closed == 2
-                    if !seen { state.waiters.append(continuation) }
-                    return seen
-                }
-                if ready { continuation.resume() }
-            }
-        }
+        await child.waitForLine(stderr: stderr, where: predicate)
     }
 
     /// The port from `listening on http://HOST:PORT`.
@@ -90,13 +30,9 @@ final class ServeProcess: Sendable {
         return try #require(line.split(separator: ":").last.flatMap { Int($0) })
     }
 
-    func terminate() { kill(process.processIdentifier, SIGTERM) }
+    func terminate() { child.kill(SIGTERM) }
 
-    func waitForExit() async -> Int32 {
-        _ = await waitForLine { _ in false }   // both pipes closed: the process is gone
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
+    func waitForExit() async -> Int32 { await child.waitForExit() }
 }
 
 /// The `webimage serve` command as a plain process: flags, environment, the listening line,
