@@ -197,7 +197,7 @@ let package = Package(
         // It is never run.
         .executableTarget(
             name: "WebImageSnippets",
-            dependencies: ["WebImage", "WebImageServer", "WebImageS3", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["WebImage", "WebImageServer", "WebImageS3", "WebImageGTK", "CGTK", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Snippets"
         ),
         .executableTarget(

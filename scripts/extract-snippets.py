@@ -40,7 +40,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "Tests", "Snippets", "Generated")
-MODULES = ["WebImageCore", "WebImageCodecs", "WebImageHTTP", "WebImage", "WebImageServer", "WebImageS3"]
+MODULES = ["WebImageCore", "WebImageCodecs", "WebImageHTTP", "WebImage", "WebImageServer", "WebImageS3", "WebImageGTK"]
 
 FENCE = re.compile(r"^(\s*)(`{3,})\s*([A-Za-z0-9_+-]*)\s*(.*?)\s*$")
 DECL_KEYWORDS = re.compile(
@@ -235,6 +235,10 @@ def render(rel, blocks):
     # WebImageS3 is its own product (not re-exported by WebImage): only its examples import it.
     if rel.startswith("Sources/WebImageS3/"):
         out.append("import WebImageS3")
+    # So is WebImageGTK, whose examples call GTK's C API too.
+    if rel.startswith("Sources/WebImageGTK/"):
+        out.append("import CGTK")
+        out.append("import WebImageGTK")
     out.append("")
     for n, block in enumerate(blocks, 1):
         code = [l for l in block.lines]

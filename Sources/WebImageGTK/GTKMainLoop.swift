@@ -10,9 +10,11 @@ import CWebImageGTK
 /// wake-up descriptor of libdispatch's main queue.
 ///
 /// ```swift
-/// GTKMainLoop.install()   // once, before the loop runs
-/// let view = WebImageView()
-/// Task { @MainActor in view.setImage(with: URL(string: "https://example.com/a.jpg")) }
+/// GTKMainLoop.install()   // on the main thread, before the GLib loop runs
+/// Task { @MainActor in
+///     let view = WebImageView()   // pack view.widget into a window, then:
+///     view.setImage(with: URL(string: "https://example.com/a.jpg"))
+/// }
 /// ```
 public enum GTKMainLoop {
     /// Makes GLib's default main context run the main actor's jobs. Idempotent; call it on

@@ -12,10 +12,12 @@ import WebImage
 /// stale ever shown. Destroying the widget cancels its load too.
 ///
 /// ```swift
-/// GTKMainLoop.install()
-/// let view = WebImageView()
-/// gtk_window_set_child(window, view.widget)
-/// view.setImage(with: URL(string: "https://example.com/a.jpg"), placeholder: placeholder)
+/// @MainActor func show(_ url: URL, in window: UnsafeMutablePointer<GtkWindow>, placeholder: ImageContainer) -> WebImageView {
+///     let view = WebImageView()
+///     gtk_window_set_child(window, view.widget)
+///     view.setImage(with: url, placeholder: placeholder)
+///     return view   // the view keeps its widget (and the binding) as long as it lives
+/// }
 /// ```
 @MainActor
 public final class WebImageView: MainActorImageTarget {
@@ -74,8 +76,10 @@ public final class WebImageView: MainActorImageTarget {
     /// `placeholder` shows until the image arrives (unless memory holds it).
     ///
     /// ```swift
-    /// view.setImage(with: url, placeholder: placeholder) { result in
-    ///     if case .failure(let error) = result { print(error) }
+    /// @MainActor func bind(_ view: WebImageView, to url: URL) {
+    ///     view.setImage(with: url) { result in
+    ///         if case .failure(let error) = result { print(error) }
+    ///     }
     /// }
     /// ```
     @discardableResult
