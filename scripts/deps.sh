@@ -40,8 +40,11 @@ python3 -c "import libthumbor" >/dev/null 2>&1 || pip_missing+=(libthumbor)
 python3 -c "import thumbor" >/dev/null 2>&1 || pip_missing+=(thumbor)
 if [ ${#pip_missing[@]} -gt 0 ]; then
   echo "deps: installing ${pip_missing[*]} (pip)" >&2
-  pip_install() { python3 -m pip install --quiet --disable-pip-version-check "$@" "${pip_missing[@]}" >/dev/null 2>&1; }
-  pip_install || pip_install --user || echo "deps: could not install ${pip_missing[*]}; the tests that need them are skipped" >&2
+  # One at a time: a package that cannot be built here must not keep the others out.
+  pip_install() { python3 -m pip install --quiet --disable-pip-version-check "$@" >/dev/null 2>&1; }
+  for package in "${pip_missing[@]}"; do
+    pip_install "$package" || pip_install --user "$package" || echo "deps: could not install $package; the tests that need it are skipped" >&2
+  done
   # Under pyenv a new console script is on PATH only once its shim exists.
   if command -v pyenv >/dev/null 2>&1; then pyenv rehash >/dev/null 2>&1 || true; fi
   hash -r
