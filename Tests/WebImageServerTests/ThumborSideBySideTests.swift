@@ -80,7 +80,12 @@ import Glibc
         let folder = TemporaryDirectory("thumbor-side-by-side")
         defer { folder.remove() }
         guard let (thumbor, port) = try Self.startThumbor(in: folder) else { return }
-        defer { thumbor.terminate() }
+        // SIGKILL: a process started from the test runner's threads inherits their blocked
+        // signal mask, so thumbor would never see a SIGTERM (each run left one behind).
+        defer {
+            kill(thumbor.processIdentifier, SIGKILL)
+            thumbor.waitUntilExit()
+        }
         let harness = try await ProxyHarness.start { configuration in
             configuration.originDirectory = Fixture.demoImages
             configuration.thumbor.allowsUnsafe = true
