@@ -35,8 +35,7 @@ package final class ResultStore: Sendable {
         package var description: String { "s3://\(bucket)/\(prefix)" }
 
         func objectKey(_ kind: String, _ key: String) -> String {
-            let digest = SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
-            return (prefix.isEmpty ? "" : prefix + "/") + kind + "/" + digest
+            (prefix.isEmpty ? "" : prefix + "/") + kind + "/" + ResultStore.digest(Data(key.utf8))
         }
     }
 
@@ -140,7 +139,7 @@ package final class ResultStore: Sendable {
             }
             health.withLock { $0 = .up }
         } catch {
-            health.withLock { $0 = .down(Self.describe(error)) }
+            health.withLock { $0 = .down("\(error)") }
         }
         return currentHealth
     }
@@ -176,7 +175,7 @@ package final class ResultStore: Sendable {
             fail(.timeout, operation: operation, detail: "no answer within \(timeout)")
             return nil
         } catch {
-            fail(.error, operation: operation, detail: Self.describe(error))
+            fail(.error, operation: operation, detail: "\(error)")
             return nil
         }
     }
@@ -196,7 +195,7 @@ package final class ResultStore: Sendable {
                     health.withLock { $0 = .up }
                     record(.stored, operation: operation)
                 } catch {
-                    fail(.error, operation: operation + "-put", detail: Self.describe(error))
+                    fail(.error, operation: operation + "-put", detail: "\(error)")
                 }
                 metrics.recordStoreLatency(operation: "put", ContinuousClock.now - started)
             }
@@ -231,12 +230,9 @@ package final class ResultStore: Sendable {
         }
     }
 
-    private static func digest(_ data: Data) -> String {
+    /// The hex SHA-256 of `data`: object names and the originals' checks. (Error descriptions,
+    /// logged and shown by `/healthz`, never hold the credentials: S3Error's promise.)
+    static func digest(_ data: Data) -> String {
         SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// An error's description, which never holds the credentials (S3Error's promise).
-    private static func describe(_ error: any Error) -> String {
-        "\(error)"
     }
 }
