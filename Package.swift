@@ -141,6 +141,9 @@ let package = Package(
             dependencies: ["WebImageCore", "WebImageCodecs", "WebImageTestSupport"],
             path: "Tests/Probe"
         ),
+        // libjpeg-turbo alone, fed through a suspending source: the reference for the pixels our JPEG
+        // decoders give a damaged file in pieces (finding #7, docs/reliability.md).
+        .target(name: "CJPEGReference", dependencies: ["CJPEG"], path: "Tests/CJPEGReference"),
         .target(
             name: "WebImageTestSupport",
             dependencies: [
@@ -153,7 +156,7 @@ let package = Package(
         ),
         .testTarget(name: "WebImageGTKTests", dependencies: ["WebImage", "WebImageTestSupport"]),
         .testTarget(name: "WebImageCoreTests", dependencies: ["WebImageCore", "WebImageTestSupport"]),
-        .testTarget(name: "WebImageCodecsTests", dependencies: ["WebImageCodecs", "WebImageTestSupport"]),
+        .testTarget(name: "WebImageCodecsTests", dependencies: ["WebImageCodecs", "WebImageTestSupport", "CJPEGReference"]),
         .testTarget(name: "WebImageHTTPTests", dependencies: ["WebImage", "WebImageTestSupport"]),
         .testTarget(
             name: "WebImageServerTests",
@@ -225,8 +228,9 @@ let package = Package(
 if let fuzzerRuntime = Context.environment["WEBIMAGE_FUZZER_RUNTIME"], !fuzzerRuntime.isEmpty {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("fuzz-decode", ["WebImageCodecs"]),
-        // CWebP: libwebp's own incremental decoder, to tell its split-dependent pixels (finding #6).
-        ("fuzz-incremental", ["WebImageCodecs", "CWebP"]),
+        // libwebp's own incremental decoder and libjpeg's own suspending decode, to tell the
+        // pixels that depend on where a damaged file was split in those libraries (findings #6, #7).
+        ("fuzz-incremental", ["WebImageCodecs", "CWebP", "CJPEGReference"]),
         ("fuzz-header", []),
         ("fuzz-metadata", []),
         ("fuzz-proxy-request", ["WebImageServer"]),

@@ -1,3 +1,4 @@
+import CJPEGReference
 import CWebP
 import Foundation
 import Testing
@@ -87,5 +88,42 @@ import WebImageTestSupport
             }
             return result
         }
+    }
+
+    static let splitJPEG = "fuzz/fuzz-incremental/jpeg-split-differs"
+
+    /// Finding #7: `Demo/images/thumb-Path.jpg` (400 × 250) with four `0xFF` bytes inserted into
+    /// its entropy-coded data. libjpeg reports no damage, yet fed in small pieces it decodes
+    /// other pixels from row 80 on than from the whole buffer: its fast Huffman path runs only
+    /// with enough input buffered. libjpeg-turbo alone, through a suspending source shown the
+    /// same pieces (`CJPEGReference`, none of our code), does exactly the same. The contract: our
+    /// incremental decoder gives libjpeg's pixels for those pieces, and the one-shot decode
+    /// libjpeg's whole-buffer pixels.
+    @Test(arguments: [1, 7, 64, 512, 4096, 1 << 20])
+    func splitJPEGDecodesAsLibjpegDoesForThosePieces(chunkSize: Int) throws {
+        let data = try JPEGTests.fixture(Self.splitJPEG)
+        let oneShot = try CoderRegistry.system().decode(data)
+        let incremental = try JPEGIncrementalTests.feed(data, chunkSize: chunkSize).final
+        let whole = try #require(Self.libjpegRGBA(data, chunkSize: data.count))
+        let pieces = try #require(Self.libjpegRGBA(data, chunkSize: chunkSize))
+        #expect(oneShot.image.pixels.elementsEqual(whole.pixels))
+        #expect(incremental.image.pixels.elementsEqual(pieces.pixels))
+        #expect(whole.warnings == 0 && pieces.warnings == 0)
+        #expect(oneShot.isComplete && incremental.isComplete)
+        // The split matters in libjpeg for small pieces only: it is the library's, not ours.
+        #expect((incremental.image == oneShot.image) == (chunkSize >= 4096))
+    }
+
+    /// libjpeg-turbo's decode of `data` shown `chunkSize` more bytes each time it suspends.
+    static func libjpegRGBA(_ data: Data, chunkSize: Int) -> (pixels: [UInt8], warnings: Int)? {
+        let bytes = [UInt8](data)
+        let ends = stride(from: chunkSize, to: bytes.count + chunkSize, by: chunkSize).map { size_t(min($0, bytes.count)) }
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0, height: Int32 = 0
+        var warnings = 0
+        guard wi_reference_jpeg_decode(bytes, bytes.count, ends, ends.count, 1 << 24, &pixels, &width, &height, &warnings) == 0,
+              let pixels else { return nil }
+        defer { free(pixels) }
+        return ([UInt8](UnsafeBufferPointer(start: pixels, count: Int(width) * Int(height) * 4)), warnings)
     }
 }

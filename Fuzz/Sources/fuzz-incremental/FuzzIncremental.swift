@@ -1,3 +1,4 @@
+import CJPEGReference
 import CWebP
 import Foundation
 import FuzzSupport
@@ -13,7 +14,11 @@ import WebImageCore
 /// differently, and how much input is buffered decides which one runs). The other is a WebP
 /// whose pixels libwebp's own incremental decoder, fed the same chunks, makes differ from its
 /// one-shot decode (finding #6: a corrupt lossy bitstream, where libwebp's result depends on
-/// where the input was split): there too only the size must agree.
+/// where the input was split): there too only the size must agree. The same holds for a JPEG
+/// whose pixels libjpeg's own suspending decode, shown the same chunks, makes differ from its
+/// decode of the whole buffer without any warning (finding #7: the fast Huffman path needs
+/// enough buffered input, and a corrupt code that the two paths read differently is not always
+/// reported).
 private let registry = CoderRegistry.system()
 
 func fuzzIncremental(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -55,7 +60,8 @@ func fuzzIncremental(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     // libjpeg marks damaged data (a warning): then only the size must agree.
     let damagedJPEG = format == .jpeg && (!final.isComplete || !oneShot.isComplete)
     if !sameSize || (final.image != oneShot.image && !damagedJPEG
-                     && !(format == .webp && libwebpSplitChangesPixels(data, ends: ends))) {
+                     && !(format == .webp && libwebpSplitChangesPixels(data, ends: ends))
+                     && !(format == .jpeg && libjpegSplitChangesPixels(data, ends: ends))) {
         FuzzInput.finding("""
             \(format.rawValue): the incremental decode (\(final.image.width)×\(final.image.height)) differs \
             from the one-shot decode (\(oneShot.image.width)×\(oneShot.image.height))
@@ -108,4 +114,25 @@ private func libwebpSplitChangesPixels(_ data: Data, ends: [Int]) -> Bool {
         }
         return false
     }
+}
+
+/// Whether libjpeg-turbo itself, shown `data` up to each of `ends` in turn through a suspending
+/// source (as ``JPEGIncrementalDecoder`` shows it), decodes other pixels than from the whole
+/// buffer (finding #7). Images over 16 megapixels are not tried (`false`: a difference there is
+/// reported, to be looked at by hand).
+private func libjpegSplitChangesPixels(_ data: Data, ends: [Int]) -> Bool {
+    func decode(_ ends: [Int]) -> (pixels: [UInt8], width: Int32, height: Int32)? {
+        let bytes = [UInt8](data)
+        let ends = ends.map { size_t($0) }
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0, height: Int32 = 0
+        var warnings = 0
+        guard wi_reference_jpeg_decode(bytes, bytes.count, ends, ends.count, 1 << 24,
+                                       &pixels, &width, &height, &warnings) == 0,
+              let pixels else { return nil }
+        defer { free(pixels) }
+        return ([UInt8](UnsafeBufferPointer(start: pixels, count: Int(width) * Int(height) * 4)), width, height)
+    }
+    guard let split = decode(ends), let whole = decode([data.count]) else { return false }
+    return split.width == whole.width && split.height == whole.height && split.pixels != whole.pixels
 }

@@ -1,0 +1,120 @@
+#include "CJPEGReference.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <jpeglib.h>
+
+struct reference_error {
+    struct jpeg_error_mgr manager;
+    jmp_buf escape;
+};
+
+struct reference_source {
+    struct jpeg_source_mgr manager;
+    const uint8_t *data;
+    size_t shown;        // bytes made visible so far
+    size_t pending_skip; // a skip past the visible bytes, applied when more are shown
+};
+
+static void fail(j_common_ptr cinfo) {
+    longjmp(((struct reference_error *)cinfo->err)->escape, 1);
+}
+
+// Warnings are counted by libjpeg's emit_message; nothing is printed.
+static void quiet(j_common_ptr cinfo) { (void)cinfo; }
+
+static void init_source(j_decompress_ptr cinfo) { (void)cinfo; }
+static void term_source(j_decompress_ptr cinfo) { (void)cinfo; }
+
+// Suspends: the caller shows more bytes and calls libjpeg again.
+static boolean fill_input_buffer(j_decompress_ptr cinfo) { (void)cinfo; return FALSE; }
+
+static void skip_input_data(j_decompress_ptr cinfo, long count) {
+    struct reference_source *source = (struct reference_source *)cinfo->src;
+    if (count <= 0) return;
+    size_t skip = (size_t)count;
+    if (skip <= source->manager.bytes_in_buffer) {
+        source->manager.next_input_byte += skip;
+        source->manager.bytes_in_buffer -= skip;
+    } else {
+        source->pending_skip += skip - source->manager.bytes_in_buffer;
+        source->manager.next_input_byte += source->manager.bytes_in_buffer;
+        source->manager.bytes_in_buffer = 0;
+    }
+}
+
+// Shows the bytes up to `end`, keeping the ones libjpeg has not consumed yet.
+static void show(struct reference_source *source, size_t end) {
+    if (end < source->shown) return;
+    size_t unread = (size_t)(source->manager.next_input_byte - source->data);
+    unread += source->pending_skip;
+    source->pending_skip = 0;
+    if (unread > end) {
+        source->pending_skip = unread - end;
+        unread = end;
+    }
+    source->shown = end;
+    source->manager.next_input_byte = source->data + unread;
+    source->manager.bytes_in_buffer = end - unread;
+}
+
+int wi_reference_jpeg_decode(const uint8_t *data, size_t size, const size_t *ends, size_t end_count,
+                             size_t max_pixels, uint8_t **pixels, int *width, int *height, long *warnings) {
+    struct jpeg_decompress_struct cinfo;
+    struct reference_error error;
+    struct reference_source source = {0};
+    // volatile: read after a longjmp.
+    uint8_t *volatile output = NULL;
+    size_t next = 0;
+
+    *pixels = NULL;
+    cinfo.err = jpeg_std_error(&error.manager);
+    error.manager.error_exit = fail;
+    error.manager.output_message = quiet;
+    if (setjmp(error.escape)) {
+        free(output);
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    jpeg_create_decompress(&cinfo);
+    source.data = data;
+    source.manager.init_source = init_source;
+    source.manager.fill_input_buffer = fill_input_buffer;
+    source.manager.skip_input_data = skip_input_data;
+    source.manager.resync_to_restart = jpeg_resync_to_restart;
+    source.manager.term_source = term_source;
+    source.manager.next_input_byte = data;
+    cinfo.src = &source.manager;
+
+    // Each stage suspends until enough bytes are shown; the next end is shown then.
+#define SHOW_MORE_OR_FAIL() do { \
+        if (next == end_count) { jpeg_destroy_decompress(&cinfo); free(output); return -1; } \
+        show(&source, ends[next] < size ? ends[next] : size); next++; \
+    } while (0)
+    SHOW_MORE_OR_FAIL();
+    while (jpeg_read_header(&cinfo, TRUE) == JPEG_SUSPENDED) SHOW_MORE_OR_FAIL();
+    if ((size_t)cinfo.image_width * cinfo.image_height > max_pixels) {
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    cinfo.out_color_space = JCS_EXT_RGBA;
+    while (!jpeg_start_decompress(&cinfo)) SHOW_MORE_OR_FAIL();
+    size_t stride = (size_t)cinfo.output_width * 4;
+    output = malloc(stride * cinfo.output_height);
+    if (output == NULL) {
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    while (cinfo.output_scanline < cinfo.output_height) {
+        JSAMPROW row = output + stride * cinfo.output_scanline;
+        if (jpeg_read_scanlines(&cinfo, &row, 1) == 0) SHOW_MORE_OR_FAIL();
+    }
+#undef SHOW_MORE_OR_FAIL
+    *pixels = output;
+    *width = (int)cinfo.output_width;
+    *height = (int)cinfo.output_height;
+    *warnings = error.manager.num_warnings;
+    jpeg_destroy_decompress(&cinfo);
+    return 0;
+}
