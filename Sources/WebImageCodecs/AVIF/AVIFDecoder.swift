@@ -150,9 +150,9 @@ public struct AVIFDecoder: ImageDecoder {
         let reason = String(cString: avifResultToString(result))
         var detail = ""
         if let decoder {
-            detail = withUnsafeBytes(of: decoder.pointee.diag.error) { bytes in
+            detail = LibraryMessage.oneLine(withUnsafeBytes(of: decoder.pointee.diag.error) { bytes in
                 String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            })
         }
         let message = "AVIF: \(reason) (\(doing))" + (detail.isEmpty ? "" : ": \(detail)")
         let lowered = detail.lowercased()

@@ -180,7 +180,8 @@ public struct HEIFDecoder: ImageDecoder {
     /// ``ImageError/corruptData(_:)`` otherwise (including a file cut short).
     static func check(_ error: heif_error, _ doing: String) throws {
         guard error.code != heif_error_Ok else { return }
-        let message = "HEIF: \(error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)") (\(doing))"
+        let reason = error.message.map { LibraryMessage.oneLine(String(cString: $0)) } ?? "error \(error.code.rawValue)"
+        let message = "HEIF: \(reason) (\(doing))"
         if error.subcode == heif_suberror_Security_limit_exceeded || error.code == heif_error_Memory_allocation_error {
             throw ImageError.tooLarge(message)
         }
