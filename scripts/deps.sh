@@ -12,6 +12,7 @@ packages=(
   libwebp-dev            # WebP, including demux/mux for animation
   libgif-dev             # GIF
   liblcms2-dev           # ICC profile to sRGB conversion
+  colord-data            # real ICC profiles (Adobe RGB, ProPhoto, SwappedRedAndGreen) for the colour tests
   libavif-dev            # AVIF (libavif over dav1d/libaom)
   libheif-dev            # HEIC/HEIF (libheif over libde265)
   libavif-bin            # avifenc/avifdec: the AVIF tests' reference encoder and decoder

@@ -16,6 +16,7 @@
 #include "wi_jpeg.h"
 
 const uint32_t wi_lcms_type_rgba_8 = TYPE_RGBA_8;
+const uint32_t wi_lcms_type_rgb_8 = TYPE_RGB_8;
 
 struct wi_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;

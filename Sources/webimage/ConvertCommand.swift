@@ -42,8 +42,11 @@ struct ConvertCommand: AsyncParsableCommand {
     @Flag(help: "Keep the pixels as stored instead of turning them upright by the EXIF orientation.")
     var keepOrientation = false
 
-    @Flag(help: "Leave out metadata (the ICC profile).")
+    @Flag(help: "Leave out metadata (the ICC profile kept by --keep-color-profile).")
     var strip = false
+
+    @Flag(help: "Keep the stored colour values and the source's ICC profile, embedded in the output, instead of converting to sRGB.")
+    var keepColorProfile = false
 
     @OptionGroup var cache: CacheOptions
 
@@ -113,6 +116,7 @@ struct ConvertCommand: AsyncParsableCommand {
 
         var decoding = ImageDecodingOptions()
         decoding.appliesOrientation = !keepOrientation
+        decoding.colorSpace = keepColorProfile ? .preserve : .sRGB
         if let resize {
             // Let the decoder scale down on the way in (DCT scaling, WebP's scaler); the resize
             // processor below then makes the exact size.

@@ -77,6 +77,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The most canvas pixels one animation's decode may compose, width × height × frames (default 268435456).", valueName: "pixels"))
     var maxAnimationPixels: Int?
 
+    @Flag(help: "Keep each source's colour profile and stored colour values, and embed the profile in the output, instead of converting to sRGB and writing none.")
+    var keepColorProfile = false
+
     @Option(help: ArgumentHelp("Seconds SIGTERM waits for the requests in flight before the server stops without them (default 10).", valueName: "seconds"))
     var shutdownGrace: Int?
 
@@ -170,6 +173,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let maximum = try integer(maxAnimationPixels, "WEBIMAGE_MAX_ANIMATION_PIXELS", "max-animation-pixels") {
             configuration.maximumAnimationPixels = maximum
         }
+        configuration.keepsColorProfile = enabled(keepColorProfile, "WEBIMAGE_KEEP_COLOR_PROFILE")
         try configureS3(&configuration, environment: environment, value: value, enabled: enabled, integer: integer)
         try configureThumbor(&configuration, value: value, enabled: enabled)
         let grace = try integer(shutdownGrace, "WEBIMAGE_SHUTDOWN_GRACE", "shutdown-grace", minimum: 0) ?? 10

@@ -34,6 +34,22 @@ struct ConvertCommandTests {
         #expect(image.image.width == 480 && image.image.height == 360)
     }
 
+    /// By default the output is sRGB with no profile; `--keep-color-profile` keeps the stored
+    /// values and the profile (a green pixel tagged "red and green swapped" stays green and tagged).
+    @Test(arguments: [[], ["--keep-color-profile"]])
+    func colourIsConvertedUnlessKept(flags: [String]) throws {
+        defer { directory.remove() }
+        let run = try convert(["Tests/Fixtures/color/swapped-green.png", output("out.png")] + flags)
+        #expect(run.status == 0, "\(run.stderr)")
+        let data = try Data(contentsOf: directory.url.appendingPathComponent("out.png"))
+        let stored = try registry.decode(data, options: .preservingColor)
+        let kept = !flags.isEmpty
+        #expect((stored.iccProfile != nil) == kept)
+        // Red once converted, green as stored.
+        #expect(stored.image.pixels[0] > 128 ? !kept : kept)
+        #expect(stored.image.pixels[1] > 128 ? kept : !kept)
+    }
+
     @Test(arguments: [("contain", 100, 75), ("cover", 100, 100), ("fill", 100, 100)])
     func resizesIntoTheBox(fit: String, width: Int, height: Int) throws {
         defer { directory.remove() }

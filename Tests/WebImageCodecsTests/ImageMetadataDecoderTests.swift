@@ -28,7 +28,7 @@ import WebImageTestSupport
     /// Checks the metadata of `data` against its decode; `false` when it does not decode.
     @discardableResult
     static func checkAgainstDecoder(_ data: Data, _ name: String) throws -> Bool {
-        guard let container = try? registry.decode(data) else { return false }
+        guard let container = try? registry.decode(data, options: .preservingColor) else { return false }
         let metadata = try ImageMetadata(reading: data)
         let frames = container.animation?.frames ?? []
         #expect(metadata.orientedWidth == container.image.width, "\(name)")

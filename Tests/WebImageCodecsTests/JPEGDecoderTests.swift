@@ -190,7 +190,7 @@ import WebImageTestSupport
     @Test func malformedEXIFIsIgnored() throws {
         // A TIFF header pointing its IFD past the end of the block.
         let tiff: [UInt8] = [0x49, 0x49, 42, 0, 0xFF, 0xFF, 0, 0]
-        let jpeg = JPEGTests.insertingSegment(marker: 0xE1, payload: Array("Exif".utf8) + [0, 0] + tiff, into: try makeJPEG(width: 8, height: 8))
+        let jpeg = JPEGMarkers.insertingSegment(marker: 0xE1, payload: Array("Exif".utf8) + [0, 0] + tiff, into: try makeJPEG(width: 8, height: 8))
         #expect(try JPEGTests.registry.decode(jpeg).orientation == .up)
     }
 
@@ -199,7 +199,7 @@ import WebImageTestSupport
     /// `icc_profile_big.jpg` carries a 399,788-byte profile in seven APP2 chunks (six full ones).
     @Test(.enabled(if: Reference.corpus != nil, "../shared/corpus is absent"))
     func reassemblesTheICCProfile() throws {
-        let container = try JPEGTests.registry.decode(try JPEGTests.corpus("edge/icc_profile_big.jpg"))
+        let container = try JPEGTests.registry.decode(try JPEGTests.corpus("edge/icc_profile_big.jpg"), options: .preservingColor)
         let profile = try #require(container.iccProfile)
         #expect(profile.count == 6 * 65_519 + 6_690 - 16)
         // An ICC header: its size field, then "acsp" at offset 36.
@@ -210,27 +210,29 @@ import WebImageTestSupport
 
     @Test func chunksOutOfOrderAreReassembledInSequence() throws {
         let profile = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-        var jpeg = JPEGTests.insertingICCProfile(profile, into: try makeJPEG(width: 8, height: 8))
+        var jpeg = JPEGMarkers.insertingICCProfile(profile, into: try makeJPEG(width: 8, height: 8))
         // Swap the first two chunks' segments in the file.
         let segments = JPEGTests.segments(of: jpeg).filter { $0.marker == 0xE2 }
         #expect(segments.count == 4)
         let first = jpeg[segments[0].range], second = jpeg[segments[1].range]
         jpeg.replaceSubrange(segments[0].range.lowerBound..<segments[1].range.upperBound, with: second + first)
-        #expect(try JPEGTests.registry.decode(jpeg).iccProfile == profile)
+        #expect(try JPEGTests.registry.decode(jpeg, options: .preservingColor).iccProfile == profile)
         // A missing chunk makes the profile unusable: none is reported.
         var missing = jpeg
         missing.removeSubrange(JPEGTests.segments(of: jpeg).filter { $0.marker == 0xE2 }[2].range)
         #expect(try JPEGTests.registry.decode(missing).iccProfile == nil)
     }
 
-    /// Pillow does not convert colours, and neither do we by default (the fingerprints above
-    /// match unconverted pixels); with `convertsToSRGB` the pixels move to sRGB.
+    /// Pillow does not convert colours (the corpus fingerprints are of unconverted pixels);
+    /// `.preserve` leaves them so, the default moves them to sRGB and drops the profile, and
+    /// `convertsToSRGB` converts even when the options preserve.
     @Test(.enabled(if: Reference.corpus != nil, "../shared/corpus is absent"))
-    func convertsToSRGBOnlyWhenAsked() throws {
+    func convertsToSRGBUnlessPreserving() throws {
         let data = try JPEGTests.corpus("edge/icc_profile_big.jpg")
-        let plain = try JPEGDecoder().decode(data, options: .init())
-        let converted = try JPEGDecoder(convertsToSRGB: true).decode(data, options: .init())
-        #expect(converted.iccProfile == plain.iccProfile)
+        let plain = try JPEGDecoder().decode(data, options: .preservingColor)
+        let converted = try JPEGDecoder().decode(data, options: .init())
+        #expect(plain.iccProfile != nil && converted.iccProfile == nil)
+        #expect(try JPEGDecoder(convertsToSRGB: true).decode(data, options: .preservingColor).image == converted.image)
         let distance = fingerprintDistance(fingerprint(converted.image), fingerprint(plain.image))
         #expect(distance > 0 && distance < 60, "a colour conversion moves colours, but not wildly: \(distance)")
         // No profile: nothing to convert.
@@ -363,27 +365,6 @@ extension JPEGTests {
         return result
     }
 
-    /// `jpeg` with `profile` in APP2 `ICC_PROFILE` chunks of 65,519 bytes right after SOI.
-    static func insertingICCProfile(_ profile: Data, into jpeg: Data) -> Data {
-        let size = 65_519
-        let chunks = (profile.count + size - 1) / size
-        var result = jpeg
-        for index in (0..<chunks).reversed() {
-            let chunk = profile[(profile.startIndex + index * size)..<min(profile.startIndex + (index + 1) * size, profile.endIndex)]
-            result = insertingSegment(marker: 0xE2, payload: Array("ICC_PROFILE".utf8) + [0, UInt8(index + 1), UInt8(chunks)] + Array(chunk), into: result)
-        }
-        return result
-    }
-
-    /// `jpeg` with a marker segment inserted right after SOI.
-    static func insertingSegment(marker: UInt8, payload: [UInt8], into jpeg: Data) -> Data {
-        let length = payload.count + 2
-        var result = Data(jpeg.prefix(2))
-        result.append(contentsOf: [0xFF, marker, UInt8(length >> 8), UInt8(length & 0xFF)] + payload)
-        result.append(jpeg.dropFirst(2))
-        return result
-    }
-
     /// `jpeg` with an APP1 EXIF segment whose IFD0 holds only the orientation tag.
     static func withEXIFOrientation(_ value: UInt8, _ jpeg: Data) -> Data {
         let tiff: [UInt8] = [
@@ -392,6 +373,6 @@ extension JPEGTests {
             0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, value, 0, 0,   // Orientation, SHORT, 1, value
             0, 0, 0, 0,                           // no next IFD
         ]
-        return insertingSegment(marker: 0xE1, payload: Array("Exif".utf8) + [0, 0] + tiff, into: jpeg)
+        return JPEGMarkers.insertingSegment(marker: 0xE1, payload: Array("Exif".utf8) + [0, 0] + tiff, into: jpeg)
     }
 }

@@ -86,7 +86,7 @@ import WebImageTestSupport
         let kept = try Self.encode(container)
         #expect(Self.markers(kept).filter { $0 == 0xE2 }.count == 3)
         #expect(Self.markers(kept).first == 0xE0, "JFIF stays first")
-        let decoded = try JPEGTests.registry.decode(kept)
+        let decoded = try JPEGTests.registry.decode(kept, options: .preservingColor)
         #expect(decoded.iccProfile == profile)
         #expect(try decoded.image == JPEGTests.registry.decode(Self.encode(container, strip: true)).image)
 
@@ -97,9 +97,9 @@ import WebImageTestSupport
 
     @Test(.enabled(if: Reference.corpus != nil, "../shared/corpus is absent"))
     func aLargeProfileRoundTrips() throws {
-        let container = try JPEGTests.registry.decode(try JPEGTests.corpus("edge/icc_profile_big.jpg"))
+        let container = try JPEGTests.registry.decode(try JPEGTests.corpus("edge/icc_profile_big.jpg"), options: .preservingColor)
         let profile = try #require(container.iccProfile)
-        let decoded = try JPEGTests.registry.decode(try Self.encode(container))
+        let decoded = try JPEGTests.registry.decode(try Self.encode(container), options: .preservingColor)
         #expect(decoded.iccProfile == profile)
     }
 

@@ -181,14 +181,14 @@ import WebImageTestSupport
     /// Segments libjpeg skips (COM, unknown APPn) and segments it keeps (APP1 EXIF, APP2 ICC)
     /// split across many small chunks: skipping resumes in the next chunk.
     @Test func markerSegmentsSplitAcrossChunks() throws {
-        var data = JPEGTests.insertingSegment(marker: 0xFE, payload: JPEGTests.noise(count: 3000, seed: 3), into: try JPEGTests.fixture("hopper.jpg"))
-        data = JPEGTests.insertingSegment(marker: 0xEA, payload: JPEGTests.noise(count: 5000, seed: 4), into: data)
-        data = JPEGTests.insertingICCProfile(Data(JPEGTests.noise(count: 70_000, seed: 5)), into: data)
+        var data = JPEGMarkers.insertingSegment(marker: 0xFE, payload: JPEGTests.noise(count: 3000, seed: 3), into: try JPEGTests.fixture("hopper.jpg"))
+        data = JPEGMarkers.insertingSegment(marker: 0xEA, payload: JPEGTests.noise(count: 5000, seed: 4), into: data)
+        data = JPEGMarkers.insertingICCProfile(Data(JPEGTests.noise(count: 70_000, seed: 5)), into: data)
         data = JPEGTests.withEXIFOrientation(3, data)
-        let full = try JPEGTests.registry.decode(data)
+        let full = try JPEGTests.registry.decode(data, options: .preservingColor)
         #expect(full.orientation == .down && full.iccProfile?.count == 70_000)
         for chunkSize in [7, 333, 4096] {
-            let run = try Self.feed(data, chunkSize: chunkSize)
+            let run = try Self.feed(data, chunkSize: chunkSize, options: .preservingColor)
             #expect(run.final.image == full.image, "chunks of \(chunkSize)")
             #expect(run.final.orientation == .down && run.final.iccProfile == full.iccProfile)
         }

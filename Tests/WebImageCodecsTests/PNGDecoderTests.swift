@@ -129,7 +129,7 @@ import WebImageCore
     @Test func iccProfile() throws {
         let profile = (0..<600).map { UInt8(truncatingIfNeeded: $0 * 13) }
         let iccp = Array("sRGB-ish".utf8) + [0, 0] + PNGBuilder.zlibStored(profile)
-        let container = try Self.decode(PNGBuilder.png(PNGBuilder.solid(2, 2, [1, 2, 3, 255]), before: [("iCCP", iccp)]))
+        let container = try Self.decode(PNGBuilder.png(PNGBuilder.solid(2, 2, [1, 2, 3, 255]), before: [("iCCP", iccp)]), options: .preservingColor)
         #expect(container.iccProfile.map(Array.init) == profile)
 
         var damaged = Array("x".utf8) + [0, 0] + PNGBuilder.zlibStored(profile)

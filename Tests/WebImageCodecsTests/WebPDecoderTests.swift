@@ -175,7 +175,7 @@ enum WebPTestFiles {
     @Test func iccProfileIsExposed() throws {
         let profile = (0..<600).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         let data = try WebPTestFiles.muxing("ICCP", profile, into: try WebPTestFiles.fixture("hopper-alpha-32.webp"))
-        let container = try decoder.decode(data, options: .init())
+        let container = try decoder.decode(data, options: .preservingColor)
         #expect(container.iccProfile == Data(profile))
         #expect(container.image == (try decoder.decode(try WebPTestFiles.fixture("hopper-alpha-32.webp"), options: .init())).image)
     }

@@ -192,7 +192,7 @@ import WebImageTestSupport
         var container = try decoded("hopper-alpha-32.webp")
         container.iccProfile = profile
         let kept = try encoder.encode(container, options: Self.options())
-        #expect(try decoder.decode(kept, options: .init()).iccProfile == profile)
+        #expect(try decoder.decode(kept, options: .preservingColor).iccProfile == profile)
         let stripped = try encoder.encode(container, options: Self.options(strip: true))
         #expect(try decoder.decode(stripped, options: .init()).iccProfile == nil)
         #expect(stripped.count < kept.count)
@@ -249,7 +249,7 @@ import WebImageTestSupport
     @Test func animationWithICCAndFirstFrameOnly() throws {
         var container = try decoded("hopper-animated-16.webp")
         container.iccProfile = Data([1, 2, 3, 4, 5])
-        let animated = try decoder.decode(try encoder.encode(container, options: Self.options(lossless: true)), options: .init())
+        let animated = try decoder.decode(try encoder.encode(container, options: Self.options(lossless: true)), options: .preservingColor)
         #expect(animated.iccProfile == Data([1, 2, 3, 4, 5]))
         #expect(animated.animation?.frames.count == 3)
         let still = try decoder.decode(try encoder.encode(container, options: Self.options(lossless: true, firstFrameOnly: true)), options: .init())

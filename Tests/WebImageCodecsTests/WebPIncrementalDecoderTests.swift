@@ -130,7 +130,7 @@ import WebImageTestSupport
     @Test func iccProfileArrivesWithThePreviews() throws {
         let profile = [UInt8](repeating: 9, count: 200)
         let data = try WebPTestFiles.muxing("ICCP", profile, into: try WebPTestFiles.fixture("hopper.webp"))
-        let run = try Self.feed(data, chunkSize: 500)
+        let run = try Self.feed(data, chunkSize: 500, options: .preservingColor)
         #expect(!run.previews.isEmpty)
         #expect(run.previews.allSatisfy { $0.iccProfile == Data(profile) })
         #expect(run.final.iccProfile == Data(profile))

@@ -127,6 +127,22 @@ final class ServeProcess: Sendable {
         #expect(try await get(base + "/healthz").status == 200)
     }
 
+    /// `--keep-color-profile` (or WEBIMAGE_KEEP_COLOR_PROFILE) embeds the source's profile in the
+    /// output; by default the output has none (thumb-Kite.jpg carries a 3,144-byte sRGB profile).
+    @Test(arguments: [(["--keep-color-profile"], [String: String]()), ([], ["WEBIMAGE_KEEP_COLOR_PROFILE": "1"]), ([], [:])])
+    func colorProfileFlag(flags: [String], environment: [String: String]) async throws {
+        let cache = TemporaryDirectory("serve-color")
+        defer { cache.remove() }
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning", "--origin-dir", Fixture.demoImages.path,
+        ] + flags, environment: environment)
+        defer { server.terminate() }
+        let reply = try await get("http://127.0.0.1:\(try await server.port())/image?url=local%3A%2F%2F%2Fthumb-Kite.jpg&w=32&format=jpeg")
+        #expect(reply.status == 200)
+        let profile = try CoderRegistry.system().decode(reply.body, options: .preservingColor).iccProfile
+        #expect((profile?.count == 3_144) == !(flags.isEmpty && environment.isEmpty), "\(flags) \(environment): \(profile?.count ?? 0) bytes")
+    }
+
     @Test func thumborPrefixMustBeAPath() throws {
         let run = try CommandRun(try #require(WebImageExecutable.url), ["serve", "--thumbor-prefix", "thumbor", "--port", "0"])
         #expect(run.status != 0)

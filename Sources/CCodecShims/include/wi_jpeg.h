@@ -131,8 +131,9 @@ wi_jpeg_status wi_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t he
                               const uint8_t *icc, size_t icc_count,
                               uint8_t **output, size_t *output_count, char message[200]);
 
-/// lcms2's TYPE_RGBA_8 pixel type (for JPEGDecoder.convertsToSRGB), which Swift cannot import:
-/// it is a composite macro.
+/// lcms2's TYPE_RGBA_8 and TYPE_RGB_8 pixel types (for the conversion to sRGB), which Swift
+/// cannot import: they are composite macros.
 extern const uint32_t wi_lcms_type_rgba_8;
+extern const uint32_t wi_lcms_type_rgb_8;
 
 #endif

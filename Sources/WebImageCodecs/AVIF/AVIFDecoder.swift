@@ -39,7 +39,7 @@ public struct AVIFDecoder: ImageDecoder {
     public var formats: Set<ImageFormat> { [.avif] }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> ImageContainer {
-        try data.withUnsafeBytes { try Self.decode($0, options: options) }
+        ColorConversion.apply(try data.withUnsafeBytes { try Self.decode($0, options: options) }, options: options)
     }
 
     static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws -> ImageContainer {

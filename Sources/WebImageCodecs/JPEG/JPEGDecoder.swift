@@ -8,8 +8,9 @@ import WebImageCore
 ///
 /// The result is ``PixelFormat/rgba8`` with alpha 255. The EXIF orientation (APP1) is
 /// reported in ``ImageContainer/orientation`` and the ICC profile (APP2 chunks, reassembled)
-/// in ``ImageContainer/iccProfile``; the pixels are left as stored, unless
-/// ``convertsToSRGB`` is set. With ``ImageDecodingOptions/thumbnail``, the decode itself
+/// in ``ImageContainer/iccProfile``. By default (``ImageDecodingOptions/colorSpace`` `.sRGB`)
+/// the pixels are converted from an RGB profile to sRGB and the profile is dropped; with
+/// `.preserve` they are left as stored and the profile is carried. With ``ImageDecodingOptions/thumbnail``, the decode itself
 /// shrinks by the DCT (a scale of M/8) to the smallest size not below the thumbnail, so a
 /// 256-pixel thumbnail of a 5120×2880 photo decodes 640×360 pixels, never the full bitmap;
 /// at 1/8 a progressive file's AC scans are not even read (see `JPEGScanFilter`).
@@ -18,8 +19,8 @@ import WebImageCore
 /// and nearly every CMYK JPEG writes, and converted with `R = C·K/255` (likewise G, B): the
 /// reading of Chrome, Firefox and Pillow, applied whether or not the Adobe APP14 marker is
 /// present, so an image looks as it does in a browser. The marker's transform flag tells
-/// YCCK (2) from CMYK (0). No colour profile is involved unless ``convertsToSRGB`` is set, and
-/// even then CMYK profiles are not applied.
+/// YCCK (2) from CMYK (0). A CMYK profile is not applied (converting through it is not done
+/// yet): in sRGB mode it is dropped and the pixels are the naive conversion's.
 ///
 /// Damaged files: a file that ends early, or whose compressed data is corrupt past the
 /// header, decodes as far as its data goes, the rest mid-grey, as browsers show it (libjpeg
@@ -42,10 +43,9 @@ public struct JPEGDecoder: ImageDecoder {
         case libjpeg
     }
 
-    /// Convert the pixels from the embedded ICC profile to sRGB (with lcms2), for RGB images
-    /// whose profile is an RGB profile. Off by default: most JPEGs are sRGB or close to it, the
-    /// conversion costs time, and the reference decoders (Pillow, and browsers' defaults for
-    /// untagged output) leave the pixels as stored.
+    /// Convert the pixels from the embedded ICC profile to sRGB even when the options ask to
+    /// preserve them. Since ``ImageDecodingOptions/colorSpace`` (whose default converts), only
+    /// that case needs it; kept for source compatibility.
     public var convertsToSRGB: Bool
 
     var engine: Engine = .automatic
@@ -80,13 +80,13 @@ public struct JPEGDecoder: ImageDecoder {
                 (bitmap, complete) = try Self.decodeWithTurboJPEG(bytes, header: header)
             }
             var container = ImageContainer(
-                image: convertsToSRGB ? JPEGColorConversion.toSRGB(bitmap, profile: header.iccProfile, header: header) : bitmap,
+                image: bitmap,
                 format: .jpeg,
                 orientation: header.orientation,
                 iccProfile: header.iccProfile
             )
             container.isComplete = complete
-            return container
+            return ColorConversion.apply(container, options: options, always: convertsToSRGB)
         }
     }
 

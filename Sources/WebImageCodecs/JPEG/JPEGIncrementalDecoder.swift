@@ -186,10 +186,7 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoder {
     }
 
     private func container(header: JPEGHeader, isPreview: Bool) throws -> ImageContainer {
-        var bitmap = try Bitmap(width: width, height: height, pixelFormat: .rgba8, pixels: pixels)
-        if convertsToSRGB {
-            bitmap = JPEGColorConversion.toSRGB(bitmap, profile: header.iccProfile, header: header)
-        }
+        let bitmap = try Bitmap(width: width, height: height, pixelFormat: .rgba8, pixels: pixels)
         let container = ImageContainer(
             image: bitmap,
             format: .jpeg,
@@ -197,6 +194,6 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoder {
             orientation: header.orientation,
             iccProfile: header.iccProfile
         )
-        return try CoderRegistry.finish(container, options: options)
+        return try CoderRegistry.finishInColorSpace(container, options: options, always: convertsToSRGB)
     }
 }

@@ -56,7 +56,7 @@ public struct PNGDecoder: ImageDecoder {
     public var formats: Set<ImageFormat> { [.png, .apng] }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> ImageContainer {
-        try data.withUnsafeBytes { try Self.decode($0, options: options) }
+        ColorConversion.apply(try data.withUnsafeBytes { try Self.decode($0, options: options) }, options: options)
     }
 
     /// Row-by-row previews for plain and interlaced PNG; see ``PNGIncrementalDecoder``.

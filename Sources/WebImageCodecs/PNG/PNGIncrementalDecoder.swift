@@ -85,7 +85,7 @@ public final class PNGIncrementalDecoder: IncrementalImageDecoder {
         }
         let preview = ImageContainer(image: image, format: .png, isPreview: true,
                                      orientation: plan.metadata.orientation, iccProfile: plan.metadata.iccProfile)
-        return try CoderRegistry.finish(preview, options: options)
+        return try CoderRegistry.finishInColorSpace(preview, options: options)
     }
 
     public func finish() throws -> ImageContainer {
@@ -107,7 +107,7 @@ public final class PNGIncrementalDecoder: IncrementalImageDecoder {
             }
             return ImageContainer(image: image, format: .png, orientation: metadata.orientation, iccProfile: metadata.iccProfile)
         }
-        return try CoderRegistry.finish(container, options: options)
+        return try CoderRegistry.finishInColorSpace(container, options: options)
     }
 
     /// A preview shows the default image unless the file is an APNG whose default image is

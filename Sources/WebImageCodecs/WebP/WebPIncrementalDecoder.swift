@@ -86,7 +86,7 @@ final class WebPIncrementalDecoder: IncrementalImageDecoder {
         rowsShown = Int(rows)
         let container = ImageContainer(
             image: image, format: .webp, isPreview: true, orientation: orientation, iccProfile: iccProfile)
-        return try CoderRegistry.finish(container, options: options)
+        return try CoderRegistry.finishInColorSpace(container, options: options)
     }
 
     func finish() throws -> ImageContainer {
@@ -95,7 +95,7 @@ final class WebPIncrementalDecoder: IncrementalImageDecoder {
         case .header:
             throw ImageError.corruptData("WebP: the file ends before its header is complete")
         case .gathering:
-            return try CoderRegistry.finish(bytes.withUnsafeBytes { try WebPDecoder.decode($0, options: options) }, options: options)
+            return try CoderRegistry.finishInColorSpace(bytes.withUnsafeBytes { try WebPDecoder.decode($0, options: options) }, options: options)
         case .decoding:
             guard complete else {
                 var rows: Int32 = 0
@@ -108,13 +108,13 @@ final class WebPIncrementalDecoder: IncrementalImageDecoder {
             if (size?.width ?? canvasWidth) != outputWidth || (size?.height ?? canvasHeight) != outputHeight {
                 // The orientation arrived after decoding began and turns a thumbnail box the
                 // other way: the one-shot decode scales differently, so use it.
-                return try CoderRegistry.finish(bytes.withUnsafeBytes { try WebPDecoder.decode($0, options: options) }, options: options)
+                return try CoderRegistry.finishInColorSpace(bytes.withUnsafeBytes { try WebPDecoder.decode($0, options: options) }, options: options)
             }
             let image = try Bitmap(width: outputWidth, height: outputHeight, pixelFormat: .rgba8) { pixels in
                 pixels.copyMemory(from: UnsafeRawBufferPointer(output))
             }
             let container = ImageContainer(image: image, format: .webp, orientation: file.orientation, iccProfile: file.iccProfile)
-            return try CoderRegistry.finish(container, options: options)
+            return try CoderRegistry.finishInColorSpace(container, options: options)
         }
     }
 

@@ -37,8 +37,31 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// WebP's scaler) never materialise the full-size bitmap. Sizes are after orientation.
     /// Never upscales.
     public var thumbnail: Thumbnail?
+    /// What a decode does with a source's own colour space: convert to sRGB, the web's default,
+    /// so that the pixels mean what they say and an output needs no profile (the default), or
+    /// keep the stored values and carry the profile in ``ImageContainer/iccProfile``.
+    public var colorSpace: ColorSpace = .sRGB
 
     public init() {}
+
+    /// The colour space decoded pixels are in.
+    ///
+    /// ```swift
+    /// var options = ImageDecodingOptions()
+    /// options.colorSpace = .preserve   // the stored values, and the profile to embed again
+    /// ```
+    public struct ColorSpace: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+
+        /// Pixels converted from the source's ICC profile to sRGB; the result carries no
+        /// profile, so encoders write none. Sources without a profile are sRGB already.
+        public static let sRGB = ColorSpace(name: "sRGB")
+        /// Pixels as stored; the source's ICC profile is carried in
+        /// ``ImageContainer/iccProfile``, and encoders embed it again.
+        public static let preserve = ColorSpace(name: "preserve")
+
+        public var description: String { name }
+    }
 
     /// A size to decode to.
     public enum Thumbnail: Sendable, Hashable {

@@ -30,7 +30,9 @@ public struct ImageContainer: Sendable {
     /// The orientation the source stored (EXIF). When the decoder applied it (the default),
     /// the pixels are already upright; see ``ImageDecodingOptions/appliesOrientation``.
     public var orientation: ImageOrientation
-    /// The embedded ICC colour profile, when the source had one.
+    /// The source's ICC colour profile, when it had one and the decode kept its colours as
+    /// stored (``ImageDecodingOptions/ColorSpace/preserve``); `nil` after the default conversion
+    /// to sRGB. Encoders embed it unless ``ImageEncodingOptions/stripsMetadata``.
     public var iccProfile: Data?
     /// Set by a decoder that averaged blocks of source pixels while decoding (the PNG
     /// thumbnail path): ``image`` holds the block averages, and the registry's finishing resize

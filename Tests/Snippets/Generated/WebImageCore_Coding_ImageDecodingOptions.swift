@@ -13,3 +13,11 @@ func snippet_WebImageCore_Coding_ImageDecodingOptions_1() async throws {
 #sourceLocation()
     _ = (options, container)
 }
+
+func snippet_WebImageCore_Coding_ImageDecodingOptions_2() async throws {
+#sourceLocation(file: "Sources/WebImageCore/Coding/ImageDecodingOptions.swift", line: 50)
+    var options = ImageDecodingOptions()
+    options.colorSpace = .preserve   // the stored values, and the profile to embed again
+#sourceLocation()
+    _ = options
+}

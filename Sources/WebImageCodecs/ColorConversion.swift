@@ -1,0 +1,137 @@
+import CCodecShims
+import CLCMS2
+import Foundation
+import Synchronization
+import WebImageCore
+
+/// Decoded pixels moved from the ICC profile a file carries to sRGB, with lcms2, as
+/// ``ImageDecodingOptions/ColorSpace/sRGB`` asks (the default).
+///
+/// The result carries no profile whatever happens: a profile lcms2 cannot read, or one that
+/// does not describe RGB pixels (a CMYK JPEG's, a grey image's), is dropped with the pixels left
+/// as stored, as browsers ignore a profile they cannot use. Each frame of an animation is
+/// converted alike; alpha is kept.
+enum ColorConversion {
+    /// `container` in sRGB when `options` ask for it (or `always`), else unchanged.
+    static func apply(_ container: ImageContainer, options: ImageDecodingOptions, always: Bool = false) -> ImageContainer {
+        guard options.colorSpace == .sRGB || always, let profile = container.iccProfile else { return container }
+        var container = container
+        container.iccProfile = nil
+        func converted(_ bitmap: Bitmap) -> Bitmap {
+            guard let layout = SRGBTransform.Layout(bitmap.pixelFormat),
+                  let transform = SRGBTransform.cached(for: profile, layout: layout) else { return bitmap }
+            return transform.apply(bitmap)
+        }
+        if var animation = container.animation {
+            for index in animation.frames.indices {
+                animation.frames[index].bitmap = converted(animation.frames[index].bitmap)
+            }
+            container.animation = animation
+            container.image = animation.frames[0].bitmap
+        } else {
+            container.image = converted(container.image)
+        }
+        return container
+    }
+}
+
+extension CoderRegistry {
+    /// ``CoderRegistry/finish(_:options:sourceSize:)``, then the colour conversion: what an
+    /// incremental decoder does to each preview and its final image (converting after the
+    /// thumbnail resize, the fewer pixels).
+    static func finishInColorSpace(_ container: ImageContainer, options: ImageDecodingOptions, always: Bool = false) throws -> ImageContainer {
+        ColorConversion.apply(try finish(container, options: options), options: options, always: always)
+    }
+}
+
+/// An lcms2 transform from one RGB profile to sRGB for straight RGBA8 or RGB8 pixels (what
+/// decoders give), perceptual intent.
+///
+/// `@unchecked Sendable`: the transform is made with `cmsFLAGS_NOCACHE`, which lcms2 documents
+/// as what calling `cmsDoTransform` from several threads at once needs (the flag turns off the
+/// one mutable part, a one-pixel cache); the handle is never changed after `init`, and is deleted
+/// only in `deinit`, when no caller holds the object.
+final class SRGBTransform: @unchecked Sendable {
+    private let handle: cmsHTRANSFORM
+    private let layout: Layout
+
+    /// The pixel layouts converted; others (premultiplied alpha, grey) are left as they are.
+    enum Layout: Hashable {
+        case rgba8, rgb8
+
+        init?(_ format: PixelFormat) {
+            switch format {
+            case .rgba8: self = .rgba8
+            case .rgb8: self = .rgb8
+            default: return nil
+            }
+        }
+
+        var lcmsType: cmsUInt32Number { self == .rgba8 ? wi_lcms_type_rgba_8 : wi_lcms_type_rgb_8 }
+        var bytesPerPixel: Int { self == .rgba8 ? 4 : 3 }
+        var pixelFormat: PixelFormat { self == .rgba8 ? .rgba8 : .rgb8 }
+    }
+
+    /// `nil` when lcms2 cannot read `profile` or it is not an RGB profile.
+    init?(profile: Data, layout: Layout) {
+        let source = profile.withUnsafeBytes { bytes in
+            cmsOpenProfileFromMem(bytes.baseAddress, cmsUInt32Number(bytes.count))
+        }
+        guard let source else { return nil }
+        defer { cmsCloseProfile(source) }
+        guard cmsGetColorSpace(source) == cmsSigRgbData, let sRGB = cmsCreate_sRGBProfile() else { return nil }
+        defer { cmsCloseProfile(sRGB) }
+        guard let handle = cmsCreateTransform(
+            source, layout.lcmsType, sRGB, layout.lcmsType,
+            cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE)
+        ) else { return nil }
+        self.handle = handle
+        self.layout = layout
+    }
+
+    deinit {
+        cmsDeleteTransform(handle)
+    }
+
+    /// `bitmap` converted, when it has this transform's layout; unchanged otherwise.
+    func apply(_ bitmap: Bitmap) -> Bitmap {
+        guard bitmap.pixelFormat == layout.pixelFormat else { return bitmap }
+        let rowBytes = bitmap.width * layout.bytesPerPixel
+        let converted = try? Bitmap(width: bitmap.width, height: bitmap.height, pixelFormat: layout.pixelFormat) { output in
+            bitmap.pixels.withUnsafeBytes { input in
+                // Row by row: bytesPerRow may exceed the row's pixels, and lcms2 counts in UInt32.
+                for row in 0..<bitmap.height {
+                    cmsDoTransform(
+                        handle,
+                        input.baseAddress! + row * bitmap.bytesPerRow,
+                        output.baseAddress! + row * rowBytes,
+                        cmsUInt32Number(bitmap.width)
+                    )
+                }
+            }
+        }
+        return converted ?? bitmap
+    }
+
+    /// The transforms of the last few profiles seen: a server meets the same handful of
+    /// profiles (a camera's, Display P3, Adobe RGB) again and again, and making a transform
+    /// costs more than converting a thumbnail. Profiles lcms2 refused are remembered too; a
+    /// profile over 1 MiB is not (eight of a file's 16 MiB limit would hold 128 MiB).
+    private static let recent = Mutex<[(profile: Data, layout: Layout, transform: SRGBTransform?)]>([])
+    private static let recentLimit = 8
+    private static let largestCachedProfile = 1 << 20
+
+    static func cached(for profile: Data, layout: Layout) -> SRGBTransform? {
+        if let hit = recent.withLock({ entries in entries.first { $0.layout == layout && $0.profile == profile } }) {
+            return hit.transform
+        }
+        let transform = SRGBTransform(profile: profile, layout: layout)
+        guard profile.count <= largestCachedProfile else { return transform }
+        recent.withLock { entries in
+            guard !entries.contains(where: { $0.layout == layout && $0.profile == profile }) else { return }
+            if entries.count == recentLimit { entries.removeFirst() }
+            entries.append((profile, layout, transform))
+        }
+        return transform
+    }
+}
