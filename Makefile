@@ -39,7 +39,7 @@ run: deps
 test: deps snippets
 	@python3 scripts/extract-snippets.py --check-manifests
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	SWIFT=$(SWIFT) bash scripts/run-suite.sh
 	@echo "A package of its own over the public API (Examples/Consumer), built with warnings as errors and run:"
 	$(SWIFT) build --package-path Examples/Consumer --scratch-path .build/consumer
 	.build/consumer/debug/Consumer Demo/images

@@ -30,7 +30,7 @@ run() {
   shift 2
   echo "sanitize: the test suite under the $sanitizer sanitizer ($scratch)"
   "$SWIFT" build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" "$@"
-  "$SWIFT" test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" "$@"
+  SWIFT="$SWIFT" bash scripts/run-suite.sh --sanitize="$sanitizer" --scratch-path "$scratch" "$@"
 }
 
 # halt_on_error: a report ends the process (UBSan otherwise prints and continues).

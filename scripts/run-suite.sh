@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Runs the built test suite: `swift test --skip-build ARGS…`, its output line by line and a
+# watchdog on it.
+#
+# - Line by line: through `script`, so that the output is a terminal's, which Swift Testing
+#   flushes at every line; into a pipe (CI's log) it is block-buffered, and a run that stops
+#   shows only a prefix.
+# - The watchdog: when the suite prints nothing for WEBIMAGE_STALL_SECONDS (default 300; the
+#   slowest test takes under a minute), the tests that started and never ended are listed and the
+#   run is stopped with status 124. The suite has stalled so (every thread idle, tests of many
+#   suites waiting; docs/reliability.md, "A suite that stops") in about one run in five on a
+#   loaded two-core machine. With WEBIMAGE_STALL_RETRIES=N a stalled run is started again, up to
+#   N times; a run that fails is never retried.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+SWIFT=${SWIFT:-swift}
+stall_seconds=${WEBIMAGE_STALL_SECONDS:-300}
+retries=${WEBIMAGE_STALL_RETRIES:-0}
+log=$(mktemp /tmp/webimage-suite-XXXXXX.log)
+trap 'rm -f "$log"' EXIT
+
+# The descendants of $1, deepest first.
+descendants() {
+  local child
+  for child in $(ps -o pid= --ppid "$1"); do
+    descendants "$child"
+    echo "$child"
+  done
+}
+
+# The tests that printed "started" and no end, from a Swift Testing log.
+pending_tests() {
+  python3 - "$1" <<'PY'
+import re, sys
+text = re.sub(r"\x1b\[[0-9;]*m", "", open(sys.argv[1], "rb").read().decode("utf-8", "replace"))
+started, ended = [], set()
+for line in text.splitlines():
+    if "Test case passing" in line:
+        continue
+    if m := re.search(r"◇ Test (.+) started\.$", line):
+        started.append(m.group(1))
+    elif m := re.search(r"[✔✘] Test (.+?) (with \d+ test cases? )?(passed|failed)", line):
+        ended.add(m.group(1))
+    elif m := re.search(r"Test (.+?) skipped", line):
+        ended.add(m.group(1))
+for name in started:
+    if name not in ended:
+        print("  " + name)
+PY
+}
+
+run_once() {
+  : >"$log"
+  script -q -e -f -c "$(printf '%q ' "$SWIFT" test --skip-build "$@")" "$log" &
+  local pid=$! last_size=-1 quiet=0
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 5
+    local size
+    size=$(stat -c %s "$log")
+    if [ "$size" -eq "$last_size" ]; then quiet=$((quiet + 5)); else quiet=0; last_size=$size; fi
+    if [ "$quiet" -ge "$stall_seconds" ]; then
+      echo
+      echo "run-suite: no output for ${stall_seconds}s: the suite has stopped. Tests started and not ended:"
+      pending_tests "$log"
+      kill -9 $(descendants "$pid") "$pid" 2>/dev/null
+      wait "$pid" 2>/dev/null
+      return 124
+    fi
+  done
+  wait "$pid"
+}
+
+attempt=0
+while true; do
+  run_once "$@"
+  status=$?
+  if [ "$status" -ne 124 ] || [ "$attempt" -ge "$retries" ]; then exit "$status"; fi
+  attempt=$((attempt + 1))
+  echo "run-suite: starting the suite again ($attempt of $retries) after the stall above"
+done
