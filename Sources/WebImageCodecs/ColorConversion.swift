@@ -87,6 +87,27 @@ final class SRGBTransform: @unchecked Sendable {
         ) else { return nil }
         self.handle = handle
         self.layout = layout
+        isIdentity = Self.mapsToItself(handle, layout: layout)
+    }
+
+    /// Whether the transform leaves every colour as it is, within 1 (a source profile that is
+    /// sRGB by another name, as most cameras' and phones' are): then ``apply(_:)`` skips the
+    /// work. Judged once per transform on a 6 × 6 × 6 grid of colours.
+    let isIdentity: Bool
+
+    private static func mapsToItself(_ handle: cmsHTRANSFORM, layout: Layout) -> Bool {
+        let levels: [UInt8] = [0, 51, 102, 153, 204, 255]
+        var input: [UInt8] = []
+        for red in levels {
+            for green in levels {
+                for blue in levels {
+                    input += layout == .rgba8 ? [red, green, blue, 255] : [red, green, blue]
+                }
+            }
+        }
+        var output = [UInt8](repeating: 0, count: input.count)
+        cmsDoTransform(handle, input, &output, cmsUInt32Number(input.count / layout.bytesPerPixel))
+        return zip(input, output).allSatisfy { abs(Int($0) - Int($1)) <= 1 }
     }
 
     deinit {
@@ -95,7 +116,7 @@ final class SRGBTransform: @unchecked Sendable {
 
     /// `bitmap` converted, when it has this transform's layout; unchanged otherwise.
     func apply(_ bitmap: Bitmap) -> Bitmap {
-        guard bitmap.pixelFormat == layout.pixelFormat else { return bitmap }
+        guard bitmap.pixelFormat == layout.pixelFormat, !isIdentity else { return bitmap }
         let rowBytes = bitmap.width * layout.bytesPerPixel
         let converted = try? Bitmap(width: bitmap.width, height: bitmap.height, pixelFormat: layout.pixelFormat) { output in
             bitmap.pixels.withUnsafeBytes { input in

@@ -121,4 +121,21 @@ import WebImageTestSupport
         #expect(decoded.iccProfile == nil)
         #expect(decoded.image == stored.image)
     }
+
+    /// A profile that is sRGB by another name (the 3,144-byte sRGB profile of
+    /// `Demo/images/thumb-Kite.jpg`) is recognised once and costs no conversion: the pixels are
+    /// the stored ones, the profile is dropped. Adobe RGB's transform is no identity.
+    @Test func anSRGBProfileLeavesThePixelsAsStored() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Demo/images/thumb-Kite.jpg")
+        let data = try Data(contentsOf: url)
+        let stored = try Self.registry.decode(data, options: .preservingColor)
+        let profile = try #require(stored.iccProfile)
+        #expect(try #require(SRGBTransform.cached(for: profile, layout: .rgba8)).isIdentity)
+        let converted = try Self.registry.decode(data)
+        #expect(converted.iccProfile == nil && converted.image == stored.image)
+
+        let adobe = try #require(try Self.registry.decode(try Self.fixture("gradient-adobergb.png"), options: .preservingColor).iccProfile)
+        #expect(try #require(SRGBTransform.cached(for: adobe, layout: .rgba8)).isIdentity == false)
+    }
 }
