@@ -4,22 +4,32 @@ import Foundation
 import WebImage
 import WebImageGTK
 
-// A GTK program for the tests (WebImageGTKTests), run under Xvfb: one window holding one
-// WebImageView, GLib's main loop on the main thread, the main actor drained by it as in an
-// application. The test drives it with commands on standard input, one per line, and reads the
-// answers on standard output:
+// A GTK program for the tests (WebImageGTKTests), run under Xvfb: one window holding a
+// WebImageView above a WebImageButton, GLib's main loop on the main thread, the main actor
+// drained by it as in an application. The test drives it with commands on standard input, one
+// per line, and reads the answers on standard output:
 //
-//   bind PATH    binds the view to ORIGIN/PATH with a blue placeholder; answers
-//                "bound PATH shown=placeholder|image|…" (what the view shows when setImage
-//                returns), later "completed PATH ok|failed"
-//   pixel        after the next frame, the centre pixel of the view as drawn: "pixel R G B A"
-//   destroy      destroys the window (and the view's widget): "destroyed"
+//   bind PATH [progressive] [fade]
+//                binds the view to ORIGIN/PATH with a blue placeholder (with progressive
+//                previews, with a 300 ms fade); answers "bound PATH shown=placeholder|image|…
+//                spinner=on|off" (what the view shows when setImage returns), later
+//                "completed PATH ok|failed"; every change the view shows is reported as
+//                "display placeholder|preview|image opacity=O"
+//   bindbutton PATH  binds the button's image: "bound button PATH", later "completed button PATH ok|failed"
+//   pixel [button]   after the next frame, the centre pixel of the view (or the button) as drawn:
+//                "pixel R G B A"
+//   spinner      "spinner on|off"
+//   waitopaque   waits (frame by frame, at most 600 frames) until the picture is fully opaque:
+//                "opaque" or "still fading"
+//   hide, show   unmaps or maps the view: "hidden", "visible"
+//   blink        unmaps and maps the view again at once: "blinked"
+//   destroy      destroys the window (and the views' widgets): "destroyed"
 //   quit         ends the program
 //
-// usage: webimage-gtk-probe ORIGIN_BASE_URL
+// usage: webimage-gtk-probe ORIGIN_BASE_URL [UNMAPPED_CANCELLATION_MS]
 
-guard CommandLine.arguments.count == 2 else {
-    say("usage: webimage-gtk-probe ORIGIN_BASE_URL")
+guard (2...3).contains(CommandLine.arguments.count) else {
+    say("usage: webimage-gtk-probe ORIGIN_BASE_URL [UNMAPPED_CANCELLATION_MS]")
     exit(2)
 }
 gtk_init()
@@ -33,8 +43,9 @@ let lines = AsyncStream<String> { continuation in
         continuation.finish()
     }
 }
+let grace = CommandLine.arguments.count == 3 ? Int(CommandLine.arguments[2]) : nil
 Task { @MainActor in
-    await Probe(origin: origin).run(lines)
+    await Probe(origin: origin, graceMilliseconds: grace).run(lines)
     g_main_loop_quit(loop)
 }
 g_main_loop_run(loop)
@@ -42,27 +53,57 @@ g_main_loop_run(loop)
 @MainActor final class Probe {
     let origin: String
     let view = WebImageView()
+    let button = WebImageButton()
     var window: UnsafeMutablePointer<GtkWindow>?
     /// A 4×4 blue placeholder.
     let placeholder = ImageContainer(image: try! Bitmap(
         width: 4, height: 4, pixelFormat: .rgba8, pixels: Array([[0, 0, 255, 255] as [UInt8]].joined().lazy).repeated(16)))
 
-    init(origin: String) {
+    init(origin: String, graceMilliseconds: Int?) {
         self.origin = origin
+        if let graceMilliseconds { view.unmappedCancellationDelay = .milliseconds(graceMilliseconds) }
+        view.onDisplay = { [view] display in
+            let kind = switch display.content {
+            case .placeholder: "placeholder"
+            case .preview: "preview"
+            case .image: "image"
+            }
+            say("display \(kind) opacity=\(String(format: "%.2f", gtk_widget_get_opacity(view.picture)))")
+        }
     }
 
     func run(_ lines: AsyncStream<String>) async {
         window = UnsafeMutableRawPointer(gtk_window_new()).assumingMemoryBound(to: GtkWindow.self)
-        gtk_window_set_default_size(window, 160, 120)
-        gtk_window_set_child(window, view.widget)
+        gtk_window_set_default_size(window, 160, 180)
+        let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        gtk_widget_set_vexpand(view.widget, 1)
+        gtk_widget_set_size_request(button.widget, 64, 48)
+        box.withMemoryRebound(to: GtkBox.self, capacity: 1) { box in
+            gtk_box_append(box, view.widget)
+            gtk_box_append(box, button.widget)
+        }
+        gtk_window_set_child(window, box)
         gtk_window_present(window)
         while gtk_widget_get_mapped(view.widget) == 0 { await Task.yield() }
         say("mapped")
         for await line in lines {
             let words = line.split(separator: " ").map(String.init)
             switch words.first {
-            case "bind": bind(words[1])
-            case "pixel": await pixel()
+            case "bind": bind(words[1], progressive: words.contains("progressive"), fade: words.contains("fade"))
+            case "bindbutton": bindButton(words[1])
+            case "pixel": await pixel(of: words.contains("button") ? button.imageView.widget : view.widget)
+            case "spinner": say("spinner \(view.isSpinnerVisible ? "on" : "off")")
+            case "waitopaque": await waitUntilOpaque()
+            case "hide":
+                gtk_widget_set_visible(view.widget, 0)
+                say("hidden")
+            case "show":
+                gtk_widget_set_visible(view.widget, 1)
+                say("visible")
+            case "blink":
+                gtk_widget_set_visible(view.widget, 0)
+                gtk_widget_set_visible(view.widget, 1)
+                say("blinked")
             case "destroy":
                 gtk_window_destroy(window)
                 say("destroyed")
@@ -72,8 +113,11 @@ g_main_loop_run(loop)
         }
     }
 
-    func bind(_ path: String) {
-        view.setImage(with: URL(string: origin + path), placeholder: placeholder) { result in
+    func bind(_ path: String, progressive: Bool, fade: Bool) {
+        view.setImage(
+            with: URL(string: origin + path), placeholder: placeholder, requestOptions: progressive ? .progressiveLoad : [],
+            transition: fade ? .fade(.milliseconds(300)) : .none
+        ) { result in
             say("completed \(path) \((try? result.get()) != nil ? "ok" : "failed")")
         }
         let shown = switch view.shownContent {
@@ -82,17 +126,35 @@ g_main_loop_run(loop)
         case .image: "image"
         case nil: "nothing"
         }
-        say("bound \(path) shown=\(shown)")
+        say("bound \(path) shown=\(shown) spinner=\(view.isSpinnerVisible ? "on" : "off")")
     }
 
-    /// The centre pixel once a frame has been drawn since the command.
-    func pixel() async {
+    func bindButton(_ path: String) {
+        button.setImage(with: URL(string: origin + path), placeholder: placeholder) { result in
+            say("completed button \(path) \((try? result.get()) != nil ? "ok" : "failed")")
+        }
+        say("bound button \(path)")
+    }
+
+    /// Draws frame after frame until the picture's fade has ended.
+    func waitUntilOpaque() async {
         let clock = gtk_widget_get_frame_clock(view.widget)
+        for _ in 0..<600 where gtk_widget_get_opacity(view.picture) < 1 {
+            let frame = gdk_frame_clock_get_frame_counter(clock)
+            gtk_widget_queue_draw(view.widget)
+            while gdk_frame_clock_get_frame_counter(clock) <= frame { await Task.yield() }
+        }
+        say(gtk_widget_get_opacity(view.picture) >= 1 ? "opaque" : "still fading")
+    }
+
+    /// The centre pixel of `widget` once a frame has been drawn since the command.
+    func pixel(of widget: UnsafeMutablePointer<GtkWidget>) async {
+        let clock = gtk_widget_get_frame_clock(widget)
         let frame = gdk_frame_clock_get_frame_counter(clock)
-        gtk_widget_queue_draw(view.widget)
+        gtk_widget_queue_draw(widget)
         while gdk_frame_clock_get_frame_counter(clock) <= frame { await Task.yield() }
         var width: Int32 = 0, height: Int32 = 0
-        guard let rgba = wi_gtk_widget_rgba(view.widget, &width, &height) else {
+        guard let rgba = wi_gtk_widget_rgba(widget, &width, &height) else {
             say("pixel none")
             return
         }

@@ -42,7 +42,7 @@ struct WebImageViewTests {
         #expect(await probe.waitForLine { $0 == "mapped" } != nil, "\(probe.stderr)")
 
         // The placeholder (blue) while the origin holds the response, then the image.
-        #expect(await probe.ask("bind /red.png", expecting: "bound /red.png") == "bound /red.png shown=placeholder")
+        #expect(await probe.ask("bind /red.png", expecting: "bound /red.png") == "bound /red.png shown=placeholder spinner=on")
         #expect(await origin.waitForRequests(path: "/red.png", count: 1))
         #expect(Self.rgb(await probe.ask("pixel", expecting: "pixel")) == [0, 0, 255])
         redGate.open()
@@ -59,7 +59,7 @@ struct WebImageViewTests {
         #expect(Self.rgb(await probe.ask("pixel", expecting: "pixel")) == [0, 255, 0])
 
         // A memory hit is on the view when setImage returns: no placeholder in between.
-        #expect(await probe.ask("bind /red.png", expecting: "bound /red.png") == "bound /red.png shown=image")
+        #expect(await probe.ask("bind /red.png", expecting: "bound /red.png") == "bound /red.png shown=image spinner=off")
         #expect(Self.rgb(await probe.ask("pixel", expecting: "pixel")) == [255, 0, 0])
         #expect(origin.requestCount(path: "/red.png") == 1)
 
@@ -75,6 +75,93 @@ struct WebImageViewTests {
     }
 }
 
+extension WebImageViewTests {
+    /// A progressive preview while the origin holds the rest of the file, the spinner until the
+    /// load ends (in success or failure), a fade that starts transparent and ends opaque, and the
+    /// button variant.
+    @Test("progressive previews, the spinner, the fade, and WebImageButton")
+    func previewsSpinnerFadeAndButton() async throws {
+        let origin = try await TestOrigin.start()
+        defer { Task { try? await origin.shutdown() } }
+        let progressive = try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Demo/images/elephants-1920x1080-progressive.jpg"))
+        origin.register("/progressive.jpg", data: progressive)
+        origin.register("/green.png", data: try Self.solid(0, 255, 0))
+        origin.register("/red.png", data: try Self.solid(255, 0, 0))
+        // The first half of the file (its early scans) goes out, then the origin holds.
+        let gate = origin.gate("/progressive.jpg", mode: .sendHeadersThenHold(bytes: progressive.count / 2))
+
+        let display = try await Xvfb.start()
+        defer { display.stop() }
+        let probe = try GTKProbe.start(origin: origin.baseURL.absoluteString, display: display.name)
+        defer { probe.kill() }
+        #expect(await probe.waitForLine { $0 == "mapped" } != nil, "\(probe.stderr)")
+
+        let seen = probe.stdout.count
+        #expect(await probe.ask("bind /progressive.jpg progressive", expecting: "bound /progressive.jpg") == "bound /progressive.jpg shown=placeholder spinner=on")
+        #expect(await probe.waitForLine(skipping: seen) { $0.hasPrefix("display preview") } != nil, "\(probe.stdout)")
+        #expect(await probe.ask("spinner", expecting: "spinner") == "spinner on")
+        #expect(!probe.stdout.contains { $0.hasPrefix("completed /progressive.jpg") })
+        gate.open()
+        #expect(await probe.waitForLine { $0.hasPrefix("completed /progressive.jpg") } == "completed /progressive.jpg ok")
+        #expect(probe.stdout.dropFirst(seen).contains { $0.hasPrefix("display image") })
+        #expect(await probe.ask("spinner", expecting: "spinner") == "spinner off")
+
+        // A failed load ends the spinner too.
+        _ = await probe.ask("bind /missing.png", expecting: "bound /missing.png")
+        #expect(await probe.waitForLine { $0.hasPrefix("completed /missing.png") } == "completed /missing.png failed")
+        #expect(await probe.ask("spinner", expecting: "spinner") == "spinner off")
+
+        // The fade: the image arrives fully transparent, and the frames take it to opaque.
+        let beforeFade = probe.stdout.count
+        _ = await probe.ask("bind /green.png fade", expecting: "bound /green.png")
+        #expect(await probe.waitForLine(skipping: beforeFade) { $0.hasPrefix("display image") } == "display image opacity=0.00")
+        #expect(await probe.ask("waitopaque", expecting: "opaque") == "opaque")
+        #expect(Self.rgb(await probe.ask("pixel", expecting: "pixel")) == [0, 255, 0])
+
+        // The button shows its own image.
+        _ = await probe.ask("bindbutton /red.png", expecting: "bound button")
+        #expect(await probe.waitForLine { $0.hasPrefix("completed button /red.png") } == "completed button /red.png ok")
+        #expect(Self.rgb(await probe.ask("pixel button", expecting: "pixel")) == [255, 0, 0])
+        probe.send("quit")
+        #expect(await probe.waitForExit() == 0)
+    }
+
+    /// Unmapped for a moment (a cell scrolled out and back), the load goes on; unmapped for
+    /// longer than the grace period (200 ms here), it is cancelled and its connection closed.
+    @Test("a load survives a brief unmap and is cancelled after the grace period")
+    func unmappingCancelsAfterTheGracePeriod() async throws {
+        let origin = try await TestOrigin.start()
+        defer { Task { try? await origin.shutdown() } }
+        origin.register("/kept.png", data: try Self.solid(255, 0, 255))
+        origin.register("/held.png", data: try Self.solid(255, 255, 0))
+        let keptGate = origin.gate("/kept.png")
+        _ = origin.gate("/held.png")
+
+        let display = try await Xvfb.start()
+        defer { display.stop() }
+        let probe = try GTKProbe.start(origin: origin.baseURL.absoluteString, display: display.name, unmappedCancellationMilliseconds: 200)
+        defer { probe.kill() }
+        #expect(await probe.waitForLine { $0 == "mapped" } != nil, "\(probe.stderr)")
+
+        _ = await probe.ask("bind /kept.png", expecting: "bound /kept.png")
+        #expect(await origin.waitForRequests(path: "/kept.png", count: 1))
+        #expect(await probe.ask("blink", expecting: "blinked") != nil)
+        keptGate.open()
+        #expect(await probe.waitForLine { $0.hasPrefix("completed /kept.png") } == "completed /kept.png ok")
+        #expect(Self.rgb(await probe.ask("pixel", expecting: "pixel")) == [255, 0, 255])
+
+        _ = await probe.ask("bind /held.png", expecting: "bound /held.png")
+        #expect(await origin.waitForRequests(path: "/held.png", count: 1))
+        #expect(await probe.ask("hide", expecting: "hidden") != nil)
+        #expect(await origin.waitForConnectionClose(path: "/held.png"))
+        #expect(await probe.waitForLine { $0.hasPrefix("completed /held.png") } == "completed /held.png failed")
+        #expect(await probe.ask("spinner", expecting: "spinner") == "spinner off")
+        probe.send("quit")
+        #expect(await probe.waitForExit() == 0)
+    }
+}
+
 /// The probe program, built beside the tests.
 enum GTKProbe {
     static let executable: URL? = {
@@ -83,9 +170,9 @@ enum GTKProbe {
         return FileManager.default.isExecutableFile(atPath: url.path) ? url : nil
     }()
 
-    static func start(origin: String, display: String) throws -> ChildProcess {
+    static func start(origin: String, display: String, unmappedCancellationMilliseconds: Int? = nil) throws -> ChildProcess {
         // The cairo renderer: Xvfb has no GL. A session bus is not needed.
-        try ChildProcess(try #require(executable), [origin], environment: [
+        try ChildProcess(try #require(executable), [origin] + (unmappedCancellationMilliseconds.map { [String($0)] } ?? []), environment: [
             "DISPLAY": display, "GDK_BACKEND": "x11", "GSK_RENDERER": "cairo", "NO_AT_BRIDGE": "1", "GTK_A11Y": "none",
         ])
     }

@@ -3,6 +3,7 @@
 import Foundation
 import WebImage
 import WebImageServer
+import WebImageGTK
 import WebImageS3
 
 func snippet_README_1() async throws {
@@ -169,4 +170,17 @@ func snippet_README_12() async throws {
     let image = try await manager.image(for: URL(string: "s3://photos/2026/kite.jpg")!)
 #sourceLocation()
     _ = (s3, configuration, manager, image)
+}
+
+func snippet_README_13() async throws {
+#sourceLocation(file: "README.md", line: 342)
+
+
+
+    @MainActor func thumbnail(_ url: URL, placeholder: ImageContainer) -> WebImageView {
+        let view = WebImageView()                    // view.widget is a GtkWidget* to pack anywhere
+        view.setImage(with: url, placeholder: placeholder, requestOptions: .progressiveLoad, transition: .fade(.milliseconds(200)))
+        return view
+    }
+#sourceLocation()
 }
