@@ -10,6 +10,8 @@ public final class ChildProcess: Sendable {
         var pending: [Bool: Data] = [:]
         var closed = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
+        /// A waiting task was cancelled: every wait ends.
+        var isCancelled = false
     }
 
     public let process: Process
@@ -72,25 +74,37 @@ public final class ChildProcess: Sendable {
     }
 
     /// Waits until a line of standard output (or error), after the first `skipping` lines,
-    /// satisfies `predicate`; `nil` when the process closes both outputs first.
+    /// satisfies `predicate`; `nil` when the process closes both outputs first, or when the
+    /// waiting task is cancelled (a test's time limit ends the wait, and the test fails on
+    /// the `nil` where it stood, instead of hanging the suite).
     public func waitForLine(stderr: Bool = false, skipping: Int = 0, where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
         func find(_ state: State) -> String? {
             (stderr ? state.stderr : state.stdout).dropFirst(skipping).first(where: predicate)
         }
-        while true {
+        while !Task.isCancelled {
             let (match, closed) = state.withLock { state in (find(state), state.closed == 2) }
             if let match { return match }
             if closed { return nil }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state in
-                    // Anything new since the check above: look again at once.
-                    let seen = find(state) != nil || state.closed == 2
-                    if !seen { state.waiters.append(continuation) }
-                    return seen
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let ready = state.withLock { state in
+                        // Anything new since the check above, or cancelled meanwhile: look again at once.
+                        let seen = find(state) != nil || state.closed == 2 || state.isCancelled
+                        if !seen { state.waiters.append(continuation) }
+                        return seen
+                    }
+                    if ready { continuation.resume() }
                 }
-                if ready { continuation.resume() }
+            } onCancel: {
+                let waiters = state.withLock { state in
+                    state.isCancelled = true
+                    defer { state.waiters = [] }
+                    return state.waiters
+                }
+                for waiter in waiters { waiter.resume() }
             }
         }
+        return nil
     }
 
     /// Sends `command`, then waits for the first line after it that starts with `prefix`.
@@ -104,8 +118,11 @@ public final class ChildProcess: Sendable {
         if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
     }
 
+    /// The exit status once the process has closed its outputs and exited; -1 when the waiting
+    /// task is cancelled first.
     public func waitForExit() async -> Int32 {
         _ = await waitForLine { _ in false }   // both pipes closed: the process is gone
+        guard !Task.isCancelled else { return -1 }
         process.waitUntilExit()
         return process.terminationStatus
     }

@@ -37,7 +37,7 @@ final class ServeProcess: Sendable {
 
 /// The `webimage serve` command as a plain process: flags, environment, the listening line,
 /// the log, and the graceful stop on SIGTERM.
-@Suite(.enabled(if: WebImageExecutable.url != nil)) struct ServeCommandTests {
+@Suite(.enabled(if: WebImageExecutable.url != nil), .timeLimit(.minutes(2 * Sanitizers.slowdown))) struct ServeCommandTests {
     func get(_ url: String, headers: [(String, String)] = []) async throws -> (status: Int, headers: [(String, String)], body: Data) {
         var request = HTTPClientRequest(url: url)
         for (name, value) in headers { request.headers.add(name: name, value: value) }

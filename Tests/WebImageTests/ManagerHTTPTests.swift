@@ -8,7 +8,7 @@ import WebImage
 import WebImageTestSupport
 
 /// The manager over the real HTTP loader, against a real server on loopback.
-@Suite("ImageManager over HTTP")
+@Suite("ImageManager over HTTP", .timeLimit(.minutes(2 * Sanitizers.slowdown)))
 struct ManagerHTTPTests {
     /// A running origin serving the repository's fixtures, and a manager with an HTTP loader.
     struct Setup {
