@@ -5,7 +5,7 @@
 # - Line by line: through `script`, so that the output is a terminal's, which Swift Testing
 #   flushes at every line; into a pipe (CI's log) it is block-buffered, and a run that stops
 #   shows only a prefix.
-# - The watchdog: when the suite prints nothing for WEBIMAGE_STALL_SECONDS (default 300; the
+# - The watchdog: when the suite prints nothing for WEBIMAGE_STALL_SECONDS (default 240; the
 #   slowest test takes under a minute), the tests that started and never ended are listed and the
 #   run is stopped with status 124. The suite has stalled so (every thread idle, tests of many
 #   suites waiting; docs/reliability.md, "A suite that stops") in about one run in five on a
@@ -15,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
-stall_seconds=${WEBIMAGE_STALL_SECONDS:-300}
+stall_seconds=${WEBIMAGE_STALL_SECONDS:-240}
 retries=${WEBIMAGE_STALL_RETRIES:-0}
 log=$(mktemp /tmp/webimage-suite-XXXXXX.log)
 trap 'rm -f "$log"' EXIT
