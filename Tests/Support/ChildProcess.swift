@@ -16,6 +16,8 @@ public final class ChildProcess: Sendable {
 
     public let process: Process
     private let input: FileHandle
+    /// The read ends: a `FileHandle` closes its descriptor when it goes, readability handler or not.
+    private let outputs: [FileHandle]
     private let state = Mutex(State())
 
     /// Starts `executable` in `directory` with this process's environment (the variables
@@ -31,14 +33,19 @@ public final class ChildProcess: Sendable {
         var merged = ProcessInfo.processInfo.environment.filter { inherits($0.key) }
         merged.merge(environment) { $1 }
         process.environment = merged
-        let out = Pipe(), err = Pipe(), stdin = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = stdin
-        input = stdin.fileHandleForWriting
-        read(out.fileHandleForReading, isStdout: true)
-        read(err.fileHandleForReading, isStdout: false)
+        let out = try CloseOnExecPipe(), err = try CloseOnExecPipe(), stdin = try CloseOnExecPipe()
+        process.standardOutput = out.writing
+        process.standardError = err.writing
+        process.standardInput = stdin.reading
+        input = stdin.writing
+        outputs = [out.reading, err.reading]
+        read(out.reading, isStdout: true)
+        read(err.reading, isStdout: false)
         try process.run()
+        // The child has its copies; ours would keep the pipes open after it exits.
+        try out.writing.close()
+        try err.writing.close()
+        try stdin.reading.close()
     }
 
     private func read(_ handle: FileHandle, isStdout: Bool) {

@@ -128,19 +128,23 @@ public struct CommandRun: Sendable {
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let stdin = input.map { _ in Pipe() }
-        if let stdin { process.standardInput = stdin }
+        // Close-on-exec pipes: see CloseOnExecPipe.
+        let out = try CloseOnExecPipe(), err = try CloseOnExecPipe()
+        process.standardOutput = out.writing
+        process.standardError = err.writing
+        let stdin = try input.map { _ in try CloseOnExecPipe() }
+        if let stdin { process.standardInput = stdin.reading }
         try process.run()
+        try out.writing.close()
+        try err.writing.close()
+        try stdin?.reading.close()
         if let stdin, let input {
             // Small inputs only: the pipe's buffer takes them before the process reads.
-            stdin.fileHandleForWriting.write(input)
-            try stdin.fileHandleForWriting.close()
+            stdin.writing.write(input)
+            try stdin.writing.close()
         }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        let stdout = out.reading.readDataToEndOfFile()
+        let stderr = err.reading.readDataToEndOfFile()
         process.waitUntilExit()
         status = process.terminationStatus
         exited = process.terminationReason == .exit

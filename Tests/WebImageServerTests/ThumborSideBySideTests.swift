@@ -63,8 +63,13 @@ import Glibc
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["thumbor", "--fd", "0", "-c", configuration.path]
         process.standardInput = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        // Its log, for a failure's message.
+        let log = folder.url.appendingPathComponent("thumbor.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let logHandle = try FileHandle(forWritingTo: log)
+        defer { try? logHandle.close() }
+        process.standardOutput = logHandle
+        process.standardError = logHandle
         try process.run()
         return (process, port)
     }
@@ -94,7 +99,14 @@ import Glibc
         for image in Self.images {
             for options in Self.options {
                 let path = "/unsafe/\(options)/\(image)"
-                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
+                let response: HTTPClientResponse
+                do {
+                    response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
+                } catch {
+                    let log = (try? String(contentsOf: folder.url.appendingPathComponent("thumbor.log"), encoding: .utf8)) ?? ""
+                    Issue.record("thumbor did not answer \(path): \(error); its log: \(log.suffix(3000))")
+                    return
+                }
                 let body = try await response.body.collect(upTo: 64 << 20)
                 let theirs = Self.summary(Int(response.status.code), Data(body.readableBytesView))
                 let ours = try await harness.request("/thumbor" + path)
