@@ -32,7 +32,9 @@ public struct ImgproxyConfiguration: Sendable, Hashable {
     public init() {}
 
     /// The presets of imgproxy's `IMGPROXY_PRESETS` format: `name=options` separated by commas,
-    /// the options separated by `/`.
+    /// the options separated by `/`. Each preset's options are read as a URL's would be (with
+    /// limits no configuration exceeds), so that a typo is refused here rather than answering
+    /// `400` to every URL that names the preset.
     ///
     /// ```swift
     /// let presets = try ImgproxyConfiguration.presets(parsing: "default=q:85,thumb=rs:fill:160:160/g:no")
@@ -48,6 +50,18 @@ public struct ImgproxyConfiguration: Sendable, Hashable {
                 throw .badRequest("a preset is name=options: \(entry)")
             }
             presets[String(parts[0])] = String(parts[1])
+        }
+        var limits = ProxyRequest.Limits()
+        limits.maximumDimension = 1 << 20
+        limits.maximumDPR = 1000
+        limits.maximumBlur = 1e6
+        for (name, options) in presets {
+            var parsed = ImgproxyOptions()
+            do throws(ProxyError) {
+                try parsed.apply(Substring(options), presets: presets, limits: limits, depth: 1)
+            } catch {
+                throw .badRequest("preset \(name): \(error.message)")
+            }
         }
         return presets
     }

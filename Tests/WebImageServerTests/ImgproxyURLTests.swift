@@ -187,6 +187,10 @@ import WebImage
         #expect(try parse("/insecure/preset:thumb:big/plain/http://example.com/a.jpg", presets: presets).recipe.width == 900)
         #expect(throws: ProxyError.self) { try ImgproxyConfiguration.presets(parsing: "nothing") }
         #expect(throws: ProxyError.self) { try ImgproxyConfiguration.presets(parsing: "a=") }
+        // Options are checked here, not at every URL that names the preset.
+        #expect(throws: ProxyError.badRequest("preset a: option nope is not supported")) { try ImgproxyConfiguration.presets(parsing: "a=nope:1") }
+        #expect(throws: ProxyError.badRequest("preset a: unknown preset b")) { try ImgproxyConfiguration.presets(parsing: "a=pr:b") }
+        #expect(try ImgproxyConfiguration.presets(parsing: "a=pr:b,b=w:5000") == ["a": "pr:b", "b": "w:5000"])
     }
 
     /// An expired URL answers 404, as imgproxy does.

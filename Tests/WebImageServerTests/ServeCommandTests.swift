@@ -187,6 +187,7 @@ final class ServeProcess: Sendable {
             (["--imgproxy-key", "00ff"], "the imgproxy key and salt must both be given, in hex"),
             (["--imgproxy-signature-size", "33"], "the imgproxy signature size must be from 1 to 32"),
             (["--imgproxy-preset", "nothing"], "imgproxy presets: a preset is name=options"),
+            (["--imgproxy-preset", "a=rs:stretch"], "imgproxy presets: preset a: the resizing type must be"),
         ]
         for (arguments, message) in refusals {
             let run = try CommandRun(executable, ["serve", "--port", "0"] + arguments)
