@@ -81,14 +81,15 @@ extension ProxyServer {
         // An expiring URL is not kept past its expiry.
         let maxAge = url.expiresIn.map { min($0, configuration.maxAge) }
         var response = await limitedImageResponse(request, context: context) { (url.recipe, maxAge) }
-        if response.status == .ok || response.status == .notModified, url.filename != nil || url.returnsAttachment {
+        // As imgproxy, every image says how to save it.
+        if response.status == .ok || response.status == .notModified {
             response.headers[.contentDisposition] = Self.contentDisposition(url, contentType: response.headers[.contentType])
         }
         return response
     }
 
-    /// imgproxy's `Content-Disposition`: `inline` or `attachment`, with the URL's file name (or
-    /// the source's, without its extension) and the output's extension.
+    /// imgproxy's `Content-Disposition`: `inline` (or `attachment` with `return_attachment`), with
+    /// the URL's file name (or the source's, without its extension) and the output's extension.
     static func contentDisposition(_ url: ImgproxyURL, contentType: String?) -> String {
         var name = url.filename
         if name == nil, case .remote(let source) = url.recipe.source {

@@ -15,7 +15,7 @@ package struct ImgproxyURL: Sendable {
     var recipe: RenderRecipe
     /// Seconds until `expires`, when the URL has one.
     var expiresIn: Int?
-    /// `Content-Disposition`'s file name without its extension, when the URL asks for one.
+    /// `Content-Disposition`'s file name without its extension, when the URL gives one (else the source's).
     var filename: String?
     var returnsAttachment = false
 

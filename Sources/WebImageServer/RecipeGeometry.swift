@@ -87,8 +87,8 @@ struct RecipeGeometry: ImageProcessor, Hashable {
     /// The window of a `width` × `height` image that `crop` keeps.
     static func window(_ crop: RenderRecipe.SizedCrop, width: Int, height: Int) -> RenderRecipe.Rectangle {
         func side(_ value: Double, _ whole: Int) -> Int {
-            // imgproxy: at most 1 is a fraction of the side, 0 the whole side.
-            let pixels = value == 0 ? whole : value <= 1 ? Int((value * Double(whole)).rounded()) : Int(value)
+            // imgproxy: under 1 is a fraction of the side, 0 the whole side, from 1 on pixels.
+            let pixels = value == 0 ? whole : value < 1 ? Int((value * Double(whole)).rounded()) : Int(value)
             return min(max(pixels, 1), whole)
         }
         let cropWidth = side(crop.width, width), cropHeight = side(crop.height, height)

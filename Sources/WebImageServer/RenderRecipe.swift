@@ -49,8 +49,8 @@ struct RenderRecipe: Sendable, Hashable {
     }
 
     /// A crop whose size is given and whose place follows a gravity, cut from the source before
-    /// the resize (imgproxy's `crop:width:height:gravity`): a side at most 1 is a fraction of
-    /// the source's, 0 the whole side.
+    /// the resize (imgproxy's `crop:width:height:gravity`): a side under 1 is a fraction of
+    /// the source's, 0 the whole side, from 1 on a number of pixels.
     struct SizedCrop: Sendable, Hashable {
         var width: Double
         var height: Double

@@ -238,6 +238,16 @@ import WebImage
         #expect(try plan("rs:auto:200:50") == "0,50,400x100→200x50")
         #expect(try plan("rs:auto:50:100") == "0,0,400x200→50x25")
         #expect(try plan("rs:fit:800:800/el:1") == "0,0,400x200→800x400")
+        // A sized crop: under 1 a fraction, 0 the whole side, from 1 on pixels.
+        func window(_ crop: String) throws -> String {
+            let recipe = try parse("/insecure/c:" + crop + "/plain/http://example.com/a.jpg").recipe
+            let window = RecipeGeometry.window(try #require(recipe.sizedCrop), width: 400, height: 200)
+            return "\(window.x),\(window.y),\(window.width)x\(window.height)"
+        }
+        #expect(try window("0.5:0") == "100,0,200x200")
+        #expect(try window("1:1:nowe") == "0,0,1x1")
+        #expect(try window("0.25:0.5:soea") == "300,100,100x100")
+        #expect(try window("1000:50:so") == "0,150,400x50")
     }
 
     static func base64(_ text: String) -> String {
