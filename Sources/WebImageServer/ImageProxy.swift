@@ -60,6 +60,8 @@ public final class ImageProxy: Sendable {
         public var maxAge = 86_400
         /// thumbor's URL dialect: its prefix, key and unsafe URLs (``ThumborConfiguration``).
         public var thumbor = ThumborConfiguration()
+        /// imgproxy's URL dialect: its prefix, key, salt and presets (``ImgproxyConfiguration``).
+        public var imgproxy = ImgproxyConfiguration()
         /// Parameter limits (output size, `dpr`, `blur`).
         public var limits = ProxyRequest.Limits()
         /// The largest source accepted, in bytes (downloads and local files). Default: 25 MiB.
@@ -445,7 +447,7 @@ public final class ImageProxy: Sendable {
         let registry = configuration.registry
         let format = target ?? FormatNegotiation.sourceOutput(container.format, registry: registry)
         var options = ImageEncodingOptions()
-        options.quality = recipe.quality
+        options.quality = recipe.formatQuality[format] ?? recipe.quality
         options.stripsMetadata = recipe.stripsICC
         let data = try await manager.configuration.executor.run { [options] in
             try registry.encode(container, as: format, options: options)
@@ -476,6 +478,7 @@ public final class ImageProxy: Sendable {
         if recipe.quarterTurns % 4 != 0 { processors.append(ImageProcessors.Rotate(quarterTurns: recipe.quarterTurns % 4)) }
         if recipe.grayscale { processors.append(ImageProcessors.Grayscale()) }
         if recipe.blur > 0 { processors.append(ImageProcessors.GaussianBlur(radius: recipe.blur)) }
+        if let canvas = recipe.canvas { processors.append(RecipeCanvas(canvas: canvas, maximumDimension: maximumDimension)) }
         return (thumbnail, processors)
     }
 

@@ -81,6 +81,8 @@ public struct ProxyServer: Sendable {
     let recognizedTargets = MemoryCache<RecognizedTarget, RecognizedRequest>(configuration: .init(costLimit: 8 << 20, countLimit: 16_384, entryCostLimitFraction: 0.0001))
     /// thumbor's dialect, unless ``ImageProxy/Configuration/thumbor`` turns it off.
     let thumbor: ThumborRoute?
+    /// imgproxy's dialect, unless ``ImageProxy/Configuration/imgproxy`` turns it off.
+    let imgproxy: ImgproxyRoute?
     /// The `Server` header of every response.
     static let serverName = "swift-web-image"
 
@@ -90,7 +92,8 @@ public struct ProxyServer: Sendable {
         gallery = Gallery(directory: proxy.configuration.originDirectory)
         cacheControl = "public, max-age=\(proxy.configuration.maxAge)" + (proxy.signer != nil ? ", immutable" : "")
         thumbor = ThumborRoute(proxy.configuration.thumbor)
-        accessLog = AccessLog(logger: proxy.configuration.accessLogger, metrics: proxy.metrics, thumbor: thumbor)
+        imgproxy = ImgproxyRoute(proxy.configuration.imgproxy)
+        accessLog = AccessLog(logger: proxy.configuration.accessLogger, metrics: proxy.metrics, thumbor: thumbor, imgproxy: imgproxy)
     }
 
     /// The router with every route and the access log, for an application that adds routes
@@ -107,7 +110,16 @@ public struct ProxyServer: Sendable {
     public func router() -> Router<ProxyRequestContext> {
         let router = Router(context: ProxyRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: AccessLogMiddleware(log: accessLog))
-        if let thumbor { router.add(middleware: ThumborMiddleware(server: self, route: thumbor)) }
+        // A dialect at the root takes every path the other has not: it goes last.
+        let thumborMiddleware = thumbor.map { ThumborMiddleware(server: self, route: $0) }
+        let imgproxyMiddleware = imgproxy.map { ImgproxyMiddleware(server: self, route: $0) }
+        if thumbor?.prefix.isEmpty == true {
+            if let imgproxyMiddleware { router.add(middleware: imgproxyMiddleware) }
+            if let thumborMiddleware { router.add(middleware: thumborMiddleware) }
+        } else {
+            if let thumborMiddleware { router.add(middleware: thumborMiddleware) }
+            if let imgproxyMiddleware { router.add(middleware: imgproxyMiddleware) }
+        }
         router.get("/image") { request, context in
             await imageResponse(request, context: context)
         }
@@ -362,6 +374,8 @@ struct AccessLog: Sendable {
     let metrics: ProxyMetrics
     /// thumbor's paths are counted as the route `thumbor`.
     var thumbor: ThumborRoute? = nil
+    /// imgproxy's paths are counted as the route `imgproxy`.
+    var imgproxy: ImgproxyRoute? = nil
 
     /// - Parameters:
     ///   - bytes: the body's length as sent (0 for `HEAD` and `304`), `nil` when unknown.
@@ -384,9 +398,13 @@ struct AccessLog: Sendable {
         logger.info("request", metadata: metadata)
     }
 
-    /// The route name of `path`: thumbor's or one of ``route(_:)``.
+    /// The route name of `path`: thumbor's, imgproxy's or one of ``route(_:)``. A dialect at the
+    /// root is asked last, as its middleware is.
     func route(for path: String) -> String {
-        if let thumbor, thumbor.relativePath(path[...]) != nil { return "thumbor" }
+        let thumborFirst = thumbor?.prefix.isEmpty != true
+        if thumborFirst, let thumbor, thumbor.relativePath(path[...]) != nil { return "thumbor" }
+        if let imgproxy, imgproxy.relativePath(path[...]) != nil || path == imgproxy.prefix + "/health" { return "imgproxy" }
+        if !thumborFirst, let thumbor, thumbor.relativePath(path[...]) != nil { return "thumbor" }
         return Self.route(path)
     }
 

@@ -4,7 +4,8 @@ import WebImage
 /// The crop and resize of a ``RenderRecipe`` that the library's `Resize` cannot express because
 /// they depend on the decoded size: a manual crop clamped to the image, a side that is the
 /// source's own (`orig`), a box swapped to the image's orientation (`adaptive`), a `fill` whose
-/// window is not centred, a box that is the smallest size (`full-fit-in`), and enlarging.
+/// window is not centred (or is centred on a focus point), a box that is the smallest size
+/// (`full-fit-in`), imgproxy's `fill-down`, `auto` and sized crop, and enlarging.
 struct RecipeGeometry: ImageProcessor, Hashable {
     var crop: RenderRecipe.Rectangle?
     var width: Int
@@ -14,6 +15,8 @@ struct RecipeGeometry: ImageProcessor, Hashable {
     var box: RenderRecipe.Box
     var adaptive: Bool
     var alignment: RenderRecipe.Alignment
+    var focus: RenderRecipe.Focus?
+    var sizedCrop: RenderRecipe.SizedCrop?
     var upscale: Bool
     var proportion: Double
     /// No output side is made larger than this (a `full-fit-in` box on a long, thin image, or
@@ -30,6 +33,8 @@ struct RecipeGeometry: ImageProcessor, Hashable {
         box = recipe.box
         adaptive = recipe.adaptive
         alignment = recipe.alignment
+        focus = recipe.focus
+        sizedCrop = recipe.sizedCrop
         upscale = recipe.upscale
         proportion = recipe.proportion
     }
@@ -37,7 +42,9 @@ struct RecipeGeometry: ImageProcessor, Hashable {
     var identifier: String {
         let cut = crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-"
         return "geometry(crop=\(cut),w=\(widthIsOriginal ? "orig" : String(width)),h=\(heightIsOriginal ? "orig" : String(height)),"
-            + "\(box.rawValue),adaptive=\(adaptive),align=\(alignment.horizontal)\(alignment.vertical),up=\(upscale),prop=\(proportion),max=\(maximumDimension))"
+            + "\(box.rawValue),adaptive=\(adaptive),align=\(alignment.horizontal)\(alignment.vertical),up=\(upscale),prop=\(proportion),max=\(maximumDimension)"
+            + (focus.map { ",focus=\($0.x),\($0.y)" } ?? "")
+            + (sizedCrop.map { ",sized=\($0.width)x\($0.height)@\($0.alignment.horizontal)\($0.alignment.vertical)" + ($0.focus.map { "fp\($0.x),\($0.y)" } ?? "") } ?? "") + ")"
     }
 
     func process(_ image: ImageContainer) throws -> ImageContainer {
@@ -48,6 +55,10 @@ struct RecipeGeometry: ImageProcessor, Hashable {
         var image = bitmap
         if let crop, let clamped = Self.clamp(crop, width: image.width, height: image.height) {
             image = try image.cropped(x: clamped.x, y: clamped.y, width: clamped.width, height: clamped.height)
+        }
+        if let sizedCrop {
+            let window = Self.window(sizedCrop, width: image.width, height: image.height)
+            image = try image.cropped(x: window.x, y: window.y, width: window.width, height: window.height)
         }
         let plan = plan(width: image.width, height: image.height)
         if plan.window != RenderRecipe.Rectangle(x: 0, y: 0, width: image.width, height: image.height) {
@@ -73,6 +84,31 @@ struct RecipeGeometry: ImageProcessor, Hashable {
         return .init(x: left, y: top, width: right - left, height: bottom - top)
     }
 
+    /// The window of a `width` × `height` image that `crop` keeps.
+    static func window(_ crop: RenderRecipe.SizedCrop, width: Int, height: Int) -> RenderRecipe.Rectangle {
+        func side(_ value: Double, _ whole: Int) -> Int {
+            // imgproxy: under 1 is a fraction of the side, 0 the whole side, from 1 on pixels.
+            let pixels = value == 0 ? whole : value < 1 ? Int((value * Double(whole)).rounded()) : Int(value)
+            return min(max(pixels, 1), whole)
+        }
+        let cropWidth = side(crop.width, width), cropHeight = side(crop.height, height)
+        let origin = place(cropWidth, cropHeight, in: (width, height), alignment: crop.alignment, focus: crop.focus)
+        return .init(x: origin.x, y: origin.y, width: cropWidth, height: cropHeight)
+    }
+
+    /// Where a `windowWidth` × `windowHeight` window goes in `size`: at the alignment's edge or
+    /// centre, or centred on the focus point as far as the image allows.
+    static func place(
+        _ windowWidth: Int, _ windowHeight: Int, in size: (width: Int, height: Int),
+        alignment: RenderRecipe.Alignment, focus: RenderRecipe.Focus?
+    ) -> (x: Int, y: Int) {
+        let spareX = max(size.width - windowWidth, 0), spareY = max(size.height - windowHeight, 0)
+        guard let focus else { return (spareX * alignment.horizontal / 2, spareY * alignment.vertical / 2) }
+        let x = Int((focus.x * Double(size.width) - Double(windowWidth) / 2).rounded())
+        let y = Int((focus.y * Double(size.height) - Double(windowHeight) / 2).rounded())
+        return (min(max(x, 0), spareX), min(max(y, 0), spareY))
+    }
+
     /// For a `sourceWidth` × `sourceHeight` image (after the manual crop): the window of it to
     /// keep and the size to scale that window to.
     func plan(width sourceWidth: Int, height sourceHeight: Int) -> (window: RenderRecipe.Rectangle, size: (width: Int, height: Int)) {
@@ -93,19 +129,28 @@ struct RecipeGeometry: ImageProcessor, Hashable {
         case (false, true): return (full, scaled(capped(sy)))
         case (true, true): break
         }
+        var box = box
+        if box == .auto {
+            // imgproxy: fill when the image and the box are both landscape or both portrait.
+            box = (sourceWidth > sourceHeight) == (boxWidth > boxHeight) ? .fill : .fit
+        }
         switch box {
-        case .fit: return (full, scaled(capped(min(sx, sy))))
+        case .fit, .auto: return (full, scaled(capped(min(sx, sy))))
         case .cover: return (full, scaled(capped(max(sx, sy))))
         case .stretch:
             return (full, upscale ? (boxWidth, boxHeight) : (min(boxWidth, sourceWidth), min(boxHeight, sourceHeight)))
-        case .fill:
+        case .fill, .fillDown:
             let scale = capped(max(sx, sy))
-            let output = (width: min(boxWidth, scaled(scale).width), height: min(boxHeight, scaled(scale).height))
+            var output = (width: min(boxWidth, scaled(scale).width), height: min(boxHeight, scaled(scale).height))
+            if box == .fillDown, output.width < boxWidth || output.height < boxHeight {
+                // Too small to cover the box: the largest window of the box's shape instead.
+                let shrink = min(Double(scaled(scale).width) / Double(boxWidth), Double(scaled(scale).height) / Double(boxHeight))
+                output = (max(1, min(boxWidth, Int((Double(boxWidth) * shrink).rounded()))), max(1, min(boxHeight, Int((Double(boxHeight) * shrink).rounded()))))
+            }
             let windowWidth = min(sourceWidth, max(1, Int((Double(output.width) / scale).rounded())))
             let windowHeight = min(sourceHeight, max(1, Int((Double(output.height) / scale).rounded())))
             // Alignment in halves: 0 keeps the left (top) edge, 2 the right (bottom) one.
-            let x = (sourceWidth - windowWidth) * alignment.horizontal / 2
-            let y = (sourceHeight - windowHeight) * alignment.vertical / 2
+            let (x, y) = Self.place(windowWidth, windowHeight, in: (sourceWidth, sourceHeight), alignment: alignment, focus: focus)
             return (.init(x: x, y: y, width: windowWidth, height: windowHeight), output)
         }
     }

@@ -21,14 +21,62 @@ struct RenderRecipe: Sendable, Hashable {
         case stretch = "fill"
         /// Covers the box, nothing cropped: the box is the smallest size (thumbor `full-fit-in`).
         case cover = "full"
+        /// As ``fill``, but when the image is too small to cover the box (and is not enlarged),
+        /// the window keeps the box's aspect ratio (imgproxy `fill-down`).
+        case fillDown = "fill-down"
+        /// ``fill`` when the image and the box have the same orientation, else ``fit``
+        /// (imgproxy `auto`).
+        case auto = "auto"
 
-        /// The library's mode for a plain resize (``cover`` never is one).
+        /// The library's mode for a plain resize (``cover``, ``fillDown`` and ``auto`` never are one).
         var contentMode: ContentMode {
             switch self {
-            case .fit, .cover: .fit
-            case .fill: .fill
+            case .fit, .cover, .auto: .fit
+            case .fill, .fillDown: .fill
             case .stretch: .stretch
             }
+        }
+
+        /// Whether the box may keep a window of the image (so that alignment and focus matter).
+        var crops: Bool { self == .fill || self == .fillDown || self == .auto }
+    }
+
+    /// A point of the image as fractions of its width and height (imgproxy's `fp:x:y`): a
+    /// `fill` centres its window on it as far as the image allows.
+    struct Focus: Sendable, Hashable {
+        var x: Double
+        var y: Double
+    }
+
+    /// A crop whose size is given and whose place follows a gravity, cut from the source before
+    /// the resize (imgproxy's `crop:width:height:gravity`): a side under 1 is a fraction of
+    /// the source's, 0 the whole side, from 1 on a number of pixels.
+    struct SizedCrop: Sendable, Hashable {
+        var width: Double
+        var height: Double
+        var alignment = Alignment.center
+        var focus: Focus?
+    }
+
+    /// What is done to the canvas after everything else (imgproxy's `extend`, `padding` and
+    /// `background`): the image is placed on a box at least `width` × `height` (0 leaves a side
+    /// as it is) at `alignment`, bordered by `padding`, and its transparent pixels and the new
+    /// area painted in `background` (transparent when `nil`).
+    struct Canvas: Sendable, Hashable {
+        var width = 0
+        var height = 0
+        var alignment = Alignment.center
+        /// Top, right, bottom, left, in output pixels.
+        var padding = [0, 0, 0, 0]
+        /// Red, green and blue.
+        var background: [UInt8]?
+
+        /// The key's words for it.
+        var key: String {
+            var text = "canvas=\(width)x\(height)@\(alignment.horizontal),\(alignment.vertical)"
+            text += ",pad=" + padding.map(String.init).joined(separator: ",")
+            if let background { text += ",bg=" + background.map { String($0) }.joined(separator: ",") }
+            return text
         }
     }
 
@@ -51,6 +99,15 @@ struct RenderRecipe: Sendable, Hashable {
     var adaptive = false
     /// Where a `fill` keeps its window: 0 is left/top, 1 right/bottom, in halves.
     var alignment = Alignment.center
+    /// Where a `fill` centres its window instead of ``alignment`` (imgproxy's focus point).
+    var focus: Focus?
+    /// Cut from the source before the resize, after ``crop`` (imgproxy's `crop`).
+    var sizedCrop: SizedCrop?
+    /// Extend, padding and background, last of all (imgproxy's).
+    var canvas: Canvas?
+    /// The quality of each output format where it differs from ``quality`` (imgproxy's
+    /// `format_quality`): the format is known only once the source is decoded.
+    var formatQuality: [ImageFormat: Int] = [:]
     var upscale = false
     /// The output scaled once more by this factor after the resize (thumbor `proportion()`).
     var proportion = 1.0
@@ -87,8 +144,8 @@ struct RenderRecipe: Sendable, Hashable {
     /// Whether the plain resize of the `/image` dialect renders it (and may decode at reduced
     /// size); anything else needs ``RecipeGeometry``, which sees the decoded size.
     var isPlainResize: Bool {
-        crop == nil && !widthIsOriginal && !heightIsOriginal && !upscale && proportion == 1
-            && (!hasBox || (!adaptive && box != .cover && (box != .fill || alignment == .center)))
+        crop == nil && sizedCrop == nil && !widthIsOriginal && !heightIsOriginal && !upscale && proportion == 1
+            && (!hasBox || (!adaptive && (box == .fit || box == .stretch || (box == .fill && alignment == .center && focus == nil))))
     }
 
     /// The key of one output: the source and everything that changes the bytes, in a fixed order,
@@ -109,13 +166,23 @@ struct RenderRecipe: Sendable, Hashable {
         if let crop { fields.append("crop=\(crop.x),\(crop.y),\(crop.width),\(crop.height)") }
         if widthIsOriginal || heightIsOriginal { fields.append("orig=\(widthIsOriginal ? "w" : "")\(heightIsOriginal ? "h" : "")") }
         if adaptive, hasBox, box != .stretch { fields.append("adaptive") }
-        if hasBox, box == .fill, alignment != .center { fields.append("align=\(alignment.horizontal),\(alignment.vertical)") }
+        if hasBox, box.crops, alignment != .center { fields.append("align=\(alignment.horizontal),\(alignment.vertical)") }
+        if hasBox, box.crops, let focus { fields.append("focus=\(ProxyRequest.text(focus.x)),\(ProxyRequest.text(focus.y))") }
+        if let sizedCrop {
+            var field = "gcrop=\(ProxyRequest.text(sizedCrop.width))x\(ProxyRequest.text(sizedCrop.height))@\(sizedCrop.alignment.horizontal),\(sizedCrop.alignment.vertical)"
+            if let focus = sizedCrop.focus { field += "fp\(ProxyRequest.text(focus.x)),\(ProxyRequest.text(focus.y))" }
+            fields.append(field)
+        }
         if upscale { fields.append("up") }
         if proportion != 1 { fields.append("prop=\(ProxyRequest.text(proportion))") }
         if flipHorizontal || flipVertical { fields.append("flip=\(flipHorizontal ? "h" : "")\(flipVertical ? "v" : "")") }
         if quarterTurns % 4 != 0 { fields.append("rot=\(quarterTurns % 4)") }
         if grayscale { fields.append("gray") }
         if stripsICC { fields.append("noicc") }
+        if let canvas { fields.append(canvas.key) }
+        if lossy, !formatQuality.isEmpty {
+            fields.append("fq=" + formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ","))
+        }
         return fields.joined(separator: "|")
     }
 

@@ -113,6 +113,21 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve thumbor's /unsafe/ URLs, unsigned (thumbor's ALLOW_UNSAFE_URL; also $THUMBOR_ALLOW_UNSAFE_URL).")
     var thumborAllowUnsafe = false
 
+    @Option(help: ArgumentHelp("Serve imgproxy URLs under this path (default /imgproxy; / serves them at the root, beside /image; off turns them off).", valueName: "path"))
+    var imgproxyPrefix: String?
+
+    @Option(help: ArgumentHelp("imgproxy's key, in hex: serve only imgproxy URLs signed with it and the salt (also $IMGPROXY_KEY).", valueName: "hex"))
+    var imgproxyKey: String?
+
+    @Option(help: ArgumentHelp("imgproxy's salt, in hex (also $IMGPROXY_SALT).", valueName: "hex"))
+    var imgproxySalt: String?
+
+    @Option(help: ArgumentHelp("Bytes of the MAC an imgproxy signature keeps, 1 to 32 (default 32; also $IMGPROXY_SIGNATURE_SIZE).", valueName: "bytes"))
+    var imgproxySignatureSize: Int?
+
+    @Option(help: ArgumentHelp("An imgproxy preset, name=options (repeatable; also $IMGPROXY_PRESETS, name=options separated by commas); the preset default applies to every URL.", valueName: "preset"))
+    var imgproxyPreset: [String] = []
+
     @Option(help: ArgumentHelp("trace, debug, info (the default: one line per request), notice, warning (no request lines), error or critical.", valueName: "level"))
     var logLevel: String?
 
@@ -176,6 +191,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.keepsColorProfile = enabled(keepColorProfile, "WEBIMAGE_KEEP_COLOR_PROFILE")
         try configureS3(&configuration, environment: environment, value: value, enabled: enabled, integer: integer)
         try configureThumbor(&configuration, value: value, enabled: enabled)
+        try configureImgproxy(&configuration, environment: environment, value: value, integer: integer)
         let grace = try integer(shutdownGrace, "WEBIMAGE_SHUTDOWN_GRACE", "shutdown-grace", minimum: 0) ?? 10
         var connections = ConnectionLimits()
         if let seconds = try integer(headerTimeout, "WEBIMAGE_HEADER_TIMEOUT", "header-timeout") { connections.headerTimeout = .seconds(seconds) }
@@ -201,6 +217,50 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.thumbor.key = value(thumborKey, "THUMBOR_SECURITY_KEY")
         configuration.thumbor.allowsUnsafe = enabled(thumborAllowUnsafe, "THUMBOR_ALLOW_UNSAFE_URL")
+    }
+
+    /// imgproxy's dialect, under imgproxy's own variable names where it has them (its source
+    /// limits too, when ours are not given).
+    private func configureImgproxy(
+        _ configuration: inout ImageProxy.Configuration, environment: [String: String],
+        value: (String?, String) -> String?, integer: (Int?, String, String, Int) throws -> Int?
+    ) throws {
+        if let prefix = value(imgproxyPrefix, "WEBIMAGE_IMGPROXY_PREFIX") {
+            guard prefix == "off" || prefix.hasPrefix("/") else { throw ValidationError("--imgproxy-prefix must start with / (or be off)") }
+            configuration.imgproxy.prefix = prefix == "off" ? nil : prefix
+        }
+        func isRoot(_ prefix: String?) -> Bool { prefix?.allSatisfy { $0 == "/" } ?? false }
+        if isRoot(configuration.imgproxy.prefix), isRoot(configuration.thumbor.prefix) {
+            throw ValidationError("thumbor and imgproxy URLs cannot both be served at / (give one of --thumbor-prefix and --imgproxy-prefix another path)")
+        }
+        let key = value(imgproxyKey, "IMGPROXY_KEY"), salt = value(imgproxySalt, "IMGPROXY_SALT")
+        let size = try integer(imgproxySignatureSize, "IMGPROXY_SIGNATURE_SIZE", "imgproxy-signature-size", 1) ?? 32
+        guard size <= 32 else { throw ValidationError("the imgproxy signature size must be from 1 to 32") }
+        if key != nil || salt != nil {
+            guard let key, let salt, ImgproxySigner(key: key, salt: salt, signatureSize: size) != nil else {
+                throw ValidationError("the imgproxy key and salt must both be given, in hex (--imgproxy-key, --imgproxy-salt or $IMGPROXY_KEY, $IMGPROXY_SALT)")
+            }
+            configuration.imgproxy.key = key
+            configuration.imgproxy.salt = salt
+        }
+        configuration.imgproxy.signatureSize = size
+        do throws(ProxyError) {
+            let presets = imgproxyPreset.isEmpty ? (environment["IMGPROXY_PRESETS"] ?? "") : imgproxyPreset.joined(separator: ",")
+            configuration.imgproxy.presets = try ImgproxyConfiguration.presets(parsing: presets)
+        } catch {
+            throw ValidationError("imgproxy presets: \(error.message)")
+        }
+        // imgproxy's source limits, in its units (megapixels; bytes, 0 for none).
+        if maxSourcePixels == nil, environment["WEBIMAGE_MAX_SOURCE_PIXELS"] == nil, let text = environment["IMGPROXY_MAX_SRC_RESOLUTION"] {
+            guard let megapixels = Double(text), megapixels > 0, megapixels < 1e6 else {
+                throw ValidationError("IMGPROXY_MAX_SRC_RESOLUTION must be a positive number of megapixels")
+            }
+            configuration.maximumSourcePixels = Int(megapixels * 1_000_000)
+        }
+        if maxSourceBytes == nil, environment["WEBIMAGE_MAX_SOURCE_BYTES"] == nil, let text = environment["IMGPROXY_MAX_SRC_FILE_SIZE"] {
+            guard let bytes = Int(text), bytes >= 0 else { throw ValidationError("IMGPROXY_MAX_SRC_FILE_SIZE must be a number of bytes") }
+            if bytes > 0 { configuration.maximumSourceBytes = bytes }
+        }
     }
 
     /// The S3 service (from the `AWS_*` variables), the buckets of `s3://` sources and the

@@ -149,6 +149,69 @@ final class ServeProcess: Sendable {
         #expect(run.stderr.contains("--thumbor-prefix must start with /"), "\(run.stderr)")
     }
 
+    /// imgproxy's own variable names reach the dialect (key, salt, signature size, presets), and
+    /// --imgproxy-prefix / serves it at the root while thumbor keeps its prefix.
+    @Test func imgproxyFromTheEnvironment() async throws {
+        let cache = TemporaryDirectory("serve-imgproxy")
+        defer { cache.remove() }
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning",
+            "--origin-dir", Fixture.demoImages.path, "--imgproxy-prefix", "/",
+        ], environment: [
+            "IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656C6C6F", "IMGPROXY_SIGNATURE_SIZE": "8",
+            "IMGPROXY_PRESETS": "default=f:png,small=rs:fit:16:16",
+        ])
+        defer { server.terminate() }
+        let base = "http://127.0.0.1:\(try await server.port())"
+        let short = try #require(ImgproxySigner(key: "736563726574", salt: "68656C6C6F", signatureSize: 8))
+        let reply = try await get(base + short.sign("/pr:small/plain/local:///flower.webp"))
+        #expect(reply.status == 200)
+        #expect(ImageFormat(sniffing: reply.body) == .png)
+        let whole = try #require(ImgproxySigner(key: "736563726574", salt: "68656C6C6F"))
+        #expect(try await get(base + whole.sign("/pr:small/plain/local:///flower.webp")).status == 403)
+        #expect(try await get(base + "/insecure/pr:small/plain/local:///flower.webp").status == 403)
+        #expect(try await get(base + "/health").status == 200)
+        #expect(try await get(base + "/healthz").status == 200)
+        #expect(try await get(base + "/thumbor/healthcheck").status == 200)
+    }
+
+    /// The flags, under the default prefix.
+    @Test func imgproxyFromFlags() async throws {
+        let cache = TemporaryDirectory("serve-imgproxy-flags")
+        defer { cache.remove() }
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning", "--origin-dir", Fixture.demoImages.path,
+            "--imgproxy-key", "00ff", "--imgproxy-salt", "ab", "--imgproxy-preset", "tiny=w:8", "--imgproxy-preset", "default=f:webp",
+        ])
+        defer { server.terminate() }
+        let base = "http://127.0.0.1:\(try await server.port())"
+        let signer = try #require(ImgproxySigner(key: "00ff", salt: "ab"))
+        let reply = try await get(base + "/imgproxy" + signer.sign("/pr:tiny/plain/local:///Spring.png"))
+        #expect(reply.status == 200)
+        #expect(ImageFormat(sniffing: reply.body) == .webp)
+        #expect(try await get(base + "/imgproxy/health").status == 200)
+        #expect(try await get(base + signer.sign("/pr:tiny/plain/local:///Spring.png")).status == 404)
+    }
+
+    /// What cannot be served is refused at the start, naming the setting.
+    @Test func imgproxySettingsAreChecked() throws {
+        let executable = try #require(WebImageExecutable.url)
+        let refusals: [([String], String)] = [
+            (["--imgproxy-prefix", "/", "--thumbor-prefix", "/"], "cannot both be served at /"),
+            (["--imgproxy-prefix", "imgproxy"], "--imgproxy-prefix must start with /"),
+            (["--imgproxy-key", "zz", "--imgproxy-salt", "00"], "the imgproxy key and salt must both be given, in hex"),
+            (["--imgproxy-key", "00ff"], "the imgproxy key and salt must both be given, in hex"),
+            (["--imgproxy-signature-size", "33"], "the imgproxy signature size must be from 1 to 32"),
+            (["--imgproxy-preset", "nothing"], "imgproxy presets: a preset is name=options"),
+            (["--imgproxy-preset", "a=rs:stretch"], "imgproxy presets: preset a: the resizing type must be"),
+        ]
+        for (arguments, message) in refusals {
+            let run = try CommandRun(executable, ["serve", "--port", "0"] + arguments)
+            #expect(run.status != 0, "\(arguments)")
+            #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
+        }
+    }
+
     /// --header-timeout 2: a connection that never finishes its request is closed;
     /// --max-connections 1: a second connection is refused; --idle-timeout 3: the first is closed
     /// once idle, which frees its slot for the next. The timeouts leave room for a loaded

@@ -5,9 +5,13 @@ import WebImageServer
 /// The proxy's `/image` query parsing (percent-decoding included) and signature checking. The
 /// input is the raw query. Invariants: parsing throws only a ``ProxyError`` and yields sizes
 /// within the limits; a random `sig` never validates; and any query the signer signs validates.
-/// The same input is also read as a thumbor path (``fuzzThumborPath(_:)``).
+/// The same input is also read as a thumbor path (``fuzzThumborPath(_:)``) and as an imgproxy
+/// path (``fuzzImgproxyPath(_:)``).
 private let signer = URLSigner(key: "fuzzing key")
 private let thumborSigner = ThumborSigner(key: "fuzzing key")
+private let imgproxySigner = ImgproxySigner(key: "6675a7a96e67206b6579", salt: "73616c74")!
+private let shortImgproxySigner = ImgproxySigner(key: "6675a7a96e67206b6579", salt: "73616c74", signatureSize: 4)!
+private let imgproxyPresets = ["default": "q:70", "thumb": "rs:fill:100:100/g:no", "loop": "pr:loop"]
 private let limits = ProxyRequest.Limits()
 
 func fuzzProxyRequest(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -43,6 +47,7 @@ func fuzzProxyRequest(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         }
     }
     fuzzThumborPath(query)
+    fuzzImgproxyPath(query)
     return 0
 }
 
@@ -68,5 +73,44 @@ private func fuzzThumborPath(_ path: String) {
     let signature = String(decoding: signed.utf8.dropFirst().prefix(28), as: UTF8.self)
     if !thumborSigner.isValid(signature: signature, signed: path) {
         FuzzInput.finding("a signed thumbor path does not validate")
+    }
+}
+
+/// imgproxy's URL grammar: parsing throws only a 400 (or imgproxy's 404 for an expired URL) and
+/// yields a box and a canvas within the limits; the fuzzer's own first segment never validates
+/// as a signature (whole or truncated to 4 bytes); a path the signers sign validates.
+private func fuzzImgproxyPath(_ path: String) {
+    // A fixed clock, so that an input's outcome does not depend on when it runs.
+    let now = Date(timeIntervalSince1970: 1_700_000_000)
+    for allowsLocal in [false, true] {
+        do {
+            let url = try ImgproxyURL(path: path[...], presets: imgproxyPresets, limits: limits, allowsLocal: allowsLocal, now: now)
+            let (width, height) = url.boxSize
+            if let width, !(1...limits.maximumDimension).contains(width) { FuzzInput.finding("an imgproxy width of \(width)") }
+            if let height, !(1...limits.maximumDimension).contains(height) { FuzzInput.finding("an imgproxy height of \(height)") }
+            if let padding = url.padding, padding.contains(where: { !(0...limits.maximumDimension).contains($0) }) {
+                FuzzInput.finding("an imgproxy padding of \(padding)")
+            }
+        } catch {
+            if error.status != 400, !(error.status == 404 && error.message == "the URL has expired") {
+                FuzzInput.finding("status \(error.status) for a malformed imgproxy path")
+            }
+        }
+    }
+    let parts = path.drop { $0 == "/" }.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+    if parts.count == 2 {
+        let rest = "/" + parts[1]
+        if imgproxySigner.isValid(signature: String(parts[0]), path: rest) || shortImgproxySigner.isValid(signature: String(parts[0]), path: rest) {
+            FuzzInput.finding("an imgproxy path the fuzzer made up carries a valid signature")
+        }
+    }
+    let signedPath = "/" + path
+    for signer in [imgproxySigner, shortImgproxySigner] {
+        let signed = signer.sign(signedPath)
+        // "/" + the signature come before the signed path.
+        let signature = String(decoding: signed.utf8.dropFirst().prefix(signed.utf8.count - 1 - signedPath.utf8.count), as: UTF8.self)
+        if !signer.isValid(signature: signature, path: signedPath) {
+            FuzzInput.finding("a signed imgproxy path does not validate")
+        }
     }
 }

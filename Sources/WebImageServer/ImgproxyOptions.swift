@@ -1,0 +1,318 @@
+import Foundation
+import WebImage
+
+/// imgproxy's processing options (`name:arg1:arg2`, long or short names), read one by one into
+/// what they ask for, before ``ImgproxyURL`` turns them into a ``RenderRecipe``.
+///
+/// An option the proxy cannot do as imgproxy does is a `400` that names it, never ignored:
+/// `gravity:sm` (smart crop), `trim`, `watermark`, `max_bytes`, `pixelate`, `sharpen`,
+/// `min-width`, `min-height`, gravity offsets, a `zoom` with two different factors,
+/// `strip_metadata:false`, and imgproxy Pro's options. The ones that are off at their zero
+/// value (`wm:0`, `mb:0`, `pix:0`, `sh:0`, `mw:0`, `mh:0`) are accepted at it, so that a
+/// preset can be turned off.
+struct ImgproxyOptions: Sendable {
+    enum ResizingType: String, Sendable {
+        case fit, fill, fillDown = "fill-down", force, auto
+    }
+
+    var resizingType = ResizingType.fit
+    /// In CSS pixels (before ``dpr``); 0 follows the other side.
+    var width = 0
+    var height = 0
+    var zoom = 1.0
+    var dpr = 1.0
+    var enlarge = false
+    var extend = false
+    var extendGravity = RenderRecipe.Alignment.center
+    var gravity = RenderRecipe.Alignment.center
+    var focus: RenderRecipe.Focus?
+    var crop: RenderRecipe.SizedCrop?
+    /// Whether the crop named its own gravity (else it follows ``gravity``).
+    var cropHasGravity = false
+    /// Top, right, bottom, left, in CSS pixels.
+    var padding = [0, 0, 0, 0]
+    /// Clockwise degrees, a multiple of 90.
+    var rotate = 0
+    var flipHorizontal = false
+    var flipVertical = false
+    var background: [UInt8]?
+    var blur = 0.0
+    var stripsColorProfile = false
+    /// 0 is the default quality.
+    var quality = 0
+    var formatQuality: [ImageFormat: Int] = [:]
+    var format: ImageFormat?
+    /// Unix seconds after which the URL answers 404.
+    var expires: Int?
+    var filename: String?
+    var returnsAttachment = false
+
+    /// Applies the options of `text` (`name:args/name:args`) in order, presets expanded from
+    /// `presets` (at most `depth` levels deep).
+    mutating func apply(_ text: Substring, presets: [String: String], limits: ProxyRequest.Limits, depth: Int = 0) throws(ProxyError) {
+        for option in text.split(separator: "/") {
+            try apply(option: option, presets: presets, limits: limits, depth: depth)
+        }
+    }
+
+    /// Applies one option.
+    mutating func apply(option: Substring, presets: [String: String], limits: ProxyRequest.Limits, depth: Int) throws(ProxyError) {
+        let parts = option.split(separator: ":", omittingEmptySubsequences: false)
+        let name = String(parts[0]), arguments = Array(parts.dropFirst())
+        let maximum = limits.maximumDimension
+        switch name {
+        case "resize", "rs":
+            try count(arguments, name, 1...6)
+            if !arguments[0].isEmpty { resizingType = try Self.resizingType(arguments[0]) }
+            try size(Array(arguments.dropFirst()), name, maximum: maximum)
+        case "size", "s":
+            try count(arguments, name, 1...5)
+            try size(arguments, name, maximum: maximum)
+        case "resizing_type", "rt":
+            try count(arguments, name, 1...1)
+            resizingType = try Self.resizingType(arguments[0])
+        case "width", "w":
+            try count(arguments, name, 1...1)
+            width = try Self.integer(arguments[0], name, in: 0...maximum)
+        case "height", "h":
+            try count(arguments, name, 1...1)
+            height = try Self.integer(arguments[0], name, in: 0...maximum)
+        case "min-width", "mw", "min_width", "min-height", "mh", "min_height":
+            try count(arguments, name, 1...1)
+            guard try Self.integer(arguments[0], name, in: 0...maximum) == 0 else { throw Self.unsupported(name) }
+        case "zoom", "z":
+            try count(arguments, name, 1...2)
+            let x = try Self.number(arguments[0], name, in: 0.01...limits.maximumDPR)
+            let y = arguments.count == 2 ? try Self.number(arguments[1], name, in: 0.01...limits.maximumDPR) : x
+            guard x == y else { throw .badRequest("\(name) with two different factors is not supported") }
+            zoom = x
+        case "dpr":
+            try count(arguments, name, 1...1)
+            dpr = try Self.number(arguments[0], name, in: 1...limits.maximumDPR)
+        case "enlarge", "el":
+            try count(arguments, name, 1...1)
+            enlarge = try Self.boolean(arguments[0], name)
+        case "extend", "ex":
+            try count(arguments, name, 1...4)
+            try extend(arguments, name)
+        case "gravity", "g":
+            try count(arguments, name, 1...3)
+            let (alignment, focus) = try Self.gravity(arguments, name)
+            gravity = alignment
+            self.focus = focus
+        case "crop", "c":
+            try count(arguments, name, 2...5)
+            let cropWidth = try Self.number(arguments[0], name, in: 0...Double(maximum) * 16)
+            let cropHeight = try Self.number(arguments[1], name, in: 0...Double(maximum) * 16)
+            var crop = RenderRecipe.SizedCrop(width: cropWidth, height: cropHeight)
+            cropHasGravity = arguments.count > 2
+            if cropHasGravity { (crop.alignment, crop.focus) = try Self.gravity(Array(arguments.dropFirst(2)), name) }
+            self.crop = cropWidth == 0 && cropHeight == 0 ? nil : crop
+        case "padding", "pd":
+            try count(arguments, name, 1...4)
+            let values = try arguments.map { (text: Substring) throws(ProxyError) -> Int in
+                text.isEmpty ? 0 : try Self.integer(text, name, in: 0...maximum)
+            }
+            // CSS's shorthand: top, right (= top), bottom (= top), left (= right).
+            let top = values[0], right = values.count > 1 ? values[1] : top
+            let bottom = values.count > 2 ? values[2] : top, left = values.count > 3 ? values[3] : right
+            padding = [top, right, bottom, left]
+        case "rotate", "rot":
+            try count(arguments, name, 1...1)
+            let angle = try Self.integer(arguments[0], name, in: -3600...3600)
+            guard angle % 90 == 0 else { throw .badRequest("\(name) takes a multiple of 90") }
+            rotate = (angle % 360 + 360) % 360
+        case "flip", "fl":
+            try count(arguments, name, 1...2)
+            flipHorizontal = try Self.boolean(arguments[0], name)
+            flipVertical = arguments.count > 1 ? try Self.boolean(arguments[1], name) : false
+        case "background", "bg":
+            try count(arguments, name, 1...3)
+            background = try Self.colour(arguments, name)
+        case "blur", "bl":
+            try count(arguments, name, 1...1)
+            blur = try Self.number(arguments[0], name, in: 0...limits.maximumBlur)
+        case "sharpen", "sh", "pixelate", "pix", "max_bytes", "mb":
+            try count(arguments, name, 1...1)
+            guard try Self.number(arguments[0], name, in: 0...1e9) == 0 else { throw Self.unsupported(name) }
+        case "watermark", "wm":
+            try count(arguments, name, 1...6)
+            guard try Self.number(arguments[0], name, in: 0...1) == 0 else { throw Self.unsupported(name) }
+        case "strip_metadata", "sm":
+            try count(arguments, name, 1...1)
+            // The proxy's encoders never write EXIF or XMP: there is nothing to keep them with.
+            guard try Self.boolean(arguments[0], name) else { throw .badRequest("\(name):false (keeping metadata) is not supported") }
+        case "strip_color_profile", "scp":
+            try count(arguments, name, 1...1)
+            stripsColorProfile = try Self.boolean(arguments[0], name)
+        case "quality", "q":
+            try count(arguments, name, 1...1)
+            quality = try Self.integer(arguments[0], name, in: 0...100)
+        case "format_quality", "fq":
+            guard !arguments.isEmpty, arguments.count % 2 == 0 else { throw .badRequest("\(name) takes format:quality pairs") }
+            for index in stride(from: 0, to: arguments.count, by: 2) {
+                let format = try Self.format(arguments[index])
+                formatQuality[format] = try Self.integer(arguments[index + 1], name, in: 1...100)
+            }
+        case "format", "f", "ext":
+            try count(arguments, name, 1...1)
+            format = arguments[0].isEmpty ? nil : try Self.format(arguments[0])
+        case "preset", "pr":
+            guard !arguments.isEmpty else { throw .badRequest("\(name) takes preset names") }
+            guard depth < 4 else { throw .badRequest("presets nest too deep") }
+            for preset in arguments {
+                guard let options = presets[String(preset)] else { throw .badRequest("unknown preset \(Self.printable(preset))") }
+                try apply(Substring(options), presets: presets, limits: limits, depth: depth + 1)
+            }
+        case "cachebuster", "cb":
+            // Changes the URL (and so the browser's and CDN's caches), never the image.
+            try count(arguments, name, 1...1)
+        case "expires", "exp":
+            try count(arguments, name, 1...1)
+            expires = try Self.integer(arguments[0], name, in: 0...999_999_999_999)
+        case "filename", "fn":
+            try count(arguments, name, 1...2)
+            filename = try Self.filename(arguments, name)
+        case "return_attachment", "att":
+            try count(arguments, name, 1...1)
+            returnsAttachment = try Self.boolean(arguments[0], name)
+        case "trim", "t", "smart_crop":
+            throw Self.unsupported(name)
+        default:
+            throw .badRequest("option \(Self.printable(Substring(name))) is not supported")
+        }
+    }
+
+    /// `[width:height:enlarge:extend…]` of `resize` and `size`, empty arguments left as they are.
+    private mutating func size(_ arguments: [Substring], _ name: String, maximum: Int) throws(ProxyError) {
+        if arguments.count > 0, !arguments[0].isEmpty { width = try Self.integer(arguments[0], name, in: 0...maximum) }
+        if arguments.count > 1, !arguments[1].isEmpty { height = try Self.integer(arguments[1], name, in: 0...maximum) }
+        if arguments.count > 2, !arguments[2].isEmpty { enlarge = try Self.boolean(arguments[2], name) }
+        if arguments.count > 3, !arguments[3].isEmpty { try extend(Array(arguments.dropFirst(3)), name) }
+    }
+
+    /// `extend:%extend[:%gravity]` (compass gravity only: imgproxy allows no smart or focus point here).
+    private mutating func extend(_ arguments: [Substring], _ name: String) throws(ProxyError) {
+        extend = try Self.boolean(arguments[0], name)
+        guard arguments.count > 1 else { return }
+        let (alignment, focus) = try Self.gravity(Array(arguments.dropFirst()), name)
+        guard focus == nil else { throw .badRequest("\(name) takes a compass gravity") }
+        extendGravity = alignment
+    }
+
+    private func count(_ arguments: [Substring], _ name: String, _ range: ClosedRange<Int>) throws(ProxyError) {
+        guard range.contains(arguments.count) else {
+            throw .badRequest("\(name) takes \(range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)") argument\(range.upperBound == 1 ? "" : "s")")
+        }
+    }
+
+    static func unsupported(_ name: String) -> ProxyError {
+        .badRequest("option \(name) is not supported")
+    }
+
+    /// Compass points in halves of the free space: 0 is left/top, 2 right/bottom.
+    static let compass: [String: RenderRecipe.Alignment] = [
+        "ce": .center, "no": .init(horizontal: 1, vertical: 0), "so": .init(horizontal: 1, vertical: 2),
+        "ea": .init(horizontal: 2, vertical: 1), "we": .init(horizontal: 0, vertical: 1),
+        "noea": .init(horizontal: 2, vertical: 0), "nowe": .init(horizontal: 0, vertical: 0),
+        "soea": .init(horizontal: 2, vertical: 2), "sowe": .init(horizontal: 0, vertical: 2),
+    ]
+
+    /// `type[:x_offset:y_offset]` or `fp:x:y`.
+    static func gravity(_ arguments: [Substring], _ name: String) throws(ProxyError) -> (RenderRecipe.Alignment, RenderRecipe.Focus?) {
+        let type = String(arguments[0])
+        if type == "fp" {
+            guard arguments.count == 3 else { throw .badRequest("\(name):fp takes x and y") }
+            let x = try number(arguments[1], name, in: 0...1), y = try number(arguments[2], name, in: 0...1)
+            return (.center, .init(x: x, y: y))
+        }
+        if type == "sm" { throw .badRequest("gravity sm (smart) is not supported") }
+        guard let alignment = compass[type] else {
+            throw .badRequest("\(name) must be no, so, ea, we, noea, nowe, soea, sowe, ce or fp:x:y")
+        }
+        guard arguments.count != 2 else { throw .badRequest("\(name) offsets are x and y") }
+        for offset in arguments.dropFirst() {
+            let magnitude = offset.first == "-" ? offset.dropFirst() : offset
+            guard try number(magnitude, name, in: 0...1e9) == 0 else { throw .badRequest("gravity offsets are not supported") }
+        }
+        return (alignment, nil)
+    }
+
+    static func resizingType(_ text: Substring) throws(ProxyError) -> ResizingType {
+        guard let type = ResizingType(rawValue: String(text)) else {
+            throw .badRequest("the resizing type must be fit, fill, fill-down, force or auto")
+        }
+        return type
+    }
+
+    static let formats: [String: ImageFormat] = ["jpg": .jpeg, "jpeg": .jpeg, "png": .png, "webp": .webp, "gif": .gif]
+
+    static func format(_ text: Substring) throws(ProxyError) -> ImageFormat {
+        guard let format = formats[text.lowercased()] else {
+            throw .badRequest("format \(printable(text)) is not supported (jpg, png, webp or gif)")
+        }
+        return format
+    }
+
+    /// `R:G:B` (0 to 255) or `RRGGBB`; empty is none.
+    static func colour(_ arguments: [Substring], _ name: String) throws(ProxyError) -> [UInt8]? {
+        if arguments.count == 3 {
+            return try arguments.map { (text: Substring) throws(ProxyError) -> UInt8 in UInt8(try integer(text, name, in: 0...255)) }
+        }
+        guard arguments.count == 1 else { throw .badRequest("\(name) is R:G:B or a hex colour") }
+        if arguments[0].isEmpty { return nil }
+        guard arguments[0].utf8.count == 6, let bytes = ImgproxySigner.bytes(hex: String(arguments[0])) else {
+            throw .badRequest("\(name) is R:G:B or a hex colour")
+        }
+        return Array(bytes)
+    }
+
+    /// `name[:encoded]`: percent-encoded, or URL-safe Base64 when `encoded` is true; no quote,
+    /// backslash or control character, so that it goes into `Content-Disposition` as it is.
+    static func filename(_ arguments: [Substring], _ name: String) throws(ProxyError) -> String {
+        let encoded = arguments.count > 1 ? try boolean(arguments[1], name) : false
+        let bytes: [UInt8]?
+        if encoded {
+            bytes = ImgproxySigner.data(base64URL: arguments[0]).map(Array.init)
+        } else {
+            bytes = PercentDecoding.bytes(arguments[0])
+        }
+        guard let bytes, !bytes.isEmpty, bytes.count <= 255, let text = String(validating: bytes, as: UTF8.self),
+              !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == "\"" || $0 == "\\" || $0 == "/" }) else {
+            throw .badRequest("\(name) is not a usable file name")
+        }
+        return text
+    }
+
+    /// Go's `ParseBool`, as imgproxy reads booleans.
+    static func boolean(_ text: Substring, _ name: String) throws(ProxyError) -> Bool {
+        switch text {
+        case "1", "t", "T", "true", "TRUE", "True": return true
+        case "0", "f", "F", "false", "FALSE", "False": return false
+        default: throw .badRequest("\(name) takes a boolean (1, t, true, 0, f or false)")
+        }
+    }
+
+    static func integer(_ text: Substring, _ name: String, in range: ClosedRange<Int>) throws(ProxyError) -> Int {
+        let digits = text.first == "-" ? text.dropFirst() : text
+        guard !digits.isEmpty, digits.count <= 12, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let value = Int(text), range.contains(value) else {
+            throw .badRequest("\(name) takes an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    static func number(_ text: Substring, _ name: String, in range: ClosedRange<Double>) throws(ProxyError) -> Double {
+        guard !text.isEmpty, text.count <= 12,
+              text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".") }),
+              let value = Double(text), value.isFinite, range.contains(value) else {
+            throw .badRequest("\(name) takes a number from \(ProxyRequest.text(range.lowerBound)) to \(ProxyRequest.text(range.upperBound))")
+        }
+        return value
+    }
+
+    /// At most 40 printable ASCII characters of what a client sent, for an error message.
+    static func printable(_ text: Substring) -> String {
+        String(text.prefix(40).unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" })
+    }
+}

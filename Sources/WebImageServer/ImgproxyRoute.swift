@@ -1,0 +1,113 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import WebImageCore
+
+/// The HTTP side of imgproxy's dialect: which paths are imgproxy URLs, the signature rule, and
+/// the answer, through the same ``ImageProxy`` (pipeline, caches, SSRF guard, limits) as `/image`.
+struct ImgproxyRoute: Sendable {
+    /// The prefix without its trailing `/`; `""` is the root.
+    let prefix: String
+    /// Whether a key is configured: then every URL must carry its signature.
+    let requiresSignature: Bool
+    /// `nil` with a key when the key or salt is not hex: then nothing validates.
+    let signer: ImgproxySigner?
+    let presets: [String: String]
+
+    /// `nil` when the dialect is off.
+    init?(_ configuration: ImgproxyConfiguration) {
+        guard let prefix = configuration.normalizedPrefix else { return nil }
+        self.prefix = prefix
+        requiresSignature = configuration.key != nil || configuration.salt != nil
+        signer = configuration.key.flatMap { ImgproxySigner(key: $0, salt: configuration.salt ?? "", signatureSize: configuration.signatureSize) }
+        presets = configuration.presets
+    }
+
+    /// The path below the prefix (`/insecure/…`) when `path` is imgproxy's, else `nil`.
+    func relativePath(_ path: Substring) -> Substring? {
+        if prefix.isEmpty {
+            return ThumborRoute.ownRoutes.contains(path) ? nil : path
+        }
+        guard path.hasPrefix(prefix), path.dropFirst(prefix.count).first == "/" else { return nil }
+        return path.dropFirst(prefix.count)
+    }
+
+    /// The URL at `relative` once its signature passes: any signature without a key (imgproxy's
+    /// `insecure`), else the key's MAC of the rest. The signature is checked before the options
+    /// are read, so that without the key nothing but `403` is learnt.
+    func url(_ relative: Substring, limits: ProxyRequest.Limits, allowsLocal: Bool, now: Date = Date()) throws(ProxyError) -> ImgproxyURL {
+        let parts = relative.drop { $0 == "/" }.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { throw .badRequest("an imgproxy URL is /SIGNATURE/OPTIONS/SOURCE") }
+        if requiresSignature {
+            guard let signer, signer.isValid(signature: String(parts[0]), path: "/" + parts[1]) else { throw .badSignature }
+        }
+        return try ImgproxyURL(path: relative, presets: presets, limits: limits, allowsLocal: allowsLocal, now: now)
+    }
+}
+
+/// Answers imgproxy's paths before the router (whose routes are exact paths), and passes every
+/// other request on.
+struct ImgproxyMiddleware: RouterMiddleware {
+    typealias Context = ProxyRequestContext
+    let server: ProxyServer
+    let route: ImgproxyRoute
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path[...]
+        guard request.method == .get || request.method == .head else { return try await next(request, context) }
+        // imgproxy's health check, which its load balancers already ask (also at /health when
+        // the dialect is at the root).
+        if path == route.prefix + "/health" { return ProxyServer.text("imgproxy is running", status: .ok) }
+        guard let relative = route.relativePath(path) else { return try await next(request, context) }
+        var response = await server.imgproxyResponse(request, relative: relative, context: context)
+        if request.method == .head { response.body = .init() }
+        return response
+    }
+}
+
+extension ProxyServer {
+    /// The image (or the error) an imgproxy URL asks for.
+    func imgproxyResponse(_ request: Request, relative: Substring, context: ProxyRequestContext) async -> Response {
+        let configuration = proxy.configuration
+        let url: ImgproxyURL
+        do throws(ProxyError) {
+            guard let route = imgproxy else { throw ProxyError(status: 404, message: "not found") }
+            url = try route.url(relative, limits: configuration.limits, allowsLocal: configuration.originDirectory != nil)
+        } catch {
+            if let detail = error.detail { context.notes.set("error", detail) }
+            return Self.error(error)
+        }
+        // An expiring URL is not kept past its expiry.
+        let maxAge = url.expiresIn.map { min($0, configuration.maxAge) }
+        var response = await limitedImageResponse(request, context: context) { (url.recipe, maxAge) }
+        // As imgproxy, every image says how to save it.
+        if response.status == .ok || response.status == .notModified {
+            response.headers[.contentDisposition] = Self.contentDisposition(url, contentType: response.headers[.contentType])
+        }
+        return response
+    }
+
+    /// imgproxy's `Content-Disposition`: `inline` (or `attachment` with `return_attachment`), with
+    /// the URL's file name (or the source's, without its extension) and the output's extension.
+    static func contentDisposition(_ url: ImgproxyURL, contentType: String?) -> String {
+        var name = url.filename
+        if name == nil, case .remote(let source) = url.recipe.source {
+            name = source.deletingPathExtension().lastPathComponent
+        } else if name == nil, case .local(let path) = url.recipe.source {
+            name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        }
+        // Only printable ASCII that is safe between quotes without escaping; anything else is `_`.
+        let base = String((name ?? "").unicodeScalars.map { scalar -> Character in
+            (0x20..<0x7F).contains(scalar.value) && scalar != "\"" && scalar != "\\" && scalar != "/" ? Character(scalar) : "_"
+        })
+        let ext = switch contentType {
+        case "image/jpeg": ".jpg"
+        case "image/png": ".png"
+        case "image/webp": ".webp"
+        case "image/gif": ".gif"
+        default: ""
+        }
+        return (url.returnsAttachment ? "attachment" : "inline") + "; filename=\"\(base.isEmpty ? "image" : base)\(ext)\""
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import WebImage
+import WebImageCore
+
+/// One imgproxy URL (the open-source edition's processing URL), parsed into the shared
+/// ``RenderRecipe``.
+///
+/// `/SIGNATURE/OPTIONS/plain/SOURCE[@EXT]` or `/SIGNATURE/OPTIONS/BASE64SOURCE[.EXT]`, where
+/// OPTIONS are `name:arg1:arg2` separated by `/` (``ImgproxyOptions``), SOURCE is percent-encoded
+/// (or not) and BASE64SOURCE is the source in URL-safe Base64 without padding, possibly split
+/// by `/`. SIGNATURE is checked by ``ImgproxyRoute`` before this parses anything. The options
+/// are imgproxy's: the box, the gravity and the crop are of the image as it is shown, after
+/// `rotate` and `flip`, which the recipe (which turns last) gets by swapping and mapping them.
+package struct ImgproxyURL: Sendable {
+    var recipe: RenderRecipe
+    /// Seconds until `expires`, when the URL has one.
+    var expiresIn: Int?
+    /// `Content-Disposition`'s file name without its extension, when the URL gives one (else the source's).
+    var filename: String?
+    var returnsAttachment = false
+
+    /// The box's width and height in output pixels (`nil` for a free side): for the fuzz
+    /// target, which checks them against the limits.
+    package var boxSize: (width: Int?, height: Int?) { (recipe.width, recipe.height) }
+    /// The canvas's padding in output pixels (top, right, bottom, left), if any: for the fuzz target.
+    package var padding: [Int]? { recipe.canvas?.padding }
+
+    /// Parses `path`, the request's path under the imgproxy prefix (`/insecure/rs:fit:300:200/…`),
+    /// still percent-encoded; the `default` preset of `presets` applies first.
+    ///
+    /// - Throws: ``ProxyError`` 400 naming what is wrong (an unsupported option among them),
+    ///   404 when the URL has expired.
+    package init(
+        path: Substring, presets: [String: String] = [:], limits: ProxyRequest.Limits, allowsLocal: Bool, now: Date = Date()
+    ) throws(ProxyError) {
+        let parts = path.drop { $0 == "/" }.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw .badRequest("an imgproxy URL is /SIGNATURE/OPTIONS/SOURCE")
+        }
+        var options = ImgproxyOptions()
+        if let preset = presets["default"] { try options.apply(Substring(preset), presets: presets, limits: limits, depth: 1) }
+        // The options are the segments with a colon; base64 has none, and `plain` ends them.
+        var rest = parts[1]
+        while let slash = rest.firstIndex(of: "/"), rest[..<slash].contains(":") {
+            if slash != rest.startIndex { try options.apply(option: rest[..<slash], presets: presets, limits: limits, depth: 0) }
+            rest = rest[rest.index(after: slash)...]
+        }
+        let (source, ext) = try Self.source(rest)
+        if let ext { options.format = try ImgproxyOptions.format(ext) }
+        if let expires = options.expires {
+            let remaining = expires - Int(now.timeIntervalSince1970)
+            // imgproxy's own answer to an expired URL.
+            guard remaining > 0 else { throw ProxyError(status: 404, message: "the URL has expired") }
+            expiresIn = remaining
+        }
+        filename = options.filename
+        returnsAttachment = options.returnsAttachment
+        recipe = try Self.recipe(options, source: ProxyRequest.source(source, allowsLocal: allowsLocal), limits: limits)
+    }
+
+    /// The source's text and the extension after it, from what follows the options.
+    static func source(_ rest: Substring) throws(ProxyError) -> (String, Substring?) {
+        if rest.hasPrefix("plain/") {
+            var plain = rest.dropFirst(6), ext: Substring?
+            if let at = plain.lastIndex(of: "@"), !plain[at...].contains("/") {
+                ext = plain[plain.index(after: at)...]
+                plain = plain[..<at]
+            }
+            guard !plain.isEmpty, let text = PercentDecoding.string(plain) else {
+                throw .badRequest("the plain source is missing or not valid percent-encoding")
+            }
+            return (text, ext?.isEmpty == true ? nil : ext)
+        }
+        if rest.hasPrefix("enc/") { throw .badRequest("encrypted source URLs are not supported") }
+        var encoded = Substring(rest.filter { $0 != "/" }), ext: Substring?
+        if let dot = encoded.lastIndex(of: ".") {
+            ext = encoded[encoded.index(after: dot)...]
+            encoded = encoded[..<dot]
+        }
+        guard !encoded.isEmpty, let bytes = ImgproxySigner.data(base64URL: encoded), let text = String(validating: bytes, as: UTF8.self),
+              !text.isEmpty else {
+            throw .badRequest("the source is not valid URL-safe Base64")
+        }
+        return (text, ext?.isEmpty == true ? nil : ext)
+    }
+
+    /// The recipe of `options`: sizes times `dpr` (and `zoom`), imgproxy's order of rotation and
+    /// flips turned into the recipe's, the canvas last.
+    static func recipe(_ options: ImgproxyOptions, source: ProxyRequest.Source, limits: ProxyRequest.Limits) throws(ProxyError) -> RenderRecipe {
+        var recipe = RenderRecipe(source: source)
+        recipe.dialect = "imgproxy"
+        let maximum = limits.maximumDimension
+        let hasSize = options.width > 0 || options.height > 0
+        // zoom multiplies the size the resize makes: the box's sides, or the image's own.
+        let factor = options.dpr * (hasSize ? options.zoom : 1)
+        func scaled(_ side: Int, _ name: String) throws(ProxyError) -> Int? {
+            guard side > 0 else { return nil }
+            let pixels = Int((Double(side) * factor).rounded())
+            guard pixels <= maximum else { throw .badRequest("\(name) × dpr × zoom must be at most \(maximum)") }
+            return max(pixels, 1)
+        }
+        let width = try scaled(options.width, "width"), height = try scaled(options.height, "height")
+        if !hasSize, options.zoom != 1 { recipe.proportion = options.enlarge ? options.zoom : min(options.zoom, 1) }
+        recipe.box = switch options.resizingType {
+        case .fit: .fit
+        case .fill: .fill
+        case .fillDown: .fillDown
+        case .force: .stretch
+        case .auto: .auto
+        }
+        recipe.upscale = options.enlarge
+        let turns = options.rotate / 90 % 4
+        let sideways = turns % 2 == 1
+        (recipe.width, recipe.height) = sideways ? (height, width) : (width, height)
+        // imgproxy flips after it turns; the recipe flips before: a turn of 90° swaps the axes.
+        (recipe.flipHorizontal, recipe.flipVertical) = sideways
+            ? (options.flipVertical, options.flipHorizontal) : (options.flipHorizontal, options.flipVertical)
+        recipe.quarterTurns = turns
+        let flips = (options.flipHorizontal, options.flipVertical)
+        recipe.alignment = unturned(options.gravity, turns: turns, flips: flips)
+        recipe.focus = options.focus.map { unturned($0, turns: turns, flips: flips) }
+        if var crop = options.crop {
+            if !options.cropHasGravity { (crop.alignment, crop.focus) = (options.gravity, options.focus) }
+            if sideways { (crop.width, crop.height) = (crop.height, crop.width) }
+            crop.alignment = unturned(crop.alignment, turns: turns, flips: flips)
+            crop.focus = crop.focus.map { unturned($0, turns: turns, flips: flips) }
+            recipe.sizedCrop = crop
+        }
+        recipe.blur = options.blur
+        recipe.format = options.format
+        if options.quality > 0 { recipe.quality = options.quality }
+        recipe.formatQuality = options.formatQuality
+        recipe.stripsICC = options.stripsColorProfile
+        let padding = try options.padding.map { (side: Int) throws(ProxyError) -> Int in
+            let pixels = Int((Double(side) * options.dpr).rounded())
+            guard pixels <= maximum else { throw .badRequest("padding × dpr must be at most \(maximum)") }
+            return pixels
+        }
+        if options.extend || padding.contains(where: { $0 > 0 }) || options.background != nil {
+            var canvas = RenderRecipe.Canvas(padding: padding, background: options.background)
+            if options.extend { (canvas.width, canvas.height, canvas.alignment) = (width ?? 0, height ?? 0, options.extendGravity) }
+            recipe.canvas = canvas
+        }
+        return recipe
+    }
+
+    /// A gravity of the shown image (turned `turns` quarters clockwise, then flipped) as a
+    /// gravity of the source, in halves.
+    static func unturned(_ alignment: RenderRecipe.Alignment, turns: Int, flips: (Bool, Bool)) -> RenderRecipe.Alignment {
+        let point = unturned((Double(alignment.horizontal) / 2, Double(alignment.vertical) / 2), turns: turns, flips: flips)
+        return .init(horizontal: Int(point.x * 2), vertical: Int(point.y * 2))
+    }
+
+    static func unturned(_ focus: RenderRecipe.Focus, turns: Int, flips: (Bool, Bool)) -> RenderRecipe.Focus {
+        let point = unturned((focus.x, focus.y), turns: turns, flips: flips)
+        return .init(x: point.x, y: point.y)
+    }
+
+    /// A point of the shown image, as fractions, in the source.
+    static func unturned(_ point: (x: Double, y: Double), turns: Int, flips: (Bool, Bool)) -> (x: Double, y: Double) {
+        let x = flips.0 ? 1 - point.x : point.x, y = flips.1 ? 1 - point.y : point.y
+        return switch turns {
+        case 1: (y, 1 - x)
+        case 2: (1 - x, 1 - y)
+        case 3: (1 - y, x)
+        default: (x, y)
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import WebImage
+
+/// The last step of a ``RenderRecipe`` with a ``RenderRecipe/Canvas`` (imgproxy's `extend`,
+/// `padding` and `background`): the image placed on a larger canvas and bordered, and its
+/// transparency painted over the background colour.
+///
+/// With a background the output is opaque RGB; without one, the new area is transparent and
+/// the output RGBA (straight alpha). Nothing is done when the canvas is the image's own size
+/// and there is no background to paint.
+struct RecipeCanvas: ImageProcessor, Hashable {
+    var canvas: RenderRecipe.Canvas
+    /// No side of the output is made larger than this.
+    var maximumDimension: Int
+
+    var identifier: String { "canvas(\(canvas.key),max=\(maximumDimension))" }
+
+    func process(_ image: ImageContainer) throws -> ImageContainer {
+        try image.mappingFrames(apply)
+    }
+
+    /// The output size and where the image goes in it.
+    func layout(width: Int, height: Int) -> (width: Int, height: Int, x: Int, y: Int) {
+        let innerWidth = max(width, canvas.width), innerHeight = max(height, canvas.height)
+        let origin = RecipeGeometry.place(width, height, in: (innerWidth, innerHeight), alignment: canvas.alignment, focus: nil)
+        let padding = canvas.padding
+        return (innerWidth + padding[1] + padding[3], innerHeight + padding[0] + padding[2],
+                origin.x + padding[3], origin.y + padding[0])
+    }
+
+    private func apply(_ bitmap: Bitmap) throws -> Bitmap {
+        let layout = layout(width: bitmap.width, height: bitmap.height)
+        let resized = layout.width != bitmap.width || layout.height != bitmap.height
+        guard resized || (canvas.background != nil && bitmap.pixelFormat.hasAlpha) else { return bitmap }
+        guard layout.width <= max(maximumDimension, bitmap.width), layout.height <= max(maximumDimension, bitmap.height) else {
+            throw ImageError.tooLarge("the canvas \(layout.width)×\(layout.height) exceeds \(maximumDimension)")
+        }
+        let background = canvas.background
+        let format: PixelFormat = background == nil ? .rgba8 : .rgb8
+        let outputBytes = format.bytesPerPixel
+        let inputFormat = bitmap.pixelFormat
+        let inputBytes = inputFormat.bytesPerPixel
+        return try Bitmap(width: layout.width, height: layout.height, pixelFormat: format, scale: bitmap.scale) { output in
+            let out = output.bindMemory(to: UInt8.self)
+            // The background everywhere first (transparent black without one).
+            let fill: [UInt8] = background ?? [0, 0, 0, 0]
+            for index in 0..<(layout.width * layout.height) {
+                for channel in 0..<outputBytes { out[index * outputBytes + channel] = fill[channel] }
+            }
+            bitmap.pixels.withUnsafeBufferPointer { input in
+                for row in 0..<bitmap.height {
+                    for column in 0..<bitmap.width {
+                        let from = row * bitmap.bytesPerRow + column * inputBytes
+                        var (r, g, b, a): (Int, Int, Int, Int)
+                        switch inputFormat.channels {
+                        case .gray: (r, g, b, a) = (Int(input[from]), Int(input[from]), Int(input[from]), 255)
+                        case .grayAlpha: (r, g, b, a) = (Int(input[from]), Int(input[from]), Int(input[from]), Int(input[from + 1]))
+                        case .rgb: (r, g, b, a) = (Int(input[from]), Int(input[from + 1]), Int(input[from + 2]), 255)
+                        case .rgba: (r, g, b, a) = (Int(input[from]), Int(input[from + 1]), Int(input[from + 2]), Int(input[from + 3]))
+                        }
+                        if inputFormat.alpha == .premultiplied, a > 0, a < 255 {
+                            // Back to straight values: what both outputs below start from.
+                            r = min(255, (r * 255 + a / 2) / a); g = min(255, (g * 255 + a / 2) / a); b = min(255, (b * 255 + a / 2) / a)
+                        }
+                        let to = ((row + layout.y) * layout.width + column + layout.x) * outputBytes
+                        if let background {
+                            // Over the background colour: straight alpha, rounded.
+                            out[to] = UInt8((r * a + Int(background[0]) * (255 - a) + 127) / 255)
+                            out[to + 1] = UInt8((g * a + Int(background[1]) * (255 - a) + 127) / 255)
+                            out[to + 2] = UInt8((b * a + Int(background[2]) * (255 - a) + 127) / 255)
+                        } else {
+                            out[to] = UInt8(r); out[to + 1] = UInt8(g); out[to + 2] = UInt8(b); out[to + 3] = UInt8(a)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
