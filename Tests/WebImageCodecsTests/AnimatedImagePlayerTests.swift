@@ -292,6 +292,7 @@ import WebImageTestSupport
         player.play(at: start)
         _ = await Self.step(player, to: start)
         _ = await Self.step(player, to: start + .milliseconds(50))
+        await player.waitUntilBuffered()   // the refill that showing frame 1 started
         #expect(player.bufferedBytes == 10 * Self.frameBytes)   // frame 1 on screen; 2–9, then 0, ahead
         // Hold the executor so that the decoding that trimming restarts cannot run yet.
         let gate = DispatchSemaphore(value: 0)
