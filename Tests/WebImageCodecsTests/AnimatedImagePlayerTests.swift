@@ -14,10 +14,10 @@ import WebImageTestSupport
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The repository's animations: GIF, animated WebP, APNG.
+    /// The repository's animations: GIF, animated WebP, APNG, an AVIF sequence.
     static let animations = [
         "Demo/images/chi-animated.gif", "Demo/images/iss634-animated.webp", "Demo/images/apng-delay.png",
-        "Tests/Fixtures/hopper-animated-16.webp", "Tests/Fixtures/dispose_bgnd.gif",
+        "Tests/Fixtures/hopper-animated-16.webp", "Tests/Fixtures/dispose_bgnd.gif", "Tests/Fixtures/avif-animated.avif",
     ]
 
     /// The corpus's animations in formats with a frame source (empty without the corpus).
@@ -130,7 +130,7 @@ import WebImageTestSupport
 
     @Test func stillImagesHaveNoFrameSource() throws {
         let registry = CoderRegistry.system()
-        for path in ["Tests/Fixtures/hopper.gif", "Tests/Fixtures/apng-single_frame.png", "Tests/Fixtures/hopper.webp"] {
+        for path in ["Tests/Fixtures/hopper.gif", "Tests/Fixtures/apng-single_frame.png", "Tests/Fixtures/hopper.webp", "Tests/Fixtures/hopper-32.avif"] {
             #expect(try registry.makeAnimationFrameSource(for: try Self.data(path)) == nil, "\(path)")
         }
     }
