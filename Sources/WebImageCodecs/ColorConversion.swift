@@ -33,6 +33,15 @@ enum ColorConversion {
         }
         return container
     }
+
+    /// One frame of a frame-at-a-time decode (an ``AnimationFrameSource``'s) in sRGB, as
+    /// ``apply(_:options:always:)`` converts each frame of a whole decode; unchanged when
+    /// `options` keep the colour space or `profile` is absent or unusable.
+    static func apply(_ bitmap: Bitmap, profile: Data?, options: ImageDecodingOptions) -> Bitmap {
+        guard options.colorSpace == .sRGB, let profile, let layout = SRGBTransform.Layout(bitmap.pixelFormat),
+              let transform = SRGBTransform.cached(for: profile, layout: layout) else { return bitmap }
+        return transform.apply(bitmap)
+    }
 }
 
 extension CoderRegistry {

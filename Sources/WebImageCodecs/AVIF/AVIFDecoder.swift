@@ -42,6 +42,11 @@ public struct AVIFDecoder: ImageDecoder {
         ColorConversion.apply(try data.withUnsafeBytes { try Self.decode($0, options: options) }, options: options)
     }
 
+    /// Image sequences frame by frame (`avifDecoderNextImage`); `nil` for a still image.
+    public func makeAnimationFrameSource(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimationFrameSource)? {
+        try AVIFFrameSource(data, options: options)
+    }
+
     static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws -> ImageContainer {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else {
             throw ImageError.corruptData("AVIF: no bytes")

@@ -62,81 +62,118 @@ public struct GIFDecoder: ImageDecoder {
     public func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoder)? {
         GIFIncrementalDecoder(options: options)
     }
+
+    /// Composes one frame at a time, carrying the canvas and the disposal from frame to frame;
+    /// `nil` for a GIF of one frame.
+    public func makeAnimationFrameSource(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimationFrameSource)? {
+        try GIFFrameSource(data, options: options)
+    }
 }
 
-/// Composes a GIF's frames (see ``GIFDecoder`` for the rules).
+/// Composes a GIF's frames (see ``GIFDecoder`` for the rules), one at a time: ``render(frameLimit:)``
+/// keeps them all, ``GIFFrameSource`` one at a time.
 struct GIFRenderer {
     private var stream: GIFStream
     private let options: ImageDecodingOptions
     private let bytes: UnsafeRawBufferPointer
+    private let canvas: FrameCanvas
+    /// Whether every frame composed is kept, so that the limits on a whole decode
+    /// (``ImageDecodingOptions/maximumAnimationBytes``, ``ImageDecodingOptions/maximumAnimationPixels``
+    /// and the LZW work over the file) apply; a frame source keeps one frame at a time and
+    /// checks only the frame count and each frame.
+    private let keepsEveryFrame: Bool
+    /// Frames composed so far.
+    private var composed = 0
+    /// Pixels decoded from LZW data so far.
+    private var work = 0
 
-    init(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws {
+    init(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions, keepsEveryFrame: Bool = true) throws {
         try GIFStream.checkScreen(bytes, maximumPixelCount: options.maximumPixelCount)
         stream = try GIFStream(bytes)
         self.options = options
         self.bytes = bytes
+        self.keepsEveryFrame = keepsEveryFrame
+        canvas = FrameCanvas(width: stream.screen.width, height: stream.screen.height)
+    }
+
+    /// The loop count as ``AnimatedImage/loopCount`` counts it, from what the walk has seen.
+    var loopCount: Int {
+        stream.loopValue.map { $0 == 0 ? 0 : $0 + 1 } ?? 1
     }
 
     /// Decodes up to `frameLimit` frames (all by default; one with
     /// ``ImageDecodingOptions/firstFrameOnly``).
     mutating func render(frameLimit: Int = .max) throws -> ImageContainer {
-        let screen = stream.screen
-        let canvas = FrameCanvas(width: screen.width, height: screen.height)
-        let canvasBytes = screen.width * screen.height * 4
         let frameLimit = options.firstFrameOnly ? 1 : frameLimit
-        // LZW output bounded over the whole file: a legitimate animation decodes at most its
-        // frames' area, which the animation limit bounds; one more screenful of slack.
-        let workBudget = options.maximumAnimationBytes / 4 + options.maximumPixelCount
-        var work = 0
         var frames: [AnimatedImage.Frame] = []
-
-        while frames.count < frameLimit, let frame = stream.nextFrame() {
-            // GIF states no frame count: the work is checked before each frame is composed.
-            try options.checkAnimationWork(frameCount: frames.count + 1, canvasWidth: screen.width, canvasHeight: screen.height, format: "GIF")
-            if !frames.isEmpty {
-                guard frames.count < options.maximumAnimationBytes / canvasBytes else {
-                    throw ImageError.tooLarge("GIF: more than \(frames.count) frames of \(screen.width)×\(screen.height) exceed the \(options.maximumAnimationBytes)-byte animation limit")
-                }
-            }
-            guard frame.width * frame.height <= options.maximumPixelCount else {
-                throw ImageError.tooLarge("GIF: a \(frame.width)×\(frame.height) frame is more than the \(options.maximumPixelCount)-pixel limit")
-            }
-            let region = canvas.clip(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
-            let visibleRows = region.isEmpty ? 0 : region.height
-            let rowsNeeded = GIFFrameDecoder.RowOrder(height: frame.height, interlaced: frame.interlaced).rowsNeeded(toCover: visibleRows)
-            work += rowsNeeded * frame.width
-            guard work <= workBudget else {
-                throw ImageError.tooLarge("GIF: the frames' image data decodes to more than \(workBudget) pixels")
-            }
-
-            let saved = frame.disposal == 3 ? canvas.save(region) : []
-            let palette = Palette(frame: frame, screen: screen, bytes: bytes)
-            let isFirst = frames.isEmpty
-            try GIFFrameDecoder.checkCodeSize(of: frame, index: frames.count, in: bytes)
-            let rowsDrawn = draw(frame, rowsNeeded: rowsNeeded, visibleRows: visibleRows, onto: canvas, at: region,
-                                 palette: palette, keepsStoredColour: isFirst)
-            // The bytes end inside this frame (and the walk ends with it).
-            if !frame.isComplete, !isFirst { break }
-            // A first frame with nothing of it drawn is not an image, even a transparent one.
-            if isFirst, rowsDrawn == 0, visibleRows > 0 || !frame.isComplete {
-                throw ImageError.corruptData(frame.isComplete
-                    ? "GIF: the first frame's image data is damaged before any of its rows on the screen"
-                    : "GIF: the file ends inside its first frame before any of its rows on the screen")
-            }
-            frames.append(AnimatedImage.Frame(bitmap: try canvas.snapshot(), duration: .milliseconds(frame.delay * 10)))
-
-            Self.dispose(frame, region: region, palette: palette, screen: screen, canvas: canvas, saved: saved)
+        while frames.count < frameLimit, let frame = try nextFrame() {
+            frames.append(frame)
         }
-
         guard let first = frames.first else {
             throw ImageError.corruptData(stream.isTruncated ? "GIF: the file ends before its first image" : "GIF: the file has no image")
         }
-        let loopCount = stream.loopValue.map { $0 == 0 ? 0 : $0 + 1 } ?? 1
         let animation = frames.count > 1 ? AnimatedImage(frames: frames, loopCount: loopCount) : nil
         var container = ImageContainer(image: first.bitmap, animation: animation, format: .gif)
         // Cut short: frames, or rows of the first, may be missing.
         container.isComplete = !stream.isTruncated
         return container
+    }
+
+    /// The next frame composed onto the canvas, or `nil` where the walk ends (the trailer, or
+    /// a frame the bytes cut short after the first).
+    mutating func nextFrame() throws -> AnimatedImage.Frame? {
+        let screen = stream.screen
+        guard let frame = stream.nextFrame() else { return nil }
+        if keepsEveryFrame {
+            // GIF states no frame count: the work is checked before each frame is composed.
+            try options.checkAnimationWork(frameCount: composed + 1, canvasWidth: screen.width, canvasHeight: screen.height, format: "GIF")
+            if composed > 0 {
+                let canvasBytes = screen.width * screen.height * 4
+                guard composed < options.maximumAnimationBytes / canvasBytes else {
+                    throw ImageError.tooLarge("GIF: more than \(composed) frames of \(screen.width)×\(screen.height) exceed the \(options.maximumAnimationBytes)-byte animation limit")
+                }
+            }
+        } else {
+            guard composed < options.maximumFrameCount else {
+                throw ImageError.tooLarge("GIF: more than \(options.maximumFrameCount) frames exceed the limit")
+            }
+        }
+        guard frame.width * frame.height <= options.maximumPixelCount else {
+            throw ImageError.tooLarge("GIF: a \(frame.width)×\(frame.height) frame is more than the \(options.maximumPixelCount)-pixel limit")
+        }
+        let region = canvas.clip(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
+        let visibleRows = region.isEmpty ? 0 : region.height
+        let rowsNeeded = GIFFrameDecoder.RowOrder(height: frame.height, interlaced: frame.interlaced).rowsNeeded(toCover: visibleRows)
+        if keepsEveryFrame {
+            // LZW output bounded over the whole file: a legitimate animation decodes at most its
+            // frames' area, which the animation limit bounds; one more screenful of slack. (One
+            // frame at a time, the pixel limit on the frame bounds it.)
+            let workBudget = options.maximumAnimationBytes / 4 + options.maximumPixelCount
+            work += rowsNeeded * frame.width
+            guard work <= workBudget else {
+                throw ImageError.tooLarge("GIF: the frames' image data decodes to more than \(workBudget) pixels")
+            }
+        }
+
+        let saved = frame.disposal == 3 ? canvas.save(region) : []
+        let palette = Palette(frame: frame, screen: screen, bytes: bytes)
+        let isFirst = composed == 0
+        try GIFFrameDecoder.checkCodeSize(of: frame, index: composed, in: bytes)
+        let rowsDrawn = draw(frame, rowsNeeded: rowsNeeded, visibleRows: visibleRows, onto: canvas, at: region,
+                             palette: palette, keepsStoredColour: isFirst)
+        // The bytes end inside this frame (and the walk ends with it).
+        if !frame.isComplete, !isFirst { return nil }
+        // A first frame with nothing of it drawn is not an image, even a transparent one.
+        if isFirst, rowsDrawn == 0, visibleRows > 0 || !frame.isComplete {
+            throw ImageError.corruptData(frame.isComplete
+                ? "GIF: the first frame's image data is damaged before any of its rows on the screen"
+                : "GIF: the file ends inside its first frame before any of its rows on the screen")
+        }
+        let composedFrame = AnimatedImage.Frame(bitmap: try canvas.snapshot(), duration: .milliseconds(frame.delay * 10))
+        composed += 1
+
+        Self.dispose(frame, region: region, palette: palette, screen: screen, canvas: canvas, saved: saved)
+        return composedFrame
     }
 
     /// Applies `frame`'s disposal to the canvas once the frame has been shown.

@@ -26,32 +26,14 @@ struct APNGRenderer {
         }
 
         let canvas = FrameCanvas(width: width, height: height)
-        let largest = frames.map { $0.width * $0.height }.max() ?? 0
-        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: largest * 4, alignment: 16)
+        let scratch = Self.makeScratch(for: frames)
         defer { scratch.deallocate() }
 
         var composed: [AnimatedImage.Frame] = []
         composed.reserveCapacity(frames.count)
         for (index, frame) in frames.enumerated() {
-            do {
-                try decodePixels(of: frame, index: index, into: scratch)
-            } catch let error as ImageError where file.truncated && index > 0 {
-                // The file ends inside this frame: keep the frames that arrived whole.
-                _ = error
-                break
-            }
-            let region = canvas.clip(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
-            // Dispose "previous" on the first frame means "background" (the APNG spec).
-            let disposeOp = index == 0 && frame.disposeOp == 2 ? 1 : frame.disposeOp
-            let saved = disposeOp == 2 ? canvas.save(region) : []
-            // The first frame replaces the transparent canvas whatever its blend op says.
-            Self.compose(UnsafeRawBufferPointer(scratch), onto: canvas, at: region, over: frame.blendOp == 1 && index > 0)
-            composed.append(AnimatedImage.Frame(bitmap: try canvas.snapshot(), duration: Self.duration(frame)))
-            switch disposeOp {
-            case 1: canvas.fill(region)
-            case 2: canvas.restore(region, from: saved)
-            default: break
-            }
+            guard let composedFrame = try compose(frame, index: index, onto: canvas, scratch: scratch) else { break }
+            composed.append(composedFrame)
         }
         guard let first = composed.first else {
             throw ImageError.corruptData("APNG: no frame could be decoded")
@@ -61,6 +43,40 @@ struct APNGRenderer {
         // A file cut short keeps the frames that arrived whole.
         container.isComplete = composed.count == frames.count
         return container
+    }
+
+    /// A buffer for the pixels of the largest of `frames`, before they are composed.
+    static func makeScratch(for frames: [PNGFile.Frame]) -> UnsafeMutableRawBufferPointer {
+        let largest = frames.map { $0.width * $0.height }.max() ?? 0
+        return UnsafeMutableRawBufferPointer.allocate(byteCount: max(largest * 4, 1), alignment: 16)
+    }
+
+    /// Decodes `frame`, the `index`th, composes it onto `canvas` (which holds what the frames
+    /// before it left, disposal applied), returns the composed frame and applies the frame's
+    /// own disposal; `nil` when the file ends inside the frame (after the first).
+    func compose(
+        _ frame: PNGFile.Frame, index: Int, onto canvas: FrameCanvas, scratch: UnsafeMutableRawBufferPointer
+    ) throws -> AnimatedImage.Frame? {
+        do {
+            try decodePixels(of: frame, index: index, into: scratch)
+        } catch let error as ImageError where file.truncated && index > 0 {
+            // The file ends inside this frame: keep the frames that arrived whole.
+            _ = error
+            return nil
+        }
+        let region = canvas.clip(x: frame.x, y: frame.y, width: frame.width, height: frame.height)
+        // Dispose "previous" on the first frame means "background" (the APNG spec).
+        let disposeOp = index == 0 && frame.disposeOp == 2 ? 1 : frame.disposeOp
+        let saved = disposeOp == 2 ? canvas.save(region) : []
+        // The first frame replaces the transparent canvas whatever its blend op says.
+        Self.compose(UnsafeRawBufferPointer(scratch), onto: canvas, at: region, over: frame.blendOp == 1 && index > 0)
+        let composed = AnimatedImage.Frame(bitmap: try canvas.snapshot(), duration: Self.duration(frame))
+        switch disposeOp {
+        case 1: canvas.fill(region)
+        case 2: canvas.restore(region, from: saved)
+        default: break
+        }
+        return composed
     }
 
     /// `delay_num / delay_den` seconds; a zero denominator means hundredths (the APNG spec).

@@ -64,6 +64,11 @@ public struct PNGDecoder: ImageDecoder {
         PNGIncrementalDecoder(options: options)
     }
 
+    /// APNG frame by frame; `nil` for a still image.
+    public func makeAnimationFrameSource(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimationFrameSource)? {
+        try APNGFrameSource(data, options: options)
+    }
+
     static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws -> ImageContainer {
         let file = try PNGFile(bytes)
         try checkLimits(file, bytes, options: options)

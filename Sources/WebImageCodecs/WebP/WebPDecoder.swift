@@ -55,6 +55,11 @@ public struct WebPDecoder: ImageDecoder {
         WebPIncrementalDecoder(options: options)
     }
 
+    /// Animations frame by frame through libwebp's `WebPAnimDecoder`; `nil` for a still image.
+    public func makeAnimationFrameSource(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimationFrameSource)? {
+        try WebPFrameSource(data, options: options)
+    }
+
     /// Decodes a still image into a new bitmap of `width` × `height`, scaling when `scaled`.
     static func decodeStill(_ bytes: UnsafeRawBufferPointer, width: Int, height: Int, scaled: Bool) throws -> Bitmap {
         try Bitmap(width: width, height: height, pixelFormat: .rgba8) { pixels in

@@ -74,6 +74,35 @@ public final class CoderRegistry: Sendable {
         decoder(for: format)?.makeIncrementalDecoder(options: options)
     }
 
+    /// A source that decodes the animation in `data` a frame at a time, for
+    /// ``AnimatedImagePlayer``: its frames equal the frames of ``decode(_:options:)``, with the
+    /// orientation and thumbnail size applied alike. `nil` when `data` is a still image or its
+    /// decoder has no frame-at-a-time decoding (decode it, and play
+    /// ``AnimatedImage/makeFrameSource()``).
+    ///
+    /// - Throws: ``ImageError/unsupportedFormat(_:)`` when no decoder reads the bytes' format;
+    ///   otherwise what the decoder's ``ImageDecoder/makeAnimationFrameSource(_:options:)``
+    ///   throws.
+    ///
+    /// ```swift
+    /// if let source = try registry.makeAnimationFrameSource(for: bytes) {
+    ///     let player = AnimatedImagePlayer(source: source)
+    ///     player.play(at: .now)
+    /// }
+    /// ```
+    public func makeAnimationFrameSource(for data: Data, options: ImageDecodingOptions = .init()) throws -> (any AnimationFrameSource)? {
+        guard let header = ImageHeader(sniffing: data) else {
+            throw ImageError.unsupportedFormat("the bytes are not an image format the library knows")
+        }
+        guard let decoder = decoder(for: header.format) else {
+            throw ImageError.unsupportedFormat("no decoder for \(header.format.rawValue)")
+        }
+        guard let source = try decoder.makeAnimationFrameSource(data, options: options) else { return nil }
+        let orientation = options.appliesOrientation ? source.orientation : .up
+        guard orientation != .up || options.thumbnail != nil else { return source }
+        return FinishingFrameSource(source, options: options)
+    }
+
     /// Encodes `image` as `format`.
     ///
     /// - Throws: ``ImageError/unsupportedFormat(_:)`` when no encoder writes `format`.

@@ -36,10 +36,30 @@ public protocol ImageDecoder: Sendable {
     /// A decoder that takes the file in pieces as it arrives and produces previews, or `nil`
     /// when this format has no useful partial image.
     func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoder)?
+
+    /// A source that decodes `data`'s animation a frame at a time, for
+    /// ``AnimatedImagePlayer``, or `nil` when `data` is not an animation this decoder can play
+    /// that way (a still image; a format without frame-at-a-time decoding, which the default
+    /// implementation stands for).
+    ///
+    /// The frames are those ``decode(_:options:)`` composes, in the same colour space, at canvas
+    /// size and with the orientation not applied (``AnimationFrameSource/orientation``): the
+    /// registry's ``CoderRegistry/makeAnimationFrameSource(for:options:)`` finishes them as its
+    /// decode does. ``ImageDecodingOptions/maximumPixelCount`` and
+    /// ``ImageDecodingOptions/maximumFrameCount`` apply; the limits on a whole decode
+    /// (``ImageDecodingOptions/maximumAnimationBytes``,
+    /// ``ImageDecodingOptions/maximumAnimationPixels``) do not, as no more than one frame is
+    /// composed at a time and a player bounds the frames it keeps.
+    ///
+    /// - Throws: ``ImageError/tooLarge(_:)`` or ``ImageError/corruptData(_:)`` when the
+    ///   header already shows it.
+    func makeAnimationFrameSource(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimationFrameSource)?
 }
 
 extension ImageDecoder {
     public func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoder)? { nil }
+
+    public func makeAnimationFrameSource(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimationFrameSource)? { nil }
 }
 
 /// Decodes a file as it arrives, for progressive display.

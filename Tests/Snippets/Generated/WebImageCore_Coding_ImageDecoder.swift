@@ -18,7 +18,7 @@ func snippet_WebImageCore_Coding_ImageDecoder_1() async throws {
 }
 
 func snippet_WebImageCore_Coding_ImageDecoder_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Coding/ImageDecoder.swift", line: 52)
+#sourceLocation(file: "Sources/WebImageCore/Coding/ImageDecoder.swift", line: 72)
     let incremental = decoder.makeIncrementalDecoder(options: options)!
     for try await chunk in body {
         try incremental.append(chunk)

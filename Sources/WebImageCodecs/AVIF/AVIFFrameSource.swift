@@ -1,0 +1,95 @@
+import CAvif
+import Foundation
+import WebImageCore
+
+/// An AVIF image sequence decoded a frame at a time: one `avifDecoderNextImage` per frame,
+/// `avifDecoderReset` for the next play. AV1 frames reference earlier ones, which libavif's
+/// decoder keeps, so this is the only order it decodes cheaply in. The frames equal
+/// ``AVIFDecoder``'s (the same limits on libavif, transforms and colour conversion).
+///
+/// The first frame is decoded when the source is made: the transforms (`clap`, `irot`) decide
+/// the frames' size, which the container alone does not tell once they apply.
+final class AVIFFrameSource: AnimationFrameSource {
+    private let bytes: StableBytes
+    private let decoder: UnsafeMutablePointer<avifDecoder>
+    private let options: ImageDecodingOptions
+    private let imageCount: Int
+    private let iccProfile: Data?
+    /// The first frame, decoded by `init`, until ``nextFrame()`` returns it.
+    private var pending: AnimatedImage.Frame?
+    private var returned = 0
+    let canvasWidth: Int
+    let canvasHeight: Int
+
+    /// `nil` for a still image.
+    init?(_ data: Data, options: ImageDecodingOptions) throws {
+        bytes = StableBytes(data)
+        guard let base = bytes.buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.buffer.count > 0 else {
+            throw ImageError.corruptData("AVIF: no bytes")
+        }
+        guard let decoder = avifDecoderCreate() else { throw ImageError.tooLarge("AVIF: libavif could not allocate a decoder") }
+        var owned = true
+        defer { if owned { avifDecoderDestroy(decoder) } }
+        decoder.pointee.maxThreads = 1
+        decoder.pointee.ignoreXMP = 1
+        decoder.pointee.ignoreExif = 1
+        decoder.pointee.imageSizeLimit = UInt32(clamping: min(max(options.maximumPixelCount, 1), Int(AVIF_DEFAULT_IMAGE_SIZE_LIMIT)))
+        decoder.pointee.imageCountLimit = UInt32(clamping: max(options.maximumFrameCount, 1))
+        try AVIFDecoder.check(avifDecoderSetIOMemory(decoder, base, bytes.buffer.count), decoder, "reading the file")
+        try AVIFDecoder.check(avifDecoderParse(decoder), decoder, "parsing the container")
+        let width = Int(decoder.pointee.image.pointee.width), height = Int(decoder.pointee.image.pointee.height)
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow, pixels <= options.maximumPixelCount else {
+            throw ImageError.tooLarge("AVIF image \(width)×\(height) exceeds the limit of \(options.maximumPixelCount) pixels")
+        }
+        guard width > 0, height > 0, decoder.pointee.imageCount > 0 else {
+            throw ImageError.corruptData("AVIF: an image without pixels")
+        }
+        imageCount = Int(decoder.pointee.imageCount)
+        guard imageCount > 1 else { return nil }
+        self.options = options
+        self.decoder = decoder
+        let first = try Self.decodeNext(decoder, index: 0, of: imageCount)
+        let icc = decoder.pointee.image.pointee.icc
+        iccProfile = icc.size > 0 && icc.data != nil ? Data(bytes: icc.data, count: icc.size) : nil
+        canvasWidth = first.bitmap.width
+        canvasHeight = first.bitmap.height
+        pending = first
+        owned = false
+    }
+
+    deinit {
+        avifDecoderDestroy(decoder)
+    }
+
+    var frameCount: Int? { imageCount }
+    /// libavif 0.11 does not expose the edit list's repetitions: forever, as browsers play it.
+    var loopCount: Int { 0 }
+
+    func nextFrame() throws -> AnimatedImage.Frame? {
+        let frame: AnimatedImage.Frame
+        if let pending {
+            frame = pending
+            self.pending = nil
+        } else {
+            guard returned < imageCount else { return nil }
+            frame = try Self.decodeNext(decoder, index: returned, of: imageCount)
+        }
+        returned += 1
+        return AnimatedImage.Frame(bitmap: ColorConversion.apply(frame.bitmap, profile: iccProfile, options: options), duration: frame.duration)
+    }
+
+    func reset() throws {
+        try AVIFDecoder.check(avifDecoderReset(decoder), decoder, "starting the sequence again")
+        pending = nil
+        returned = 0
+    }
+
+    /// The next frame, transforms applied, in the file's colour space.
+    private static func decodeNext(_ decoder: UnsafeMutablePointer<avifDecoder>, index: Int, of count: Int) throws -> AnimatedImage.Frame {
+        try AVIFDecoder.check(avifDecoderNextImage(decoder), decoder, "decoding frame \(index + 1) of \(count)")
+        let image = decoder.pointee.image!
+        let bitmap = try AVIFTransforms.apply(to: AVIFDecoder.rgbBitmap(image), of: image)
+        return AnimatedImage.Frame(bitmap: bitmap, duration: AVIFDecoder.duration(decoder.pointee.imageTiming))
+    }
+}
