@@ -98,4 +98,20 @@ import WebImageTestSupport
             return !message.contains("\n")
         }
     }
+
+    /// Fuzz finding #8 (Tests/Fixtures/fuzz/fuzz-decode/heic-decoded-larger-than-ispe): a HEIC
+    /// whose coded image (128 × 15,680) is larger than the size its container states, which
+    /// passed the pixel limit. The decoded size is checked too: a typed error, never an image
+    /// over the limit.
+    @Test func aCodedImageLargerThanItsStatedSizeIsRefused() throws {
+        let data = try Files.fixture("fuzz/fuzz-decode/heic-decoded-larger-than-ispe")
+        var options = ImageDecodingOptions()
+        options.maximumPixelCount = 1 << 20
+        do {
+            let image = try CoderRegistry.system().decode(data, options: options).image
+            #expect(image.width * image.height <= 1 << 20, "\(image.width)×\(image.height)")
+        } catch let error as ImageError {
+            guard case .tooLarge = error else { Issue.record("\(error)"); return }
+        }
+    }
 }

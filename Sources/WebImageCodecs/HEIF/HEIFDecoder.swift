@@ -47,7 +47,7 @@ public struct HEIFDecoder: ImageDecoder {
             let thumbnail = wanted.flatMap { embeddedThumbnail(of: primary, atLeast: $0) }
             defer { if let thumbnail { heif_image_handle_release(thumbnail) } }
 
-            var bitmap = try decodeHandle(thumbnail ?? primary)
+            var bitmap = try decodeHandle(thumbnail ?? primary, maximumPixelCount: options.maximumPixelCount)
             // Sized from the primary image, so an embedded thumbnail of another aspect ratio
             // (rounded differently by the camera) still gives the exact size.
             if let wanted, wanted.width != bitmap.width || wanted.height != bitmap.height {
@@ -118,7 +118,10 @@ public struct HEIFDecoder: ImageDecoder {
     }
 
     /// Decodes an image item to interleaved 8-bit RGB(A), transformations applied.
-    static func decodeHandle(_ handle: OpaquePointer) throws -> Bitmap {
+    /// The handle's image, decoded. The coded image can be larger than the size the container
+    /// states and the limit was checked against (fuzz finding #8: a 128 × 15,680 image behind a
+    /// small `ispe`), so the decoded size is checked again before it is copied.
+    static func decodeHandle(_ handle: OpaquePointer, maximumPixelCount: Int) throws -> Bitmap {
         let hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
         let bits = Int(heif_image_handle_get_luma_bits_per_pixel(handle))
         let deep = bits > 8
@@ -144,6 +147,9 @@ public struct HEIFDecoder: ImageDecoder {
         var stride: Int32 = 0
         guard width > 0, height > 0, let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
             throw ImageError.corruptData("HEIF: the decoded image has no pixels")
+        }
+        guard width.multipliedReportingOverflow(by: height).partialValue <= maximumPixelCount, width < 1 << 20, height < 1 << 20 else {
+            throw ImageError.tooLarge("HEIF: the decoded image is \(width)×\(height), over the limit of \(maximumPixelCount) pixels")
         }
         let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
         let rowSamples = width * pixelFormat.bytesPerPixel
