@@ -147,20 +147,25 @@ final class SRGBTransform: @unchecked Sendable {
     /// profiles (a camera's, Display P3, Adobe RGB) again and again, and making a transform
     /// costs more than converting a thumbnail. Profiles lcms2 refused are remembered too; a
     /// profile over 1 MiB is not (eight of a file's 16 MiB limit would hold 128 MiB).
-    private static let recent = Mutex<[(profile: Data, layout: Layout, transform: SRGBTransform?)]>([])
+    ///
+    /// The profiles are kept as `[UInt8]`, not `Data`: LeakSanitizer cannot follow the tagged
+    /// pointer inside a `Data` held by a global, and the fuzz targets' leak check reported the
+    /// cache as leaked (CI, 2026-11-25).
+    private static let recent = Mutex<[(profile: [UInt8], layout: Layout, transform: SRGBTransform?)]>([])
     private static let recentLimit = 8
     private static let largestCachedProfile = 1 << 20
 
     static func cached(for profile: Data, layout: Layout) -> SRGBTransform? {
-        if let hit = recent.withLock({ entries in entries.first { $0.layout == layout && $0.profile == profile } }) {
+        let bytes = [UInt8](profile)
+        if let hit = recent.withLock({ entries in entries.first { $0.layout == layout && $0.profile == bytes } }) {
             return hit.transform
         }
         let transform = SRGBTransform(profile: profile, layout: layout)
         guard profile.count <= largestCachedProfile else { return transform }
         recent.withLock { entries in
-            guard !entries.contains(where: { $0.layout == layout && $0.profile == profile }) else { return }
+            guard !entries.contains(where: { $0.layout == layout && $0.profile == bytes }) else { return }
             if entries.count == recentLimit { entries.removeFirst() }
-            entries.append((profile, layout, transform))
+            entries.append((bytes, layout, transform))
         }
         return transform
     }
