@@ -42,7 +42,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 # tests, and Foundation's own Process and FileHandle globals, read as leaks (checked on the
 # whole suite: no report named the library's code or the C shims). The fuzz targets keep
 # libFuzzer's leak check, per input, where such globals are few.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=0}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=0:suppressions=$PWD/scripts/asan.supp}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1}
 
 tsan_flags=(-Xswiftc -DWEBIMAGE_TSAN)
