@@ -47,32 +47,45 @@ public struct AVIFDecoder: ImageDecoder {
         try AVIFFrameSource(data, options: options)
     }
 
+    /// A libavif decoder over `count` bytes at `base` whose container is parsed (the boxes only:
+    /// the size and the frame count, before any pixel) and whose size passed the pixel limit;
+    /// the caller destroys it. `imageCountLimit` defaults to the options' frame limit.
+    static func parsedDecoder(
+        _ base: UnsafePointer<UInt8>, count: Int, options: ImageDecodingOptions, imageCountLimit: UInt32? = nil
+    ) throws -> UnsafeMutablePointer<avifDecoder> {
+        guard let decoder = avifDecoderCreate() else { throw ImageError.tooLarge("AVIF: libavif could not allocate a decoder") }
+        do {
+            // One thread: the caller's decode executor decides the parallelism.
+            decoder.pointee.maxThreads = 1
+            decoder.pointee.ignoreXMP = 1
+            decoder.pointee.ignoreExif = 1
+            decoder.pointee.imageSizeLimit = UInt32(clamping: min(max(options.maximumPixelCount, 1), Int(AVIF_DEFAULT_IMAGE_SIZE_LIMIT)))
+            decoder.pointee.imageCountLimit = imageCountLimit ?? UInt32(clamping: max(options.maximumFrameCount, 1))
+            try check(avifDecoderSetIOMemory(decoder, base, count), decoder, "reading the file")
+            try check(avifDecoderParse(decoder), decoder, "parsing the container")
+            let width = Int(decoder.pointee.image.pointee.width), height = Int(decoder.pointee.image.pointee.height)
+            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+            guard !overflow, pixels <= options.maximumPixelCount else {
+                throw ImageError.tooLarge("AVIF image \(width)×\(height) exceeds the limit of \(options.maximumPixelCount) pixels")
+            }
+            guard width > 0, height > 0, decoder.pointee.imageCount > 0 else {
+                throw ImageError.corruptData("AVIF: an image without pixels")
+            }
+            return decoder
+        } catch {
+            avifDecoderDestroy(decoder)
+            throw error
+        }
+    }
+
     static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws -> ImageContainer {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else {
             throw ImageError.corruptData("AVIF: no bytes")
         }
-        guard let decoder = avifDecoderCreate() else { throw ImageError.tooLarge("AVIF: libavif could not allocate a decoder") }
-        defer { avifDecoderDestroy(decoder) }
-        // One thread: the caller's decode executor decides the parallelism.
-        decoder.pointee.maxThreads = 1
-        decoder.pointee.ignoreXMP = 1
-        decoder.pointee.ignoreExif = 1
-        decoder.pointee.imageSizeLimit = UInt32(clamping: min(max(options.maximumPixelCount, 1), Int(AVIF_DEFAULT_IMAGE_SIZE_LIMIT)))
         // With the first frame only, a long sequence is not refused: only one frame is decoded.
-        decoder.pointee.imageCountLimit = options.firstFrameOnly ? 0 : UInt32(clamping: max(options.maximumFrameCount, 1))
-
-        try check(avifDecoderSetIOMemory(decoder, base, bytes.count), decoder, "reading the file")
-        try check(avifDecoderParse(decoder), decoder, "parsing the container")
-
-        // The parse has read the boxes only: the size and the frame count, before any pixel.
+        let decoder = try parsedDecoder(base, count: bytes.count, options: options, imageCountLimit: options.firstFrameOnly ? 0 : nil)
+        defer { avifDecoderDestroy(decoder) }
         let width = Int(decoder.pointee.image.pointee.width), height = Int(decoder.pointee.image.pointee.height)
-        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-        guard !overflow, pixels <= options.maximumPixelCount else {
-            throw ImageError.tooLarge("AVIF image \(width)×\(height) exceeds the limit of \(options.maximumPixelCount) pixels")
-        }
-        guard width > 0, height > 0, decoder.pointee.imageCount > 0 else {
-            throw ImageError.corruptData("AVIF: an image without pixels")
-        }
         let imageCount = Int(decoder.pointee.imageCount)
         let frameCount = options.firstFrameOnly ? 1 : imageCount
         if frameCount > 1 {

@@ -27,24 +27,9 @@ final class AVIFFrameSource: AnimationFrameSource {
         guard let base = bytes.buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.buffer.count > 0 else {
             throw ImageError.corruptData("AVIF: no bytes")
         }
-        guard let decoder = avifDecoderCreate() else { throw ImageError.tooLarge("AVIF: libavif could not allocate a decoder") }
+        let decoder = try AVIFDecoder.parsedDecoder(base, count: bytes.buffer.count, options: options)
         var owned = true
         defer { if owned { avifDecoderDestroy(decoder) } }
-        decoder.pointee.maxThreads = 1
-        decoder.pointee.ignoreXMP = 1
-        decoder.pointee.ignoreExif = 1
-        decoder.pointee.imageSizeLimit = UInt32(clamping: min(max(options.maximumPixelCount, 1), Int(AVIF_DEFAULT_IMAGE_SIZE_LIMIT)))
-        decoder.pointee.imageCountLimit = UInt32(clamping: max(options.maximumFrameCount, 1))
-        try AVIFDecoder.check(avifDecoderSetIOMemory(decoder, base, bytes.buffer.count), decoder, "reading the file")
-        try AVIFDecoder.check(avifDecoderParse(decoder), decoder, "parsing the container")
-        let width = Int(decoder.pointee.image.pointee.width), height = Int(decoder.pointee.image.pointee.height)
-        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-        guard !overflow, pixels <= options.maximumPixelCount else {
-            throw ImageError.tooLarge("AVIF image \(width)×\(height) exceeds the limit of \(options.maximumPixelCount) pixels")
-        }
-        guard width > 0, height > 0, decoder.pointee.imageCount > 0 else {
-            throw ImageError.corruptData("AVIF: an image without pixels")
-        }
         imageCount = Int(decoder.pointee.imageCount)
         guard imageCount > 1 else { return nil }
         self.options = options
