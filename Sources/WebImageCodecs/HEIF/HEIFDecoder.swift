@@ -97,6 +97,14 @@ public struct HEIFDecoder: ImageDecoder {
             throw ImageError.tooLarge("HEIF image \(width)×\(height) exceeds the limit of \(options.maximumPixelCount) pixels")
         }
         guard width > 0, height > 0 else { throw ImageError.corruptData("HEIF: an image without pixels") }
+        // A grid or overlay is composed on a canvas its own descriptor sizes, which its
+        // `ispe` need not match (finding #9): checked before libheif allocates it.
+        guard let canvas = ISOBMFFItems.largestDerivedCanvas(bytes) else {
+            throw ImageError.corruptData("HEIF: the item boxes cannot be read")
+        }
+        guard canvas <= options.maximumPixelCount else {
+            throw ImageError.tooLarge("HEIF: a derived image's canvas of \(canvas) pixels exceeds the limit of \(options.maximumPixelCount) pixels")
+        }
         return try body(primary)
     }
 
