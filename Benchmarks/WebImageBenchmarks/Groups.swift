@@ -7,6 +7,7 @@ let benchmarkGroups: [(String, @Sendable (Report) -> Void)] = [
     ("pipeline", runPipelineBenchmarks),
     ("prefetch", runPrefetchBenchmarks),
     ("scroll", runScrollBenchmarks),
+    ("gtk", runGTKBenchmarks),
     ("s3-sign", runS3SignBenchmarks),
     ("s3-store", runS3StoreBenchmarks),
 ]

@@ -30,7 +30,8 @@ import WebImageGTK
 //   anim         the view's player: "anim index=I buffered=BYTES peak=BYTES limit=BYTES" or "anim none"
 //   memlimit BYTES  the view's animationMemoryLimit for the next binds: "memlimit BYTES"
 //   benchhit N PATH PATH  binds the view N times, alternating between two images the memory
-//                cache holds, timing each setImage: "benchhit n=N median=US p99=US misses=M"
+//                cache holds, timing each setImage: "benchhit n=N median=US p99=US misses=M
+//                texture=US" (the last: making a 256 px texture alone, the floor)
 //   benchplay SECONDS PATH  binds PATH (first frame only, so the player decodes the rest) and
 //                counts the frames shown for SECONDS and those later than their own duration:
 //                "benchplay frames=N late=M maxlate=MS peak=BYTES limit=BYTES"
@@ -226,9 +227,20 @@ extension Probe {
             times.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
             if case .image = view.shownContent {} else { misses += 1 }
         }
+        // The floor: a texture from a 256 px RGBA buffer alone, as the view makes each one.
+        let pixels = [UInt8](repeating: 128, count: 256 * 256 * 4)
+        var textures: [Double] = []
+        for _ in 0..<count {
+            let start = ContinuousClock.now
+            let texture = pixels.withUnsafeBufferPointer { wi_gtk_texture_new(256, 256, GDK_MEMORY_R8G8B8A8, $0.baseAddress, 256 * 4) }
+            g_object_unref(UnsafeMutableRawPointer(texture))
+            let elapsed = ContinuousClock.now - start
+            textures.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+        }
         times.sort()
+        textures.sort()
         let median = times[times.count / 2], p99 = times[min(times.count - 1, times.count * 99 / 100)]
-        say("benchhit n=\(count) median=\(String(format: "%.1f", median)) p99=\(String(format: "%.1f", p99)) misses=\(misses)")
+        say("benchhit n=\(count) median=\(String(format: "%.1f", median)) p99=\(String(format: "%.1f", p99)) misses=\(misses) texture=\(String(format: "%.1f", textures[textures.count / 2]))")
     }
 
     /// Plays `path` for `seconds`, counting frames shown later than one frame's duration.
