@@ -14,6 +14,8 @@ import WebImage
 ///
 /// - a spinner over the placeholder while the image loads (``showsActivityIndicator``);
 /// - ``ImageTransition/fade(_:)`` as a fade-in of the picture, paced by GTK's frame clock;
+/// - animated images played by an ``AnimatedImagePlayer`` on GTK's frame clock
+///   (``playsAnimations``), stopped while the widget is unmapped;
 /// - the load cancelled when the widget stays unmapped (scrolled away, its page hidden) for
 ///   longer than ``unmappedCancellationDelay``, and when it is destroyed.
 ///
