@@ -18,6 +18,8 @@ let cLibraries: [Target] = [
     .systemLibrary(name: "CAvif", providers: [.apt(["libavif-dev"])]),
     // HEIC/HEIF through libheif (HEVC decoded by libde265).
     .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+    // SVG through librsvg (rendered with cairo).
+    .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
     // The GTK 4 view layer (WebImageGTK), its own product so that servers never link GTK.
     .systemLibrary(name: "CGTK", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
 ]
@@ -72,7 +74,7 @@ let package = Package(
         ),
         .target(
             name: "WebImageCodecs",
-            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CHeif", "CCodecShims"]
+            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CHeif", "CRsvg", "CCodecShims"]
         ),
         .target(
             name: "WebImageHTTP",

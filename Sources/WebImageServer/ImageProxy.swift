@@ -81,6 +81,11 @@ public final class ImageProxy: Sendable {
         /// carry no profile (a 64 px thumbnail of a photo with a 400 KB print profile is then a
         /// few kilobytes, not 400).
         public var keepsColorProfile = false
+        /// Accept SVG sources. Off by default, as in thumbor and imgproxy: an SVG is a program
+        /// for a renderer (librsvg, which reads nothing outside the file here), and a site that
+        /// serves user uploads rarely means to serve vector files. Off, an SVG source is
+        /// refused as an unsupported format, before any of it is parsed.
+        public var allowsSVG = false
         /// Image requests in progress at once; more are answered 503. Default: 32.
         public var maximumConcurrentRequests = 32
         /// `Retry-After` of a 503, in seconds.
@@ -195,7 +200,7 @@ public final class ImageProxy: Sendable {
             memoryLimit: configuration.cachesDisabled ? 0 : configuration.variantMemoryLimit, disk: disk,
             lifetime: configuration.maxAge > 0 ? .seconds(configuration.maxAge) : nil)
 
-        let registry = configuration.registry
+        let registry = configuration.allowsSVG ? configuration.registry : Self.decodingNoSVG(configuration.registry)
         var http = HTTPImageLoader.Configuration(acceptedFormats: registry.decodableFormats)
         http.maximumResponseSize = configuration.maximumSourceBytes
         http.timeout = configuration.originTimeout
@@ -256,6 +261,18 @@ public final class ImageProxy: Sendable {
     ///
     /// - Throws: ``ImageError/invalidURL(_:)`` when the location is not `s3://bucket[/prefix]`
     ///   or no S3 service is configured.
+    /// `registry`'s coders without its SVG decoder (``Configuration/allowsSVG`` off): the
+    /// loaders then refuse an SVG body as soon as it is sniffed. A snapshot: coders registered
+    /// in `registry` later are not seen.
+    static func decodingNoSVG(_ registry: CoderRegistry) -> CoderRegistry {
+        guard registry.decoder(for: .svg) != nil else { return registry }
+        let copy = CoderRegistry(encoders: ImageFormat.allCases.compactMap { registry.encoder(for: $0) })
+        for format in registry.decodableFormats where format != .svg {
+            if let decoder = registry.decoder(for: format), !decoder.formats.contains(.svg) { copy.register(decoder) }
+        }
+        return copy
+    }
+
     private static func makeResultStore(_ configuration: Configuration, client: S3Client?, metrics: ProxyMetrics) throws -> ResultStore? {
         guard let url = configuration.resultStore else {
             guard !configuration.keepsOriginalsInStore else { throw ImageError.invalidURL("the origin store needs a result store") }

@@ -80,6 +80,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Keep each source's colour profile and stored colour values, and embed the profile in the output, instead of converting to sRGB and writing none.")
     var keepColorProfile = false
 
+    @Flag(help: "Accept SVG sources (rasterized by librsvg, nothing outside the file read); off by default. Env: WEBIMAGE_ALLOW_SVG.")
+    var allowSVG = false
+
     @Option(help: ArgumentHelp("Seconds SIGTERM waits for the requests in flight before the server stops without them (default 10).", valueName: "seconds"))
     var shutdownGrace: Int?
 
@@ -189,6 +192,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maximumAnimationPixels = maximum
         }
         configuration.keepsColorProfile = enabled(keepColorProfile, "WEBIMAGE_KEEP_COLOR_PROFILE")
+        configuration.allowsSVG = enabled(allowSVG, "WEBIMAGE_ALLOW_SVG")
         try configureS3(&configuration, environment: environment, value: value, enabled: enabled, integer: integer)
         try configureThumbor(&configuration, value: value, enabled: enabled)
         try configureImgproxy(&configuration, environment: environment, value: value, integer: integer)
