@@ -20,7 +20,7 @@ import WebImageCore
 /// ```swift
 /// var options = ImageDecodingOptions()
 /// options.thumbnail = .maxPixelSize(256)   // drawn at 256 px
-/// let icon = try SVGDecoder().decode(svgBytes, options: options)
+/// let icon = try SVGDecoder().decode(bytes, options: options)
 /// ```
 public struct SVGDecoder: ImageDecoder {
     /// The size of a document that states none, as browsers draw one: 300 × 150.

@@ -8,7 +8,7 @@ func snippet_WebImageCodecs_SVG_SVGDecoder_1() async throws {
 #sourceLocation(file: "Sources/WebImageCodecs/SVG/SVGDecoder.swift", line: 21)
     var options = ImageDecodingOptions()
     options.thumbnail = .maxPixelSize(256)   // drawn at 256 px
-    let icon = try SVGDecoder().decode(svgBytes, options: options)
+    let icon = try SVGDecoder().decode(bytes, options: options)
 #sourceLocation()
     _ = (options, icon)
 }
