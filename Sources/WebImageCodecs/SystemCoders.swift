@@ -30,6 +30,7 @@ extension CoderRegistry {
             WebPEncoder(),
             PNGEncoder(),
             GIFEncoder(),
+            AVIFEncoder(),
         ]
     }
 }

@@ -138,8 +138,8 @@ final class CachedVariantHandler: ChannelDuplexHandler, RemovableChannelHandler 
         let fields = request.headerFields
         if let connection = fields[.connection], connection.lowercased().contains("close") { return nil }
         let started = ContinuousClock.now
-        let acceptsWebP = FormatNegotiation.acceptsWebP(fields[values: .accept])
-        guard let recognized = server.recognizedRequest(target: target, acceptsWebP: acceptsWebP),
+        let accepted = server.proxy.negotiatedFormat(accept: fields[values: .accept])
+        guard let recognized = server.recognizedRequest(target: target, accepted: accepted),
               let output = server.proxy.cachedImage(for: recognized.plan) else { return nil }
         var head = server.responseHead(for: output, ifNoneMatch: fields[values: .ifNoneMatch])
         // What Hummingbird adds to the router's responses.

@@ -86,6 +86,11 @@ public final class ImageProxy: Sendable {
         /// serves user uploads rarely means to serve vector files. Off, an SVG source is
         /// refused as an unsupported format, before any of it is parsed.
         public var allowsSVG = false
+        /// What `format=auto` may answer in, in order of preference: the first the client's
+        /// `Accept` names explicitly (`*/*` and `image/*` name none), else the source's own
+        /// format. Formats without an encoder in ``registry`` are left out. Default: AVIF, then
+        /// WebP.
+        public var autoFormats: [ImageFormat] = [.avif, .webp]
         /// Image requests in progress at once; more are answered 503. Default: 32.
         public var maximumConcurrentRequests = 32
         /// `Retry-After` of a 503, in seconds.
@@ -177,6 +182,8 @@ public final class ImageProxy: Sendable {
     private let s3: S3Client?
     /// The fleet's shared variants, when ``Configuration/resultStore`` names one.
     package let resultStore: ResultStore?
+    /// ``Configuration/autoFormats`` that the registry has an encoder for.
+    let autoFormats: [ImageFormat]
 
     /// Opens the disk cache (when the configuration names a folder) and starts the egress
     /// guard every origin connection goes through.
@@ -185,6 +192,7 @@ public final class ImageProxy: Sendable {
     ///   or a NIO error when the egress guard cannot listen on 127.0.0.1.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
+        autoFormats = configuration.autoFormats.filter { configuration.registry.encoder(for: $0) != nil }
         var originGuard = OriginGuard(allowedHosts: configuration.allowedHosts, policy: configuration.addressPolicy, resolver: configuration.resolver)
         originGuard.trustedOrigins = Set(configuration.trustedOrigins.map { $0.lowercased() })
         self.originGuard = originGuard
@@ -287,18 +295,39 @@ public final class ImageProxy: Sendable {
 
     // MARK: Serving
 
-    /// The encoded image for `request`.
+    /// The encoded image for `request`, with `format=auto` answered in the first of
+    /// ``Configuration/autoFormats`` that the client's `Accept` field values name.
     ///
-    /// - Parameter acceptsWebP: what the client's `Accept` allows, for `format=auto`.
+    /// ```swift
+    /// let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300")
+    /// let output = try await proxy.image(for: request, accept: ["image/avif,image/webp,*/*"])
+    /// print(output.image.contentType)   // image/avif
+    /// ```
+    ///
+    /// - Throws: a ``ProxyError`` with the status to answer.
+    public func image(for request: ProxyRequest, accept: [String]) async throws(ProxyError) -> Output {
+        try await image(for: request.recipe, accepted: negotiatedFormat(accept: accept))
+    }
+
+    /// The encoded image for `request`, with `format=auto` answered in WebP when
+    /// `acceptsWebP` (and WebP is one of ``Configuration/autoFormats``).
+    ///
     /// - Throws: a ``ProxyError`` with the status to answer.
     public func image(for request: ProxyRequest, acceptsWebP: Bool) async throws(ProxyError) -> Output {
-        try await image(for: request.recipe, acceptsWebP: acceptsWebP)
+        try await image(for: request.recipe, accepted: acceptsWebP && autoFormats.contains(.webp) ? .webp : nil)
+    }
+
+    /// What `format=auto` gives a client whose `Accept` is `accept`: the first of
+    /// ``autoFormats`` it names, or `nil` for the source's own format.
+    func negotiatedFormat(accept: [String]) -> ImageFormat? {
+        FormatNegotiation.preferred(autoFormats, accept: accept)
     }
 
     /// The encoded image of `recipe`, whichever URL dialect it came from: one plan, one variant
-    /// cache, one in-progress table, one result store for all of them.
-    func image(for recipe: RenderRecipe, acceptsWebP: Bool) async throws(ProxyError) -> Output {
-        let plan = try plan(for: recipe, acceptsWebP: acceptsWebP)
+    /// cache, one in-progress table, one result store for all of them. `accepted` is what
+    /// ``negotiatedFormat(accept:)`` gave the client.
+    func image(for recipe: RenderRecipe, accepted: ImageFormat?) async throws(ProxyError) -> Output {
+        let plan = try plan(for: recipe, accepted: accepted)
         if let (image, source) = await variants.image(forKey: plan.key) {
             metrics.recordVariant(source.rawValue)
             return Output(image: image, source: source, variesOnAccept: plan.variesOnAccept)
@@ -336,7 +365,7 @@ public final class ImageProxy: Sendable {
     ///
     /// - Throws: a ``ProxyError`` with the status to answer.
     func sourceSize(of recipe: RenderRecipe) async throws(ProxyError) -> (width: Int, height: Int, frames: Int) {
-        _ = try plan(for: recipe, acceptsWebP: false)
+        _ = try plan(for: recipe, accepted: nil)
         let url = try await checkedSourceURL(recipe)
         do {
             let container = try await manager.image(for: ImageRequest(url: url, options: [.retryFailed])).container
@@ -351,7 +380,7 @@ public final class ImageProxy: Sendable {
         }
     }
 
-    /// The encoded image of `plan` if memory holds it, else `nil`: what ``image(for:acceptsWebP:)``
+    /// The encoded image of `plan` if memory holds it, else `nil`: what ``image(for:accept:)``
     /// would answer from memory, found synchronously, so that the server can answer it without
     /// leaving the connection's event loop.
     func cachedImage(for plan: Plan) -> Output? {
@@ -371,13 +400,13 @@ public final class ImageProxy: Sendable {
     /// The plan of `request`, once its origin passes the checks that need no DNS.
     ///
     /// - Throws: ``ProxyError/forbiddenOrigin(_:)``.
-    func plan(for request: ProxyRequest, acceptsWebP: Bool) throws(ProxyError) -> Plan {
-        try plan(for: request.recipe, acceptsWebP: acceptsWebP)
+    func plan(for request: ProxyRequest, accepted: ImageFormat?) throws(ProxyError) -> Plan {
+        try plan(for: request.recipe, accepted: accepted)
     }
 
-    /// The plan of `recipe`: see ``plan(for:acceptsWebP:)``.
-    func plan(for request: RenderRecipe, acceptsWebP: Bool) throws(ProxyError) -> Plan {
-        let target: ImageFormat? = request.format ?? (request.negotiatesWebP && acceptsWebP ? .webp : nil)
+    /// The plan of `recipe`: see ``plan(for:accepted:)``.
+    func plan(for request: RenderRecipe, accepted: ImageFormat?) throws(ProxyError) -> Plan {
+        let target: ImageFormat? = request.format ?? (request.negotiatesFormat ? accepted : nil)
         // Before the caches too, so that a narrower allowlist or policy after a restart is not
         // undone by variants made under the old one. Resolving the name waits for a miss: a
         // hit must not cost a DNS query.
@@ -395,7 +424,7 @@ public final class ImageProxy: Sendable {
             // Variants made under another origin policy are never found: see policyDigest.
             key += "|policy=" + policyDigest
         }
-        return Plan(target: target, key: key, variesOnAccept: request.negotiatesWebP && request.format == nil)
+        return Plan(target: target, key: key, variesOnAccept: request.negotiatesFormat && request.format == nil)
     }
 
     /// Refuses an `s3://` source when no S3 service is configured or its bucket is not allowed.
@@ -410,7 +439,7 @@ public final class ImageProxy: Sendable {
     }
 
     /// The URL the pipeline loads: the remote URL once the guard accepts it (the loader checks
-    /// it again, with every redirect), the `s3://` URL as it is (``plan(for:acceptsWebP:)``
+    /// it again, with every redirect), the `s3://` URL as it is (``plan(for:accepted:)``
     /// checked its bucket), or the file inside the origin folder.
     private func checkedSourceURL(_ request: RenderRecipe) async throws(ProxyError) -> URL {
         switch request.source {
@@ -462,7 +491,7 @@ public final class ImageProxy: Sendable {
         imageRequest.processors = processors
         let container = try await manager.image(for: imageRequest).container
         let registry = configuration.registry
-        let format = target ?? FormatNegotiation.sourceOutput(container.format, registry: registry)
+        let format = target ?? FormatNegotiation.sourceOutput(container, registry: registry)
         var options = ImageEncodingOptions()
         options.quality = recipe.formatQuality[format] ?? recipe.quality
         options.stripsMetadata = recipe.stripsICC

@@ -245,11 +245,11 @@ struct ImgproxyOptions: Sendable {
         return type
     }
 
-    static let formats: [String: ImageFormat] = ["jpg": .jpeg, "jpeg": .jpeg, "png": .png, "webp": .webp, "gif": .gif]
+    static let formats: [String: ImageFormat] = ["jpg": .jpeg, "jpeg": .jpeg, "png": .png, "webp": .webp, "gif": .gif, "avif": .avif]
 
     static func format(_ text: Substring) throws(ProxyError) -> ImageFormat {
         guard let format = formats[text.lowercased()] else {
-            throw .badRequest("format \(printable(text)) is not supported (jpg, png, webp or gif)")
+            throw .badRequest("format \(printable(text)) is not supported (jpg, png, webp, gif or avif)")
         }
         return format
     }

@@ -118,10 +118,11 @@ struct RenderRecipe: Sendable, Hashable {
     var grayscale = false
     /// The Gaussian sigma in output pixels.
     var blur = 0.0
-    /// The output format; `nil` is the source's own (or WebP when negotiated).
+    /// The output format; `nil` is the source's own (or one negotiated from `Accept`).
     var format: ImageFormat?
-    /// Whether WebP may be chosen from the client's `Accept` when ``format`` is `nil`.
-    var negotiatesWebP = false
+    /// Whether a format may be chosen from the client's `Accept` when ``format`` is `nil`
+    /// (``ImageProxy/Configuration/autoFormats``).
+    var negotiatesFormat = false
     var quality = 80
     /// Leave the source's ICC profile out of the output (the encoders embed it otherwise).
     var stripsICC = false
@@ -207,8 +208,8 @@ extension ProxyRequest {
         case .fill: .stretch
         }
         recipe.blur = pixelBlur
-        recipe.format = format.imageFormat
-        recipe.negotiatesWebP = format == .auto
+        recipe.format = outputFormat.imageFormat
+        recipe.negotiatesFormat = outputFormat == .auto
         recipe.quality = quality
         return recipe
     }

@@ -56,7 +56,7 @@ enum ThumborFilters {
             recipe.quality = try integer(arguments, name, in: 1...100)
         case "format":
             guard arguments.count == 1, let format = Self.formats[arguments[0].lowercased()] else {
-                throw .badRequest("format() must be jpeg, png, webp or gif")
+                throw .badRequest("format() must be jpeg, png, webp, gif or avif")
             }
             recipe.format = format
         case "blur":
@@ -101,7 +101,7 @@ enum ThumborFilters {
         recipe.blur = radius == 0 ? 0 : sigma
     }
 
-    static let formats: [String: ImageFormat] = ["jpeg": .jpeg, "jpg": .jpeg, "png": .png, "webp": .webp, "gif": .gif]
+    static let formats: [String: ImageFormat] = ["jpeg": .jpeg, "jpg": .jpeg, "png": .png, "webp": .webp, "gif": .gif, "avif": .avif]
 
     private static func integer(_ arguments: [Substring], _ name: String, in range: ClosedRange<Int>) throws(ProxyError) -> Int {
         let text = arguments.count == 1 ? arguments[0] : ""

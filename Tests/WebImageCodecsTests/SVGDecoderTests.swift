@@ -29,6 +29,12 @@ import WebImageTestSupport
         #expect(image.image.width == 64 && image.image.height == 48)
         #expect(Self.pixel(image.image, 2, 2) == [0x22, 0xAA, 0x66, 255])
         #expect(Self.pixel(image.image, 32, 24) == [0xFF, 0xCC, 0x33, 255])
+        // A vector thumbnail larger than the document is drawn at that size.
+        var options = ImageDecodingOptions()
+        options.thumbnail = .maxPixelSize(128)
+        let large = try CoderRegistry.system().decode(data, options: options).image
+        #expect(large.width == 128 && large.height == 96)
+        #expect(Self.pixel(large, 64, 48) == [0xFF, 0xCC, 0x33, 255])
     }
 
     /// A 2,000 × 1,000 checkerboard whose squares (37 units, 4.736 px at 256 px) fall between

@@ -9,7 +9,9 @@ import WebImageCore
 ///   none. That size is checked against ``ImageDecodingOptions/maximumPixelCount`` before
 ///   anything is drawn, and with a ``ImageDecodingOptions/thumbnail`` the drawing is made at
 ///   the thumbnail's size directly (a 256 px thumbnail is drawn at 256 px, never drawn large
-///   and shrunk). As for every format, a thumbnail never upscales.
+///   and shrunk). Unlike a raster format's, an SVG thumbnail may be larger than the document's
+///   intrinsic size: a vector drawing is drawn sharp at any size (a 24 px icon asked for at
+///   96 px is drawn at 96 px), within the same pixel limit.
 /// - **Nothing outside the file is read**: the document has no base URL, and librsvg resolves
 ///   no reference without one, so `<image href="file:///…">`, `xi:include`, external
 ///   stylesheets and remote URLs load nothing (`data:` URLs inside the file still work).
@@ -45,8 +47,29 @@ public struct SVGDecoder: ImageDecoder {
         guard !overflow, pixels <= options.maximumPixelCount else {
             throw ImageError.tooLarge("SVG canvas \(size.width)×\(size.height) exceeds the limit of \(options.maximumPixelCount) pixels")
         }
-        let output = options.thumbnail?.outputSize(width: size.width, height: size.height) ?? size
+        let output = options.thumbnail.map { Self.drawingSize(of: size, for: $0) } ?? size
+        guard output.width.multipliedReportingOverflow(by: output.height).partialValue <= options.maximumPixelCount else {
+            throw ImageError.tooLarge("SVG drawing \(output.width)×\(output.height) exceeds the limit of \(options.maximumPixelCount) pixels")
+        }
         return ImageContainer(image: try Self.render(handle, width: output.width, height: output.height), format: .svg)
+    }
+
+    /// The size a thumbnail is drawn at: `thumbnail`'s box applied to `size`, larger or smaller
+    /// (a `.fill` covers the box; the registry then crops it to the box).
+    static func drawingSize(of size: (width: Int, height: Int), for thumbnail: ImageDecodingOptions.Thumbnail) -> (width: Int, height: Int) {
+        let width = Double(size.width), height = Double(size.height)
+        let scale: Double
+        switch thumbnail {
+        case .maxPixelSize(let side):
+            scale = Double(max(side, 1)) / max(width, height)
+        case .size(let boxWidth, let boxHeight, .stretch):
+            return (max(boxWidth, 1), max(boxHeight, 1))
+        case .size(let boxWidth, let boxHeight, let mode):
+            let sx = Double(max(boxWidth, 1)) / width, sy = Double(max(boxHeight, 1)) / height
+            scale = mode == .fill ? max(sx, sy) : min(sx, sy)
+        }
+        // Capped so that a huge box times a tiny document cannot overflow: the limit refuses it.
+        return (max(1, Int(min(width * scale, 1e9).rounded())), max(1, Int(min(height * scale, 1e9).rounded())))
     }
 
     private static func rsvg(_ handle: OpaquePointer) -> UnsafeMutablePointer<RsvgHandle> {
