@@ -3,6 +3,7 @@ let benchmarkGroups: [(String, @Sendable (Report) -> Void)] = [
     ("memory", runMemoryCacheBenchmarks),
     ("disk", runDiskCacheBenchmarks),
     ("codecs", runCodecBenchmarks),
+    ("formats", runFormatBenchmarks),
     ("thumbnail-memory", runThumbnailMemoryBenchmarks),
     ("pipeline", runPipelineBenchmarks),
     ("prefetch", runPrefetchBenchmarks),
