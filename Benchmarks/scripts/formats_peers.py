@@ -3,8 +3,8 @@
 
 pyvips is loaded against Debian's libvips (libvips42) rather than the pyvips-binary wheel,
 whose libheif has no HEVC decoder: so both sides decode HEIC with the same libheif and libde265,
-and AVIF with the same libheif/libavif codecs (dav1d to decode, libaom to encode), and the gap
-is each side's own overhead. One thread (VIPS_CONCURRENCY=1), as our side measures one.
+and the gap is each side's own overhead. AVIF goes through libheif on their side and libavif on
+ours (libaom encodes on both). One thread (VIPS_CONCURRENCY=1), as our side measures one.
 
   formats_peers.py prepare DIR PHOTOS COUNT
       writes DIR/NAME.heic and DIR/NAME.avif for the first COUNT JPEG photos (libvips' heifsave,
