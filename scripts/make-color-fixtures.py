@@ -8,7 +8,7 @@ the format's reference decoder (Pillow; avifdec; heif-convert), then Pillow's Im
 (lcms2) from the embedded profile to sRGB, perceptual intent. The tests decode the inputs with
 our decoders and compare. Run again only to change the fixtures; commit what it writes.
 
-Usage: scripts/make-color-fixtures.py   (needs colord-data, Pillow, libavif-bin, libheif-examples)
+Usage: scripts/make-color-fixtures.py   (needs colord-data, libgs-common, Pillow, libavif-bin, libheif-examples)
 """
 import io
 import os
@@ -64,6 +64,24 @@ def pillow_fixture(name, image, icc, **save):
     save_reference(name, to_srgb(decoded.convert(image.mode), icc))
 
 
+def cmyk_fixture(name, image, icc):
+    """A CMYK JPEG with its CMYK profile, as print workflows make them: `image` separated from
+    sRGB through `icc` (Pillow's ImageCms), saved by Pillow (Adobe's inverted CMYK, with the APP14
+    marker); the reference is Pillow's decode converted from `icc` to sRGB."""
+    srgb = ImageCms.createProfile("sRGB")
+    separated = ImageCms.profileToProfile(image, srgb, ImageCms.ImageCmsProfile(io.BytesIO(icc)),
+                                          renderingIntent=ImageCms.Intent.PERCEPTUAL, outputMode="CMYK")
+    path = os.path.join(OUT, name)
+    separated.save(path, icc_profile=icc, quality=100)
+    decoded = Image.open(path)
+    decoded.load()
+    assert decoded.mode == "CMYK" and decoded.info.get("icc_profile") == icc, f"{name}: not a tagged CMYK JPEG"
+    converted = ImageCms.profileToProfile(decoded, ImageCms.ImageCmsProfile(io.BytesIO(icc)), srgb,
+                                          renderingIntent=ImageCms.Intent.PERCEPTUAL, outputMode="RGB")
+    converted.info.pop("icc_profile", None)
+    save_reference(name, converted)
+
+
 def tool_fixture(name, image, icc, encode, decode):
     """An input written by a reference encoder from a tagged PNG, its reference decoded by the
     format's reference decoder (which keeps the values and the profile) and converted by Pillow."""
@@ -88,6 +106,9 @@ def main():
     pillow_fixture("gradient-prophoto-alpha.png", gradient(alpha=True), profile("ProPhotoRGB.icc"))
     pillow_fixture("gradient-adobergb.jpg", gradient(), profile("AdobeRGB1998.icc"), quality=95)
     pillow_fixture("gradient-widegamut.webp", gradient(), profile("WideGamutRGB.icc"), lossless=True)
+    # Ghostscript's default CMYK profile (Debian's libgs-common), a SWOP-like press.
+    with open("/usr/share/color/icc/ghostscript/default_cmyk.icc", "rb") as f:
+        cmyk_fixture("gradient-cmyk.jpg", gradient(), f.read())
     tool_fixture("gradient-adobergb.avif", gradient(), profile("AdobeRGB1998.icc"),
                  lambda i, o: ["avifenc", "--lossless", "-s", "8", i, o],
                  lambda i, o: ["avifdec", i, o])
