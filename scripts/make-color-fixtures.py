@@ -82,6 +82,48 @@ def cmyk_fixture(name, image, icc):
     save_reference(name, converted)
 
 
+PRIMARIES = {  # H.273 colour primaries: red, green, blue x, y; every white is D65
+    1: [(0.640, 0.330), (0.300, 0.600), (0.150, 0.060)],
+    9: [(0.708, 0.292), (0.170, 0.797), (0.131, 0.046)],
+    12: [(0.680, 0.320), (0.265, 0.690), (0.150, 0.060)],
+}
+
+
+def rgb_to_xyz(primaries, white=(0.3127, 0.3290)):
+    import numpy as np
+    xyz = np.array([[x / y, 1, (1 - x - y) / y] for x, y in primaries]).T
+    w = np.array([white[0] / white[1], 1, (1 - white[0] - white[1]) / white[1]])
+    return xyz * np.linalg.solve(xyz, w)
+
+
+def nclx_to_srgb(image, primaries):
+    """The colorimetric conversion (what lcms2's perceptual intent is for matrix-shaper
+    profiles) of sRGB-curve values in `primaries` to sRGB, clipped, by the textbook matrices:
+    an independent reference for the profile CodedColorSpace builds."""
+    import numpy as np
+    v = np.asarray(image.convert("RGB")).astype(np.float64) / 255
+    linear = np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
+    matrix = np.linalg.inv(rgb_to_xyz(PRIMARIES[1])) @ rgb_to_xyz(PRIMARIES[primaries])
+    out = np.clip(linear @ matrix.T, 0, 1)
+    encoded = np.where(out <= 0.0031308, out * 12.92, 1.055 * out ** (1 / 2.4) - 0.055)
+    return Image.fromarray(np.round(encoded * 255).astype(np.uint8), "RGB")
+
+
+def nclx_fixture(name, image, primaries, encode, decode):
+    """An input whose colour space is only its nclx code points (`primaries`, the sRGB curve),
+    losslessly coded by the reference encoder; the reference is the reference decoder's values
+    (as stored) through nclx_to_srgb."""
+    with tempfile.TemporaryDirectory() as folder:
+        source, decoded = os.path.join(folder, "in.png"), os.path.join(folder, "out.png")
+        image.save(source)
+        path = os.path.join(OUT, name)
+        subprocess.run(encode(source, path), check=True, capture_output=True)
+        subprocess.run(decode(path, decoded), check=True, capture_output=True)
+        reference = Image.open(decoded)
+        reference.load()
+        save_reference(name, nclx_to_srgb(reference, primaries))
+
+
 def tool_fixture(name, image, icc, encode, decode):
     """An input written by a reference encoder from a tagged PNG, its reference decoded by the
     format's reference decoder (which keeps the values and the profile) and converted by Pillow."""
@@ -115,6 +157,15 @@ def main():
     tool_fixture("gradient-prophoto.heic", gradient(), profile("ProPhotoRGB.icc"),
                  lambda i, o: ["heif-enc", "-L", "-p", "chroma=444", i, "-o", o],
                  lambda i, o: ["heif-convert", i, o])
+    # Tagged by nclx code points alone: Display P3 (12) and BT.2020 (9), sRGB curve (13).
+    nclx_fixture("gradient-p3-nclx.avif", gradient(), 12,
+                 lambda i, o: ["avifenc", "--lossless", "-s", "8", "--cicp", "12/13/0", i, o],
+                 lambda i, o: ["avifdec", i, o])
+    # heif-enc 1.15 writes no nclx box whatever its options say, so the HEIF decoder's nclx path
+    # is tested on these AVIF files (libheif reads AVIF too).
+    nclx_fixture("gradient-bt2020-nclx.avif", gradient(), 9,
+                 lambda i, o: ["avifenc", "--lossless", "-s", "8", "--cicp", "9/13/0", i, o],
+                 lambda i, o: ["avifdec", i, o])
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import WebImageTestSupport
     static let fixtures = [
         "swapped-green.png", "swapped-green.jpg", "gradient-adobergb.png", "gradient-prophoto-alpha.png",
         "gradient-adobergb.jpg", "gradient-widegamut.webp", "gradient-adobergb.avif", "gradient-prophoto.heic",
-        "gradient-cmyk.jpg",
+        "gradient-cmyk.jpg", "gradient-p3-nclx.avif", "gradient-bt2020-nclx.avif",
     ]
 
     static func fixture(_ name: String) throws -> Data {
@@ -158,5 +158,16 @@ import WebImageTestSupport
         let naive = try Self.registry.decode(data, options: .preservingColor).image
         #expect(Self.largestDifference(naive, reference) > 20)
         #expect(Self.largestDifference(try Self.registry.decode(data).image, reference) <= Self.tolerance("cmyk"))
+    }
+
+    /// Colour stated by `nclx` code points alone (Display P3, BT.2020; no ICC profile), read by
+    /// libheif as well as libavif: the HEIF decoder converts them the same way (heif-enc 1.15
+    /// writes no `nclx` box, so avifenc's files stand in for HEIF ones).
+    @Test(arguments: ["gradient-p3-nclx.avif", "gradient-bt2020-nclx.avif"])
+    func nclxCodePointsAreConvertedByTheHEIFDecoderToo(fixture: String) throws {
+        let decoded = try HEIFDecoder().decode(try Self.fixture(fixture), options: .init())
+        #expect(decoded.iccProfile == nil)
+        let difference = Self.largestDifference(decoded.image, try Self.reference(fixture))
+        #expect(difference <= 2, "\(fixture): a channel differs by \(difference)")
     }
 }
