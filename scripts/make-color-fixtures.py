@@ -96,17 +96,42 @@ def rgb_to_xyz(primaries, white=(0.3127, 0.3290)):
     return xyz * np.linalg.solve(xyz, w)
 
 
-def nclx_to_srgb(image, primaries):
+def nclx_to_srgb(image, primaries, gamma=None, white=(0.3127, 0.3290)):
     """The colorimetric conversion (what lcms2's perceptual intent is for matrix-shaper
-    profiles) of sRGB-curve values in `primaries` to sRGB, clipped, by the textbook matrices:
-    an independent reference for the profile CodedColorSpace builds."""
+    profiles) of values in `primaries` (code points, or x, y triples) with the sRGB curve (or
+    the power `gamma`) to sRGB, clipped, by the textbook matrices (a Bradford adaptation when
+    the white is not D65): an independent reference for the profiles the decoders build."""
     import numpy as np
     v = np.asarray(image.convert("RGB")).astype(np.float64) / 255
-    linear = np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
-    matrix = np.linalg.inv(rgb_to_xyz(PRIMARIES[1])) @ rgb_to_xyz(PRIMARIES[primaries])
+    if gamma is None:
+        linear = np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
+    else:
+        linear = v ** gamma
+    source = PRIMARIES[primaries] if isinstance(primaries, int) else primaries
+    matrix = np.linalg.inv(rgb_to_xyz(PRIMARIES[1])) @ bradford(white) @ rgb_to_xyz(source, white)
     out = np.clip(linear @ matrix.T, 0, 1)
     encoded = np.where(out <= 0.0031308, out * 12.92, 1.055 * out ** (1 / 2.4) - 0.055)
     return Image.fromarray(np.round(encoded * 255).astype(np.uint8), "RGB")
+
+
+def bradford(white, target=(0.3127, 0.3290)):
+    """The Bradford adaptation from `white` to `target` (identity when they are the same)."""
+    import numpy as np
+    m = np.array([[0.8951, 0.2664, -0.1614], [-0.7502, 1.7135, 0.0367], [0.0389, -0.0685, 1.0296]])
+    xyz = lambda w: np.array([w[0] / w[1], 1, (1 - w[0] - w[1]) / w[1]])
+    scale = (m @ xyz(target)) / (m @ xyz(white))
+    return np.linalg.inv(m) @ np.diag(scale) @ m
+
+
+def png_chunk_fixture(name, image, chunks, reference):
+    """A PNG carrying colour chunks (cICP, gAMA, cHRM) written by Pillow before the image data."""
+    from PIL import PngImagePlugin
+    info = PngImagePlugin.PngInfo()
+    for kind, data in chunks:
+        info.add(kind, data)
+    path = os.path.join(OUT, name)
+    image.save(path, pnginfo=info)
+    save_reference(name, reference(Image.open(path)))
 
 
 def nclx_fixture(name, image, primaries, encode, decode):
@@ -161,6 +186,15 @@ def main():
     nclx_fixture("gradient-p3-nclx.avif", gradient(), 12,
                  lambda i, o: ["avifenc", "--lossless", "-s", "8", "--cicp", "12/13/0", i, o],
                  lambda i, o: ["avifdec", i, o])
+    # PNG's own colour chunks: cICP code points (Display P3), and gAMA with cHRM (Adobe RGB's
+    # primaries, a 2.2 gamma), each without an iCCP.
+    import struct
+    png_chunk_fixture("gradient-p3-cicp.png", gradient(), [(b"cICP", bytes([12, 13, 0, 1]))],
+                      lambda im: nclx_to_srgb(im, 12))
+    adobe = [(0.64, 0.33), (0.21, 0.71), (0.15, 0.06)]
+    chrm = struct.pack(">8I", *[round(v * 100000) for point in [(0.3127, 0.3290)] + adobe for v in point])
+    png_chunk_fixture("gradient-adobergb-chrm.png", gradient(), [(b"gAMA", struct.pack(">I", 45455)), (b"cHRM", chrm)],
+                      lambda im: nclx_to_srgb(im, adobe, gamma=100000 / 45455))
     # heif-enc 1.15 writes no nclx box whatever its options say, so the HEIF decoder's nclx path
     # is tested on these AVIF files (libheif reads AVIF too).
     nclx_fixture("gradient-bt2020-nclx.avif", gradient(), 9,

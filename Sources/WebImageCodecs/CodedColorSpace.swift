@@ -20,10 +20,20 @@ enum CodedColorSpace {
         if primaries == 1 || primaries == 2, curve == .sRGB { return nil }
         let key = primaries << 8 | transfer
         if let cached = cache.withLock({ $0[key] }) { return cached.map { Data($0) } }
-        let profile = makeProfile(chromaticities, curve: curve)
+        let profile = makeProfile(white: d65, chromaticities, curve: curve)
         cache.withLock { $0[key] = .some(profile) }
         return profile.map { Data($0) }
     }
+
+    /// An ICC profile for a white point and primaries (x, y) and a power-law decoding exponent:
+    /// what a PNG's `cHRM` and `gAMA` chunks state. Not cached (such files are rare).
+    static func iccProfile(white: (Double, Double), primaries: [(Double, Double)], gamma: Double) -> Data? {
+        makeProfile(white: white, primaries, curve: gamma == 1 ? .linear : .gamma(gamma)).map { Data($0) }
+    }
+
+    /// The sRGB primaries (BT.709), for a PNG that states a gamma alone.
+    static var sRGBPrimaries: [(Double, Double)] { primaries[1]! }
+    static let d65 = (0.3127, 0.3290)
 
     /// Kept as `[UInt8]`, not `Data`: LeakSanitizer cannot follow a global `Data`'s tagged
     /// pointer (see `SRGBTransform`'s cache).
@@ -53,7 +63,7 @@ enum CodedColorSpace {
         }
     }
 
-    private static func makeProfile(_ chromaticities: [(Double, Double)], curve: Curve) -> [UInt8]? {
+    private static func makeProfile(white whitePoint: (Double, Double), _ chromaticities: [(Double, Double)], curve: Curve) -> [UInt8]? {
         let toneCurve: OpaquePointer? = switch curve {
         case .sRGB:
             // IEC 61966-2-1 as lcms2's parametric type 4: Y = ((aX + b)^g for X ≥ d, else cX.
@@ -63,7 +73,7 @@ enum CodedColorSpace {
         }
         guard let toneCurve else { return nil }
         defer { cmsFreeToneCurve(toneCurve) }
-        var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
+        var white = cmsCIExyY(x: whitePoint.0, y: whitePoint.1, Y: 1)
         var triple = cmsCIExyYTRIPLE(
             Red: cmsCIExyY(x: chromaticities[0].0, y: chromaticities[0].1, Y: 1),
             Green: cmsCIExyY(x: chromaticities[1].0, y: chromaticities[1].1, Y: 1),
