@@ -42,11 +42,11 @@ def gradient(width=48, height=32, alpha=False):
 
 
 def to_srgb(image, icc):
-    """Pillow's (lcms2's) conversion of `image`'s values from `icc` to sRGB."""
+    """Pillow's (lcms2's) conversion of `image`'s values from `icc` to sRGB (grey to RGB)."""
     source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
     srgb = ImageCms.createProfile("sRGB")
     converted = ImageCms.profileToProfile(image, source, srgb, renderingIntent=ImageCms.Intent.PERCEPTUAL,
-                                          outputMode=image.mode)
+                                          outputMode="RGB" if image.mode == "L" else image.mode)
     converted.info.pop("icc_profile", None)
     return converted
 
@@ -173,6 +173,11 @@ def main():
     pillow_fixture("gradient-prophoto-alpha.png", gradient(alpha=True), profile("ProPhotoRGB.icc"))
     pillow_fixture("gradient-adobergb.jpg", gradient(), profile("AdobeRGB1998.icc"), quality=95)
     pillow_fixture("gradient-widegamut.webp", gradient(), profile("WideGamutRGB.icc"), lossless=True)
+    # Ghostscript's linear grey profile (libgs-common): grey 128 is sRGB's 188.
+    with open("/usr/share/color/icc/ghostscript/ps_gray.icc", "rb") as f:
+        grey = f.read()
+    pillow_fixture("gradient-gray-linear.jpg", gradient().convert("L"), grey, quality=100)
+    pillow_fixture("gradient-gray-linear.png", gradient().convert("L"), grey)
     # Ghostscript's default CMYK profile (Debian's libgs-common), a SWOP-like press.
     with open("/usr/share/color/icc/ghostscript/default_cmyk.icc", "rb") as f:
         cmyk_fixture("gradient-cmyk.jpg", gradient(), f.read())

@@ -18,6 +18,8 @@
 const uint32_t wi_lcms_type_rgba_8 = TYPE_RGBA_8;
 const uint32_t wi_lcms_type_rgb_8 = TYPE_RGB_8;
 const uint32_t wi_lcms_type_cmyk_8_rev = TYPE_CMYK_8_REV;
+const uint32_t wi_lcms_type_gray_in_rgba_8 = COLORSPACE_SH(PT_GRAY) | CHANNELS_SH(1) | BYTES_SH(1) | EXTRA_SH(3);
+const uint32_t wi_lcms_type_gray_in_rgb_8 = COLORSPACE_SH(PT_GRAY) | CHANNELS_SH(1) | BYTES_SH(1) | EXTRA_SH(2);
 
 struct wi_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;

@@ -8,8 +8,9 @@ import WebImageCore
 /// ``ImageDecodingOptions/ColorSpace/sRGB`` asks (the default).
 ///
 /// The result carries no profile whatever happens: a profile lcms2 cannot read, or one that
-/// does not describe RGB pixels (a grey image's), is dropped with the pixels left as stored, as
-/// browsers ignore a profile they cannot use. (A CMYK JPEG's profile is applied by the JPEG
+/// describes neither RGB nor grey pixels, is dropped with the pixels left as stored, as browsers
+/// ignore a profile they cannot use. A grey profile is applied to the grey the decoders
+/// replicated into R, G and B. (A CMYK JPEG's profile is applied by the JPEG
 /// decoder itself, to the CMYK samples: see ``SRGBTransform/cmyk(profile:)``.) Each frame of an animation is
 /// converted alike; alpha is kept.
 enum ColorConversion {
@@ -99,24 +100,31 @@ final class SRGBTransform: @unchecked Sendable {
         profile.flatMap { cached(for: $0, layout: .invertedCMYK) }
     }
 
-    /// `nil` when lcms2 cannot read `profile` or it is not an RGB profile.
+    /// `nil` when lcms2 cannot read `profile` or it does not describe `layout`'s pixels (RGB or
+    /// grey ones for `.rgba8` and `.rgb8`, CMYK for `.invertedCMYK`).
     init?(profile: Data, layout: Layout) {
         let source = profile.withUnsafeBytes { bytes in
             cmsOpenProfileFromMem(bytes.baseAddress, cmsUInt32Number(bytes.count))
         }
         guard let source else { return nil }
         defer { cmsCloseProfile(source) }
-        guard cmsGetColorSpace(source) == layout.colorSpace, let sRGB = cmsCreate_sRGBProfile() else { return nil }
+        let isGrey = layout != .invertedCMYK && cmsGetColorSpace(source) == cmsSigGrayData
+        guard cmsGetColorSpace(source) == layout.colorSpace || isGrey, let sRGB = cmsCreate_sRGBProfile() else { return nil }
         defer { cmsCloseProfile(sRGB) }
-        // CMYK has no alpha to copy; apply(_:) makes the output opaque.
-        let flags = layout == .invertedCMYK ? cmsFLAGS_NOCACHE : cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE
+        let input = !isGrey ? layout.lcmsType : layout == .rgba8 ? wi_lcms_type_gray_in_rgba_8 : wi_lcms_type_gray_in_rgb_8
+        // CMYK and grey have no alpha channel of lcms2's to copy: apply(_:) fills it in.
+        let flags = layout == .invertedCMYK || isGrey ? cmsFLAGS_NOCACHE : cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE
         guard let handle = cmsCreateTransform(
-            source, layout.lcmsType, sRGB, layout.outputType, cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(flags)
+            source, input, sRGB, layout.outputType, cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(flags)
         ) else { return nil }
         self.handle = handle
         self.layout = layout
-        isIdentity = layout != .invertedCMYK && Self.mapsToItself(handle, layout: layout)
+        self.isGrey = isGrey
+        isIdentity = layout != .invertedCMYK && !isGrey && Self.mapsToItself(handle, layout: layout)
     }
+
+    /// The source profile is grey: the input is the first byte of each pixel.
+    private let isGrey: Bool
 
     /// Whether the transform leaves every colour as it is, within 1 (a source profile that is
     /// sRGB by another name, as most cameras' and phones' are): then ``apply(_:)`` skips the
@@ -160,6 +168,14 @@ final class SRGBTransform: @unchecked Sendable {
                 if layout == .invertedCMYK {
                     let bytes = output.bindMemory(to: UInt8.self)
                     for alpha in stride(from: 3, to: bitmap.height * rowBytes, by: 4) { bytes[alpha] = 255 }
+                } else if isGrey, layout == .rgba8 {
+                    // The alpha lcms2 skipped as an extra channel, copied from the input.
+                    let bytes = output.bindMemory(to: UInt8.self), source = input.bindMemory(to: UInt8.self)
+                    for row in 0..<bitmap.height {
+                        for alpha in stride(from: 3, to: rowBytes, by: 4) {
+                            bytes[row * rowBytes + alpha] = source[row * bitmap.bytesPerRow + alpha]
+                        }
+                    }
                 }
             }
         }

@@ -16,7 +16,7 @@ import WebImageTestSupport
         "swapped-green.png", "swapped-green.jpg", "gradient-adobergb.png", "gradient-prophoto-alpha.png",
         "gradient-adobergb.jpg", "gradient-widegamut.webp", "gradient-adobergb.avif", "gradient-prophoto.heic",
         "gradient-cmyk.jpg", "gradient-p3-nclx.avif", "gradient-bt2020-nclx.avif",
-        "gradient-p3-cicp.png", "gradient-adobergb-chrm.png",
+        "gradient-p3-cicp.png", "gradient-adobergb-chrm.png", "gradient-gray-linear.jpg", "gradient-gray-linear.png",
     ]
 
     static func fixture(_ name: String) throws -> Data {

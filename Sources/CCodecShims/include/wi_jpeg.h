@@ -142,5 +142,9 @@ extern const uint32_t wi_lcms_type_rgba_8;
 extern const uint32_t wi_lcms_type_rgb_8;
 /// TYPE_CMYK_8_REV: CMYK with 0 as full ink (Adobe's inverted CMYK, as libjpeg gives it).
 extern const uint32_t wi_lcms_type_cmyk_8_rev;
+/// Grey read from the first byte of an RGBA8 or RGB8 pixel (the others skipped as extra
+/// channels): a grey image, which the decoders replicate to R, G and B.
+extern const uint32_t wi_lcms_type_gray_in_rgba_8;
+extern const uint32_t wi_lcms_type_gray_in_rgb_8;
 
 #endif
