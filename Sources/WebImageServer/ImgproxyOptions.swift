@@ -5,7 +5,7 @@ import WebImage
 /// what they ask for, before ``ImgproxyURL`` turns them into a ``RenderRecipe``.
 ///
 /// An option the proxy cannot do as imgproxy does is a `400` that names it, never ignored:
-/// `gravity:sm` (smart crop), `trim`, `watermark`, `max_bytes`, `pixelate`, `sharpen`,
+/// `trim`, `watermark`, `max_bytes`, `pixelate`, `sharpen`,
 /// `min-width`, `min-height`, gravity offsets, a `zoom` with two different factors,
 /// `strip_metadata:false`, and imgproxy Pro's options. The ones that are off at their zero
 /// value (`wm:0`, `mb:0`, `pix:0`, `sh:0`, `mw:0`, `mh:0`) are accepted at it, so that a
@@ -26,6 +26,8 @@ struct ImgproxyOptions: Sendable {
     var extendGravity = RenderRecipe.Alignment.center
     var gravity = RenderRecipe.Alignment.center
     var focus: RenderRecipe.Focus?
+    /// `gravity:sm`: the window goes where the image draws the eye (``ImageProcessors/SmartCrop``).
+    var smart = false
     var crop: RenderRecipe.SizedCrop?
     /// Whether the crop named its own gravity (else it follows ``gravity``).
     var cropHasGravity = false
@@ -97,9 +99,13 @@ struct ImgproxyOptions: Sendable {
             try extend(arguments, name)
         case "gravity", "g":
             try count(arguments, name, 1...3)
-            let (alignment, focus) = try Self.gravity(arguments, name)
-            gravity = alignment
-            self.focus = focus
+            smart = arguments[0] == "sm"
+            if smart {
+                guard arguments.count == 1 else { throw .badRequest("\(name):sm takes no offsets") }
+                (gravity, focus) = (.center, nil)
+            } else {
+                (gravity, focus) = try Self.gravity(arguments, name)
+            }
         case "crop", "c":
             try count(arguments, name, 2...5)
             let cropWidth = try Self.number(arguments[0], name, in: 0...Double(maximum) * 16)
@@ -226,7 +232,7 @@ struct ImgproxyOptions: Sendable {
             let x = try number(arguments[1], name, in: 0...1), y = try number(arguments[2], name, in: 0...1)
             return (.center, .init(x: x, y: y))
         }
-        if type == "sm" { throw .badRequest("gravity sm (smart) is not supported") }
+        if type == "sm" { throw .badRequest("\(name) cannot be sm (smart) here: only the main gravity can") }
         guard let alignment = compass[type] else {
             throw .badRequest("\(name) must be no, so, ea, we, noea, nowe, soea, sowe, ce or fp:x:y")
         }

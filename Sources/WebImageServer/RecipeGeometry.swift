@@ -16,6 +16,8 @@ struct RecipeGeometry: ImageProcessor, Hashable {
     var adaptive: Bool
     var alignment: RenderRecipe.Alignment
     var focus: RenderRecipe.Focus?
+    /// Place a `fill` window with ``ImageProcessors/SmartCrop`` (when there is no ``focus``).
+    var isSmart: Bool
     var sizedCrop: RenderRecipe.SizedCrop?
     var upscale: Bool
     var proportion: Double
@@ -34,6 +36,7 @@ struct RecipeGeometry: ImageProcessor, Hashable {
         adaptive = recipe.adaptive
         alignment = recipe.alignment
         focus = recipe.focus
+        isSmart = recipe.isSmart && recipe.focus == nil
         sizedCrop = recipe.sizedCrop
         upscale = recipe.upscale
         proportion = recipe.proportion
@@ -43,15 +46,18 @@ struct RecipeGeometry: ImageProcessor, Hashable {
         let cut = crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-"
         return "geometry(crop=\(cut),w=\(widthIsOriginal ? "orig" : String(width)),h=\(heightIsOriginal ? "orig" : String(height)),"
             + "\(box.rawValue),adaptive=\(adaptive),align=\(alignment.horizontal)\(alignment.vertical),up=\(upscale),prop=\(proportion),max=\(maximumDimension)"
-            + (focus.map { ",focus=\($0.x),\($0.y)" } ?? "")
+            + (focus.map { ",focus=\($0.x),\($0.y)" } ?? "") + (isSmart ? ",smart" : "")
             + (sizedCrop.map { ",sized=\($0.width)x\($0.height)@\($0.alignment.horizontal)\($0.alignment.vertical)" + ($0.focus.map { "fp\($0.x),\($0.y)" } ?? "") } ?? "") + ")"
     }
 
     func process(_ image: ImageContainer) throws -> ImageContainer {
-        try image.mappingFrames(apply)
+        // A smart window is chosen once, on the first frame, so that an animation is cut alike.
+        let smartOrigin = isSmart ? try smartWindowOrigin(in: image.image) : nil
+        return try image.mappingFrames { try apply($0, smartOrigin: smartOrigin) }
     }
 
-    private func apply(_ bitmap: Bitmap) throws -> Bitmap {
+    /// The manual and sized crops, which come before the box.
+    private func cropped(_ bitmap: Bitmap) throws -> Bitmap {
         var image = bitmap
         if let crop, let clamped = Self.clamp(crop, width: image.width, height: image.height) {
             image = try image.cropped(x: clamped.x, y: clamped.y, width: clamped.width, height: clamped.height)
@@ -60,7 +66,24 @@ struct RecipeGeometry: ImageProcessor, Hashable {
             let window = Self.window(sizedCrop, width: image.width, height: image.height)
             image = try image.cropped(x: window.x, y: window.y, width: window.width, height: window.height)
         }
-        let plan = plan(width: image.width, height: image.height)
+        return image
+    }
+
+    /// Where ``ImageProcessors/SmartCrop`` puts the plan's window in `bitmap` (after the crops).
+    private func smartWindowOrigin(in bitmap: Bitmap) throws -> (x: Int, y: Int) {
+        let image = try cropped(bitmap)
+        let window = plan(width: image.width, height: image.height).window
+        let smart = ImageProcessors.SmartCrop(width: window.width, height: window.height).window(in: image)
+        return (smart.x, smart.y)
+    }
+
+    private func apply(_ bitmap: Bitmap, smartOrigin: (x: Int, y: Int)?) throws -> Bitmap {
+        var image = try cropped(bitmap)
+        var plan = plan(width: image.width, height: image.height)
+        if let smartOrigin {
+            plan.window.x = min(smartOrigin.x, image.width - plan.window.width)
+            plan.window.y = min(smartOrigin.y, image.height - plan.window.height)
+        }
         if plan.window != RenderRecipe.Rectangle(x: 0, y: 0, width: image.width, height: image.height) {
             image = try image.cropped(x: plan.window.x, y: plan.window.y, width: plan.window.width, height: plan.window.height)
         }

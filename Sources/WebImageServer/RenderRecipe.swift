@@ -118,6 +118,9 @@ struct RenderRecipe: Sendable, Hashable {
     var grayscale = false
     /// The Gaussian sigma in output pixels.
     var blur = 0.0
+    /// A `fill` window placed where the image draws the eye (thumbor's `smart`, imgproxy's
+    /// `g:sm`), unless a ``focus`` is given.
+    var isSmart = false
     /// The output format; `nil` is the source's own (or one negotiated from `Accept`).
     var format: ImageFormat?
     /// Whether a format may be chosen from the client's `Accept` when ``format`` is `nil`
@@ -146,7 +149,7 @@ struct RenderRecipe: Sendable, Hashable {
     /// size); anything else needs ``RecipeGeometry``, which sees the decoded size.
     var isPlainResize: Bool {
         crop == nil && sizedCrop == nil && !widthIsOriginal && !heightIsOriginal && !upscale && proportion == 1
-            && (!hasBox || (!adaptive && (box == .fit || box == .stretch || (box == .fill && alignment == .center && focus == nil))))
+            && (!hasBox || (!adaptive && (box == .fit || box == .stretch || (box == .fill && alignment == .center && focus == nil && !isSmart))))
     }
 
     /// The key of one output: the source and everything that changes the bytes, in a fixed order,
@@ -169,6 +172,7 @@ struct RenderRecipe: Sendable, Hashable {
         if adaptive, hasBox, box != .stretch { fields.append("adaptive") }
         if hasBox, box.crops, alignment != .center { fields.append("align=\(alignment.horizontal),\(alignment.vertical)") }
         if hasBox, box.crops, let focus { fields.append("focus=\(ProxyRequest.text(focus.x)),\(ProxyRequest.text(focus.y))") }
+        if hasBox, box.crops, isSmart, focus == nil { fields.append("smart") }
         if let sizedCrop {
             var field = "gcrop=\(ProxyRequest.text(sizedCrop.width))x\(ProxyRequest.text(sizedCrop.height))@\(sizedCrop.alignment.horizontal),\(sizedCrop.alignment.vertical)"
             if let focus = sizedCrop.focus { field += "fp\(ProxyRequest.text(focus.x)),\(ProxyRequest.text(focus.y))" }

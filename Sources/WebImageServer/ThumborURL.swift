@@ -76,7 +76,10 @@ package struct ThumborURL: Sendable {
         }
         if let h = cursor.take({ Self.horizontal[String($0)] != nil }) { recipe.alignment.horizontal = Self.horizontal[String(h)]! }
         if let v = cursor.take({ Self.vertical[String($0)] != nil }) { recipe.alignment.vertical = Self.vertical[String(v)]! }
-        if cursor.take({ $0 == "smart" }) != nil { isSmart = true }
+        if cursor.take({ $0 == "smart" }) != nil {
+            isSmart = true
+            recipe.isSmart = true
+        }
         if cursor.rest.hasPrefix("filters:") {
             // As thumbor reads it: up to the first ")/", so that arguments may hold "/".
             guard let end = cursor.rest.firstRange(of: ")/") else { throw .badRequest("filters must be followed by the image") }

@@ -111,7 +111,7 @@ import WebImage
     @Test func unsupportedOptionsAreNamed() throws {
         let source = "/plain/http://example.com/a.jpg"
         let named = [
-            ("g:sm", "gravity sm (smart) is not supported"), ("trim:10", "option trim is not supported"),
+            ("trim:10", "option trim is not supported"),
             ("t:10:FF00FF", "option t is not supported"), ("wm:0.5:ce", "option wm is not supported"),
             ("watermark:1", "option watermark is not supported"), ("mb:1000", "option mb is not supported"),
             ("max_bytes:1000", "option max_bytes is not supported"), ("pix:5", "option pix is not supported"),
