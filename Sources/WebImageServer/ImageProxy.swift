@@ -495,11 +495,35 @@ public final class ImageProxy: Sendable {
         var options = ImageEncodingOptions()
         options.quality = recipe.formatQuality[format] ?? recipe.quality
         options.stripsMetadata = recipe.stripsICC
+        let maxBytes = recipe.maxBytes
         let data = try await manager.configuration.executor.run { [options] in
-            try registry.encode(container, as: format, options: options)
+            try Self.encode(container, as: format, options: options, maxBytes: maxBytes, registry: registry)
         }
         let image = EncodedImage(data: data, contentType: format == .apng ? "image/png" : format.mimeType)
         return Rendered(image: image, isComplete: container.isComplete)
+    }
+
+    /// `container` encoded as `format`; with `maxBytes`, a lossy format at the highest quality
+    /// (below the asked one) whose bytes fit, found by bisection (at most 7 encodes of the
+    /// output), or at quality 1 when none fits.
+    static func encode(_ container: ImageContainer, as format: ImageFormat, options: ImageEncodingOptions, maxBytes: Int?, registry: CoderRegistry) throws -> Data {
+        let first = try registry.encode(container, as: format, options: options)
+        guard let maxBytes, first.count > maxBytes, [.jpeg, .webp, .avif].contains(format), options.quality > 1 else { return first }
+        var options = options
+        var low = 1, high = options.quality - 1, best: Data?
+        while low <= high {
+            options.quality = (low + high) / 2
+            let data = try registry.encode(container, as: format, options: options)
+            if data.count <= maxBytes {
+                best = data
+                low = options.quality + 1
+            } else {
+                high = options.quality - 1
+            }
+        }
+        if let best { return best }
+        options.quality = 1
+        return try registry.encode(container, as: format, options: options)
     }
 
     /// The decode size hint and the processors of `recipe`, in the recipe's order.

@@ -5,7 +5,7 @@ import WebImage
 /// what they ask for, before ``ImgproxyURL`` turns them into a ``RenderRecipe``.
 ///
 /// An option the proxy cannot do as imgproxy does is a `400` that names it, never ignored:
-/// `trim`, `watermark`, `max_bytes`, `pixelate`, `sharpen`,
+/// `trim`, `watermark`, `pixelate`, `sharpen`,
 /// `min-width`, `min-height`, gravity offsets, a `zoom` with two different factors,
 /// `strip_metadata:false`, and imgproxy Pro's options. The ones that are off at their zero
 /// value (`wm:0`, `mb:0`, `pix:0`, `sh:0`, `mw:0`, `mh:0`) are accepted at it, so that a
@@ -28,6 +28,8 @@ struct ImgproxyOptions: Sendable {
     var focus: RenderRecipe.Focus?
     /// `gravity:sm`: the window goes where the image draws the eye (``ImageProcessors/SmartCrop``).
     var smart = false
+    /// `max_bytes`: the most bytes the output may take (see ``RenderRecipe/maxBytes``).
+    var maxBytes: Int?
     var crop: RenderRecipe.SizedCrop?
     /// Whether the crop named its own gravity (else it follows ``gravity``).
     var cropHasGravity = false
@@ -138,7 +140,11 @@ struct ImgproxyOptions: Sendable {
         case "blur", "bl":
             try count(arguments, name, 1...1)
             blur = try Self.number(arguments[0], name, in: 0...limits.maximumBlur)
-        case "sharpen", "sh", "pixelate", "pix", "max_bytes", "mb":
+        case "max_bytes", "mb":
+            try count(arguments, name, 1...1)
+            let bytes = try Self.number(arguments[0], name, in: 0...1e9)
+            maxBytes = bytes == 0 ? nil : Int(bytes)
+        case "sharpen", "sh", "pixelate", "pix":
             try count(arguments, name, 1...1)
             guard try Self.number(arguments[0], name, in: 0...1e9) == 0 else { throw Self.unsupported(name) }
         case "watermark", "wm":

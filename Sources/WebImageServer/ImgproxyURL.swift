@@ -120,6 +120,7 @@ package struct ImgproxyURL: Sendable {
         recipe.alignment = unturned(options.gravity, turns: turns, flips: flips)
         recipe.focus = options.focus.map { unturned($0, turns: turns, flips: flips) }
         recipe.isSmart = options.smart
+        recipe.maxBytes = options.maxBytes
         if var crop = options.crop {
             if !options.cropHasGravity { (crop.alignment, crop.focus) = (options.gravity, options.focus) }
             if sideways { (crop.width, crop.height) = (crop.height, crop.width) }

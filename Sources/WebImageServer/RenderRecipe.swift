@@ -121,6 +121,9 @@ struct RenderRecipe: Sendable, Hashable {
     /// A `fill` window placed where the image draws the eye (thumbor's `smart`, imgproxy's
     /// `g:sm`), unless a ``focus`` is given.
     var isSmart = false
+    /// The most bytes a lossy output (JPEG, WebP, AVIF) may take: its quality is lowered until
+    /// it fits, or to 1 (thumbor's `max_bytes`, imgproxy's `mb`). Other formats are left as they are.
+    var maxBytes: Int?
     /// The output format; `nil` is the source's own (or one negotiated from `Accept`).
     var format: ImageFormat?
     /// Whether a format may be chosen from the client's `Accept` when ``format`` is `nil`
@@ -183,6 +186,7 @@ struct RenderRecipe: Sendable, Hashable {
         if flipHorizontal || flipVertical { fields.append("flip=\(flipHorizontal ? "h" : "")\(flipVertical ? "v" : "")") }
         if quarterTurns % 4 != 0 { fields.append("rot=\(quarterTurns % 4)") }
         if grayscale { fields.append("gray") }
+        if let maxBytes { fields.append("mb=\(maxBytes)") }
         if stripsICC { fields.append("noicc") }
         if let canvas { fields.append(canvas.key) }
         if lossy, !formatQuality.isEmpty {

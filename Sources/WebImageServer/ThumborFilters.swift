@@ -10,7 +10,7 @@ enum ThumborFilters {
     /// The filters this slice implements, by thumbor's names.
     static let supported: Set<String> = [
         "quality", "format", "blur", "grayscale", "rotate", "upscale", "no_upscale", "stretch",
-        "strip_exif", "strip_icc", "proportion", "max_age",
+        "strip_exif", "strip_icc", "proportion", "max_age", "max_bytes",
     ]
 
     /// One parsed filter: its name and its raw arguments.
@@ -71,6 +71,8 @@ enum ThumborFilters {
             recipe.proportion = value
         case "max_age":
             maxAge = try integer(arguments, name, in: 0...31_536_000)
+        case "max_bytes":
+            recipe.maxBytes = try integer(arguments, name, in: 1...100_000_000)
         default:
             try flag(call, into: &recipe)
         }

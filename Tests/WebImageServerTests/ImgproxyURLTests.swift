@@ -113,8 +113,8 @@ import WebImage
         let named = [
             ("trim:10", "option trim is not supported"),
             ("t:10:FF00FF", "option t is not supported"), ("wm:0.5:ce", "option wm is not supported"),
-            ("watermark:1", "option watermark is not supported"), ("mb:1000", "option mb is not supported"),
-            ("max_bytes:1000", "option max_bytes is not supported"), ("pix:5", "option pix is not supported"),
+            ("watermark:1", "option watermark is not supported"),
+            ("pix:5", "option pix is not supported"),
             ("pixelate:5", "option pixelate is not supported"), ("sh:1", "option sh is not supported"),
             ("sharpen:0.5", "option sharpen is not supported"), ("mw:100", "option mw is not supported"),
             ("min-height:100", "option min-height is not supported"), ("g:no:10:0", "gravity offsets are not supported"),
