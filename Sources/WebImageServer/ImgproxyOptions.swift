@@ -30,6 +30,8 @@ struct ImgproxyOptions: Sendable {
     var smart = false
     /// `max_bytes`: the most bytes the output may take (see ``RenderRecipe/maxBytes``).
     var maxBytes: Int?
+    /// `trim` (see ``RenderRecipe/Trim``); `nil` when off.
+    var trim: RenderRecipe.Trim?
     var crop: RenderRecipe.SizedCrop?
     /// Whether the crop named its own gravity (else it follows ``gravity``).
     var cropHasGravity = false
@@ -188,11 +190,26 @@ struct ImgproxyOptions: Sendable {
         case "return_attachment", "att":
             try count(arguments, name, 1...1)
             returnsAttachment = try Self.boolean(arguments[0], name)
-        case "trim", "t", "smart_crop":
+        case "trim", "t":
+            try count(arguments, name, 1...4)
+            try trim(arguments, name)
+        case "smart_crop":
             throw Self.unsupported(name)
         default:
             throw .badRequest("option \(Self.printable(Substring(name))) is not supported")
         }
+    }
+
+    /// `trim:%threshold[:%color[:%equal_hor[:%equal_ver]]]`: the threshold the largest channel
+    /// difference a border pixel may have (0: exactly the colour), the colour the top-left
+    /// pixel's when empty.
+    private mutating func trim(_ arguments: [Substring], _ name: String) throws(ProxyError) {
+        let threshold = try Self.number(arguments[0], name, in: 0...255)
+        var trim = RenderRecipe.Trim(tolerance: threshold, euclidean: false)
+        if arguments.count > 1, let colour = try Self.colour([arguments[1]], name) { trim.reference = .colour(colour) }
+        if arguments.count > 2, !arguments[2].isEmpty { trim.equalHorizontal = try Self.boolean(arguments[2], name) }
+        if arguments.count > 3, !arguments[3].isEmpty { trim.equalVertical = try Self.boolean(arguments[3], name) }
+        self.trim = trim
     }
 
     /// `[width:height:enlarge:extend…]` of `resize` and `size`, empty arguments left as they are.

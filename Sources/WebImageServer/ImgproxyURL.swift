@@ -121,6 +121,7 @@ package struct ImgproxyURL: Sendable {
         recipe.focus = options.focus.map { unturned($0, turns: turns, flips: flips) }
         recipe.isSmart = options.smart
         recipe.maxBytes = options.maxBytes
+        recipe.trim = options.trim
         if var crop = options.crop {
             if !options.cropHasGravity { (crop.alignment, crop.focus) = (options.gravity, options.focus) }
             if sideways { (crop.width, crop.height) = (crop.height, crop.width) }

@@ -7,6 +7,7 @@ import WebImage
 /// window is not centred (or is centred on a focus point), a box that is the smallest size
 /// (`full-fit-in`), imgproxy's `fill-down`, `auto` and sized crop, and enlarging.
 struct RecipeGeometry: ImageProcessor, Hashable {
+    var trim: RenderRecipe.Trim?
     var crop: RenderRecipe.Rectangle?
     var width: Int
     var height: Int
@@ -27,6 +28,7 @@ struct RecipeGeometry: ImageProcessor, Hashable {
 
     init(_ recipe: RenderRecipe, maximumDimension: Int) {
         self.maximumDimension = maximumDimension
+        trim = recipe.trim
         crop = recipe.crop
         width = recipe.width ?? 0
         height = recipe.height ?? 0
@@ -44,21 +46,26 @@ struct RecipeGeometry: ImageProcessor, Hashable {
 
     var identifier: String {
         let cut = crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-"
-        return "geometry(crop=\(cut),w=\(widthIsOriginal ? "orig" : String(width)),h=\(heightIsOriginal ? "orig" : String(height)),"
+        return "geometry(\(trim.map { $0.key + "," } ?? "")crop=\(cut),w=\(widthIsOriginal ? "orig" : String(width)),h=\(heightIsOriginal ? "orig" : String(height)),"
             + "\(box.rawValue),adaptive=\(adaptive),align=\(alignment.horizontal)\(alignment.vertical),up=\(upscale),prop=\(proportion),max=\(maximumDimension)"
             + (focus.map { ",focus=\($0.x),\($0.y)" } ?? "") + (isSmart ? ",smart" : "")
             + (sizedCrop.map { ",sized=\($0.width)x\($0.height)@\($0.alignment.horizontal)\($0.alignment.vertical)" + ($0.focus.map { "fp\($0.x),\($0.y)" } ?? "") } ?? "") + ")"
     }
 
     func process(_ image: ImageContainer) throws -> ImageContainer {
-        // A smart window is chosen once, on the first frame, so that an animation is cut alike.
-        let smartOrigin = isSmart ? try smartWindowOrigin(in: image.image) : nil
-        return try image.mappingFrames { try apply($0, smartOrigin: smartOrigin) }
+        // The trim and a smart window are chosen once, on the first frame, so that an animation
+        // is cut alike.
+        let trimmed = trim.flatMap { $0.window(in: image.image) }
+        let smartOrigin = isSmart ? try smartWindowOrigin(in: image.image, trimmed: trimmed) : nil
+        return try image.mappingFrames { try apply($0, trimmed: trimmed, smartOrigin: smartOrigin) }
     }
 
-    /// The manual and sized crops, which come before the box.
-    private func cropped(_ bitmap: Bitmap) throws -> Bitmap {
+    /// The trim, the manual and the sized crops, which come before the box.
+    private func cropped(_ bitmap: Bitmap, trimmed: RenderRecipe.Rectangle?) throws -> Bitmap {
         var image = bitmap
+        if let trimmed, trimmed.x + trimmed.width <= image.width, trimmed.y + trimmed.height <= image.height {
+            image = try image.cropped(x: trimmed.x, y: trimmed.y, width: trimmed.width, height: trimmed.height)
+        }
         if let crop, let clamped = Self.clamp(crop, width: image.width, height: image.height) {
             image = try image.cropped(x: clamped.x, y: clamped.y, width: clamped.width, height: clamped.height)
         }
@@ -70,15 +77,15 @@ struct RecipeGeometry: ImageProcessor, Hashable {
     }
 
     /// Where ``ImageProcessors/SmartCrop`` puts the plan's window in `bitmap` (after the crops).
-    private func smartWindowOrigin(in bitmap: Bitmap) throws -> (x: Int, y: Int) {
-        let image = try cropped(bitmap)
+    private func smartWindowOrigin(in bitmap: Bitmap, trimmed: RenderRecipe.Rectangle?) throws -> (x: Int, y: Int) {
+        let image = try cropped(bitmap, trimmed: trimmed)
         let window = plan(width: image.width, height: image.height).window
         let smart = ImageProcessors.SmartCrop(width: window.width, height: window.height).window(in: image)
         return (smart.x, smart.y)
     }
 
-    private func apply(_ bitmap: Bitmap, smartOrigin: (x: Int, y: Int)?) throws -> Bitmap {
-        var image = try cropped(bitmap)
+    private func apply(_ bitmap: Bitmap, trimmed: RenderRecipe.Rectangle?, smartOrigin: (x: Int, y: Int)?) throws -> Bitmap {
+        var image = try cropped(bitmap, trimmed: trimmed)
         var plan = plan(width: image.width, height: image.height)
         if let smartOrigin {
             plan.window.x = min(smartOrigin.x, image.width - plan.window.width)

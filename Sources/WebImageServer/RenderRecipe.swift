@@ -86,7 +86,9 @@ struct RenderRecipe: Sendable, Hashable {
     }
 
     var source: ProxyRequest.Source
-    /// Cut from the source before anything else, in source pixels; clamped to the image.
+    /// A border of one colour cut away first of all (thumbor's and imgproxy's `trim`).
+    var trim: Trim?
+    /// Cut from the source before anything else but the trim, in source pixels; clamped to the image.
     var crop: Rectangle?
     /// The box in output pixels; `nil` leaves a side free (it follows the aspect ratio).
     var width: Int?
@@ -151,7 +153,7 @@ struct RenderRecipe: Sendable, Hashable {
     /// Whether the plain resize of the `/image` dialect renders it (and may decode at reduced
     /// size); anything else needs ``RecipeGeometry``, which sees the decoded size.
     var isPlainResize: Bool {
-        crop == nil && sizedCrop == nil && !widthIsOriginal && !heightIsOriginal && !upscale && proportion == 1
+        trim == nil && crop == nil && sizedCrop == nil && !widthIsOriginal && !heightIsOriginal && !upscale && proportion == 1
             && (!hasBox || (!adaptive && (box == .fit || box == .stretch || (box == .fill && alignment == .center && focus == nil && !isSmart))))
     }
 
@@ -170,6 +172,7 @@ struct RenderRecipe: Sendable, Hashable {
             "q=\(lossy ? quality : 0)",
             "format=\(negotiated)",
         ]
+        if let trim { fields.append(trim.key) }
         if let crop { fields.append("crop=\(crop.x),\(crop.y),\(crop.width),\(crop.height)") }
         if widthIsOriginal || heightIsOriginal { fields.append("orig=\(widthIsOriginal ? "w" : "")\(heightIsOriginal ? "h" : "")") }
         if adaptive, hasBox, box != .stretch { fields.append("adaptive") }

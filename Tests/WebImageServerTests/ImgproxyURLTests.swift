@@ -111,8 +111,7 @@ import WebImage
     @Test func unsupportedOptionsAreNamed() throws {
         let source = "/plain/http://example.com/a.jpg"
         let named = [
-            ("trim:10", "option trim is not supported"),
-            ("t:10:FF00FF", "option t is not supported"), ("wm:0.5:ce", "option wm is not supported"),
+            ("wm:0.5:ce", "option wm is not supported"),
             ("watermark:1", "option watermark is not supported"),
             ("pix:5", "option pix is not supported"),
             ("pixelate:5", "option pixelate is not supported"), ("sh:1", "option sh is not supported"),
