@@ -546,6 +546,7 @@ public final class ImageProxy: Sendable {
         if recipe.flipHorizontal { processors.append(ImageProcessors.Flip(.horizontal)) }
         if recipe.flipVertical { processors.append(ImageProcessors.Flip(.vertical)) }
         if recipe.quarterTurns % 4 != 0 { processors.append(ImageProcessors.Rotate(quarterTurns: recipe.quarterTurns % 4)) }
+        if !recipe.colorFilters.isEmpty { processors.append(ThumborColorFilter(operations: recipe.colorFilters)) }
         if recipe.grayscale { processors.append(ImageProcessors.Grayscale()) }
         if recipe.blur > 0 { processors.append(ImageProcessors.GaussianBlur(radius: recipe.blur)) }
         if let canvas = recipe.canvas { processors.append(RecipeCanvas(canvas: canvas, maximumDimension: maximumDimension)) }

@@ -118,6 +118,8 @@ struct RenderRecipe: Sendable, Hashable {
     /// Clockwise quarter turns, 0 to 3.
     var quarterTurns = 0
     var grayscale = false
+    /// thumbor's colour filters, in the URL's order, after the geometry and before ``grayscale``.
+    var colorFilters: [ThumborColorFilter.Operation] = []
     /// The Gaussian sigma in output pixels.
     var blur = 0.0
     /// A `fill` window placed where the image draws the eye (thumbor's `smart`, imgproxy's
@@ -188,6 +190,7 @@ struct RenderRecipe: Sendable, Hashable {
         if proportion != 1 { fields.append("prop=\(ProxyRequest.text(proportion))") }
         if flipHorizontal || flipVertical { fields.append("flip=\(flipHorizontal ? "h" : "")\(flipVertical ? "v" : "")") }
         if quarterTurns % 4 != 0 { fields.append("rot=\(quarterTurns % 4)") }
+        if !colorFilters.isEmpty { fields.append("adj=" + colorFilters.map(\.key).joined(separator: ",")) }
         if grayscale { fields.append("gray") }
         if let maxBytes { fields.append("mb=\(maxBytes)") }
         if stripsICC { fields.append("noicc") }

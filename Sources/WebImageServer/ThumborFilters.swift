@@ -11,6 +11,7 @@ enum ThumborFilters {
     static let supported: Set<String> = [
         "quality", "format", "blur", "grayscale", "rotate", "upscale", "no_upscale", "stretch",
         "strip_exif", "strip_icc", "proportion", "max_age", "max_bytes",
+        "brightness", "contrast", "rgb", "saturation",
     ]
 
     /// One parsed filter: its name and its raw arguments.
@@ -73,6 +74,16 @@ enum ThumborFilters {
             maxAge = try integer(arguments, name, in: 0...31_536_000)
         case "max_bytes":
             recipe.maxBytes = try integer(arguments, name, in: 1...100_000_000)
+        case "brightness":
+            recipe.colorFilters.append(.brightness(try integer(arguments, name, in: -100...100)))
+        case "contrast":
+            recipe.colorFilters.append(.contrast(try integer(arguments, name, in: -100...100)))
+        case "rgb":
+            guard arguments.count == 3 else { throw .badRequest("rgb() takes three percentages") }
+            let values = try arguments.map { (argument: Substring) throws(ProxyError) -> Int in try integer([argument], name, in: -100...100) }
+            recipe.colorFilters.append(.rgb(values[0], values[1], values[2]))
+        case "saturation":
+            recipe.colorFilters.append(.saturation(try number(arguments, name, in: -10...10)))
         default:
             try flag(call, into: &recipe)
         }
