@@ -70,12 +70,19 @@ struct RenderRecipe: Sendable, Hashable {
         var padding = [0, 0, 0, 0]
         /// Red, green and blue.
         var background: [UInt8]?
+        /// The background is the image's mean colour (thumbor's `fill(auto)`), measured when it is drawn.
+        var meanBackground = false
+        /// The image's own transparent pixels stay so; only the new area is painted (thumbor's
+        /// `fill` without `fill_transparent`).
+        var keepsTransparency = false
 
         /// The key's words for it.
         var key: String {
             var text = "canvas=\(width)x\(height)@\(alignment.horizontal),\(alignment.vertical)"
             text += ",pad=" + padding.map(String.init).joined(separator: ",")
             if let background { text += ",bg=" + background.map { String($0) }.joined(separator: ",") }
+            if meanBackground { text += ",bg=mean" }
+            if keepsTransparency { text += ",keepalpha" }
             return text
         }
     }

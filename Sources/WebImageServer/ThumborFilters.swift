@@ -11,7 +11,7 @@ enum ThumborFilters {
     static let supported: Set<String> = [
         "quality", "format", "blur", "grayscale", "rotate", "upscale", "no_upscale", "stretch",
         "strip_exif", "strip_icc", "proportion", "max_age", "max_bytes",
-        "brightness", "contrast", "rgb", "saturation",
+        "brightness", "contrast", "rgb", "saturation", "fill", "background_color",
     ]
 
     /// One parsed filter: its name and its raw arguments.
@@ -84,9 +84,36 @@ enum ThumborFilters {
             recipe.colorFilters.append(.rgb(values[0], values[1], values[2]))
         case "saturation":
             recipe.colorFilters.append(.saturation(try number(arguments, name, in: -10...10)))
+        case "fill":
+            try fill(arguments, into: &recipe)
+        case "background_color":
+            guard arguments.count == 1 else { throw .badRequest("background_color() takes a colour") }
+            // Transparency painted over the colour, the size unchanged.
+            recipe.canvas = RenderRecipe.Canvas(background: try ThumborColor.parse(arguments[0], filter: name))
         default:
             try flag(call, into: &recipe)
         }
+    }
+
+    /// `fill(colour[,fill_transparent])`: the image centred on a canvas of the requested size
+    /// (a side of 0 is the image's own), the rest painted; `auto` is the image's mean colour.
+    /// Its own transparency stays unless `fill_transparent` is true.
+    private static func fill(_ arguments: [Substring], into recipe: inout RenderRecipe) throws(ProxyError) {
+        guard (1...2).contains(arguments.count) else { throw .badRequest("fill() takes a colour and an optional true or false") }
+        var canvas = RenderRecipe.Canvas(width: recipe.width ?? 0, height: recipe.height ?? 0)
+        if arguments[0].lowercased() == "auto" {
+            canvas.meanBackground = true
+        } else if arguments[0].lowercased() == "blur" {
+            throw .badRequest("fill(blur) is not supported")
+        } else {
+            canvas.background = try ThumborColor.parse(arguments[0], filter: "fill")
+        }
+        let fillsTransparency = arguments.count == 2 ? ["true", "1"].contains(arguments[1].lowercased()) : false
+        guard arguments.count < 2 || fillsTransparency || ["false", "0"].contains(arguments[1].lowercased()) else {
+            throw .badRequest("fill()'s second argument is true or false")
+        }
+        canvas.keepsTransparency = !fillsTransparency
+        recipe.canvas = canvas
     }
 
     /// The filters that take no argument.
