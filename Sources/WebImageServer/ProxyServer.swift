@@ -300,6 +300,10 @@ public struct ProxyServer: Sendable {
     struct RecognizedRequest: Sendable {
         var plan: ImageProxy.Plan
         var sourceKey: String
+        /// thumbor's `max_age()`: the `Cache-Control` lifetime of this URL's answers.
+        var maxAge: Int?
+        /// The path, for the access log and the metrics' route.
+        var path: String
     }
 
     /// The plan of an `/image` request target once every check has passed, or `nil` if one fails
@@ -310,11 +314,31 @@ public struct ProxyServer: Sendable {
         let key = RecognizedTarget(target: target, accepted: accepted)
         if let known = recognizedTargets.value(forKey: key) { return known }
         let uri = URI(target)
-        guard uri.path == "/image", let parsed = try? imageRequest(uri: uri),
-              let plan = try? proxy.plan(for: parsed, accepted: accepted) else { return nil }
-        let recognized = RecognizedRequest(plan: plan, sourceKey: parsed.sourceKey)
+        guard let (recipe, maxAge) = recognizedRecipe(uri),
+              let plan = try? proxy.plan(for: recipe, accepted: accepted) else { return nil }
+        let recognized = RecognizedRequest(plan: plan, sourceKey: RenderRecipe.sourceKey(recipe.source), maxAge: maxAge, path: uri.path)
         recognizedTargets.set(recognized, forKey: key, cost: target.utf8.count + plan.key.utf8.count + recognized.sourceKey.utf8.count)
         return recognized
+    }
+
+    /// The recipe of an `/image` URL, or of a thumbor image URL (not `meta/`, not the health
+    /// check), once its checks pass; `nil` for anything else. imgproxy's URLs carry headers of
+    /// their own (`Content-Disposition`, `expires`), so they always take the router's path.
+    private func recognizedRecipe(_ uri: URI) -> (RenderRecipe, maxAge: Int?)? {
+        if uri.path == "/image" {
+            guard let parsed = try? imageRequest(uri: uri) else { return nil }
+            return (parsed.recipe, nil)
+        }
+        guard let route = thumbor, uri.query == nil, let relative = route.relativePath(uri.path[...]), relative != "/healthcheck",
+              let url = try? route.url(relative, limits: proxy.configuration.limits, allowsLocal: proxy.configuration.originDirectory != nil),
+              !url.isMeta else { return nil }
+        return (url.recipe, url.maxAge)
+    }
+
+    /// Whether the request target can be a thumbor URL (checked fully by ``recognizedRequest(target:accepted:)``).
+    func mayBeThumbor(_ target: String) -> Bool {
+        guard let thumbor else { return false }
+        return thumbor.prefix.isEmpty || (target.hasPrefix(thumbor.prefix) && target.dropFirst(thumbor.prefix.count).first == "/")
     }
 
     /// The status and headers of an image: `200`, or `304` when `ifNoneMatch` matches (the body
