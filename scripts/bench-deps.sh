@@ -10,7 +10,7 @@ if ! python3 -c 'import PIL, pyvips' 2>/dev/null; then
 fi
 # Debian's libvips (with Debian's libheif, so HEIC decodes): the formats group's reference, which
 # pyvips loads instead of the wheel's (Benchmarks/scripts/formats_peers.py); numpy for its DSSIM.
-if ! ldconfig -p | grep -q 'libvips.so.42 ' || ! python3 -c 'import numpy' 2>/dev/null; then
+if ! python3 -c 'import ctypes, numpy; ctypes.CDLL("libvips.so.42")' 2>/dev/null; then
     echo "bench-deps: installing libvips42 from Debian and numpy from PyPI" >&2
     sudo_cmd=""
     [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"

@@ -540,7 +540,9 @@ public final class ImageProxy: Sendable {
                 processors.append(ImageProcessors.Resize(width: width, height: height, contentMode: mode))
             }
         } else {
-            // A crop in source pixels, or a window that depends on the decoded size: full size.
+            // A window that depends on the decoded size: RecipeGeometry sees it. The decode can
+            // still shrink when that changes nothing of the geometry (see geometryDecodeSize).
+            thumbnail = geometryDecodeSize(recipe)
             processors.append(RecipeGeometry(recipe, maximumDimension: maximumDimension))
         }
         if recipe.flipHorizontal { processors.append(ImageProcessors.Flip(.horizontal)) }
@@ -551,6 +553,28 @@ public final class ImageProxy: Sendable {
         if recipe.blur > 0 { processors.append(ImageProcessors.GaussianBlur(radius: recipe.blur)) }
         if let canvas = recipe.canvas { processors.append(RecipeCanvas(canvas: canvas, maximumDimension: maximumDimension)) }
         return (thumbnail, processors)
+    }
+
+    /// A decode size for a recipe that ``RecipeGeometry`` renders, when decoding smaller gives
+    /// exactly the output of the full-size decode's geometry: a box with one side (`300x0`), or
+    /// a `fit` or `stretch` box, without crops in source pixels, a trim, `orig` or `adaptive`
+    /// sides. The registry decodes to exactly the size the geometry would scale the source to
+    /// (same rounding), and the geometry then keeps it. A `fill` needs the whole image scaled
+    /// to cover the box, which no decode size can ask for without knowing the source's shape.
+    static func geometryDecodeSize(_ recipe: RenderRecipe) -> ImageDecodingOptions.Thumbnail? {
+        guard recipe.crop == nil, recipe.sizedCrop == nil, recipe.trim == nil, !recipe.adaptive,
+              !recipe.widthIsOriginal, !recipe.heightIsOriginal else { return nil }
+        switch (recipe.width, recipe.height) {
+        case (let width?, nil) where width > 0: return .size(width: width, height: unbounded, contentMode: .fit)
+        case (nil, let height?) where height > 0: return .size(width: unbounded, height: height, contentMode: .fit)
+        case (let width?, let height?) where width > 0 && height > 0:
+            switch recipe.box {
+            case .fit: return .size(width: width, height: height, contentMode: .fit)
+            case .stretch: return .size(width: width, height: height, contentMode: .stretch)
+            default: return nil
+            }
+        default: return nil
+        }
     }
 
     /// A side left free: larger than any image, so the other side decides the scale.
