@@ -8,7 +8,7 @@ extension HeaderSniffer {
     /// `00 00 00 0C 'JXL ' 0D 0A 87 0A`.
     ///
     /// The size is not read: it is bit-packed in the codestream, which in a container sits in
-    /// a `jxlc` or `jxlp` box further on. No decoder in this library reads JPEG XL yet.
+    /// a `jxlc` or `jxlp` box further on; `JXLDecoder` (libjxl) reads it from the basic info.
     func sniffJXLContainer() -> ImageHeader? {
         guard reader.u32be(0) == 0x0000_000C, reader.u32be(4) == FourCC.jxl, reader.u32be(8) == 0x0D0A_870A else {
             return nil
