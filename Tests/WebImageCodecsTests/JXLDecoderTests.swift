@@ -162,6 +162,9 @@ import WebImageTestSupport
         let container = try decode("jxl-orientation6.jxl", options)
         Files.expectQuadrants(container.image, width: 16, height: 24,
                               [Files.blue, Files.red, Files.white, Files.green], tolerance: 40, "thumbnail")
+        // Through the registry, which sizes the thumbnail from the sniffed header: the same.
+        let viaRegistryTurned = try CoderRegistry.system().decode(Files.fixture("jxl-orientation6.jxl"), options: options)
+        #expect(viaRegistryTurned.image == container.image)
         options.thumbnail = .maxPixelSize(8)
         let frames = try #require(try decode("jxl-animated.jxl", options).animation).frames
         #expect(frames.count == 3 && frames.allSatisfy { $0.bitmap.width == 8 && $0.bitmap.height == 8 })
