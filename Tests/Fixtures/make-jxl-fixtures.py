@@ -12,6 +12,9 @@ committed files and run only the reference *decoder*, djxl. The sources:
 - quadrants (48×32): red top left, green top right, blue bottom left, white bottom right, stored
   with EXIF orientation 2 to 8 (the codestream then says how to turn it).
 - three 16×16 frames, red, green, blue, shown 100, 250 and 40 ms (an APNG, which cjxl reads).
+- jxl-loops.jxl: three 16×16 frames (red, green, blue) of 3, 6 and 1 ticks at 30000/1001 ticks
+  per second, played 3 times, written by jxl-animate.c through libjxl's encoder (cjxl 0.7 keeps
+  neither a tick rate nor a loop count from its inputs).
 - jxl-announces-30000.jxl: jxl-lossless.jxl with its size header rewritten to 30000×30000 (the
   rest of the codestream shifted behind it): a header announcing a huge image over 32×32 data.
 """
@@ -75,6 +78,8 @@ run(*cjxl, "-d", "0", src("gradient-alpha.png"), out("jxl-alpha.jxl"))
 run(*cjxl, "-d", "1", src("gradient-alpha.png"), out("jxl-alpha-lossy.jxl"))
 run(*cjxl, "-d", "0", src("gradient16.png"), out("jxl-16bit.jxl"))
 run(*cjxl, "-d", "0", src("frames.png"), out("jxl-animated.jxl"))
+run("gcc", "-O1", "-o", src("jxl-animate"), os.path.join(here, "jxl-animate.c"), "-ljxl")
+run(src("jxl-animate"), out("jxl-loops.jxl"))
 for orientation in range(2, 9):
     oriented = src(f"quadrants{orientation}.png")
     Image.open(src("quadrants.png")).save(oriented)

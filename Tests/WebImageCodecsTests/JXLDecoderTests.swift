@@ -125,6 +125,29 @@ import WebImageTestSupport
         #expect(first.image == animation.frames[0].bitmap)
     }
 
+    /// A clock of 30000/1001 ticks per second (libjxl's encoder, jxl-animate.c): 3, 6 and 1
+    /// ticks are 100.1, 200.2 and 33.36̅ ms, exact to the nanosecond (jxlinfo prints them to a
+    /// tenth of a millisecond), and the file's 3 plays; the frames equal djxl's.
+    @Test func tickRateAndLoopCount() throws {
+        let animation = try #require(try decode("jxl-loops.jxl").animation)
+        #expect(animation.loopCount == 3)
+        #expect(animation.frames.map(\.duration) == [.nanoseconds(100_100_000), .nanoseconds(200_200_000), .nanoseconds(33_366_666)])
+        let info = try Files.run(["jxlinfo", Files.fixtures.appendingPathComponent("jxl-loops.jxl").path])
+        let printed = info.split(separator: "\n").compactMap { line in
+            line.contains("duration:") ? Double(line.split(separator: " ").dropLast().last ?? "") : nil
+        }
+        #expect(printed.count == 3)
+        for (frame, milliseconds) in zip(animation.frames, printed) {
+            let ours = Double(frame.duration.components.attoseconds) / 1e15 + Double(frame.duration.components.seconds) * 1000
+            #expect(abs(ours - milliseconds) <= 0.05, "\(ours) ms against jxlinfo's \(milliseconds)")
+        }
+        let reference = try #require(try Self.djxl("jxl-loops.jxl").animation)
+        #expect(reference.frames.count == 3)
+        for (index, (frame, expected)) in zip(animation.frames, reference.frames).enumerated() {
+            #expect(ColorManagementTests.largestDifference(frame.bitmap, expected.bitmap) == 0, "frame \(index)")
+        }
+    }
+
     /// The player's source gives the whole decode's frames one at a time, again after a reset;
     /// a still image has none.
     @Test func frameSourceMatchesTheWholeDecode() throws {

@@ -68,6 +68,7 @@ import Testing
         ("jxl-alpha-lossy.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
         ("jxl-16bit.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
         ("jxl-animated.jxl", .init(format: .jxl, isAnimated: true, pixelWidth: 16, pixelHeight: 16)),
+        ("jxl-loops.jxl", .init(format: .jxl, isAnimated: true, pixelWidth: 16, pixelHeight: 16)),
         ("jxl-announces-30000.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 30000, pixelHeight: 30000)),
         ("jxl-orientation2.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 48, pixelHeight: 32)),
         ("jxl-orientation3.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 48, pixelHeight: 32)),
