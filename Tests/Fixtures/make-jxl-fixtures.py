@@ -7,6 +7,7 @@ Run by hand when a fixture needs to change (`python3 make-jxl-fixtures.py`); the
 committed files and run only the reference *decoder*, djxl. The sources:
 
 - gradient (32×32): R = 8x, G = 8y, B = 128; with alpha, alpha falls from 255 (left) to 0 (right).
+- grey-alpha (32×32): grey = 8x, alpha falling from 255 (top) by 8 a row.
 - gradient16 (32×32, 16-bit): R = 2114x, G = 2114y, B = 32768, values no 8-bit sample can hold.
 - hopper.png (128×128, a photograph) for the lossy file.
 - quadrants (48×32): red top left, green top right, blue bottom left, white bottom right, stored
@@ -49,6 +50,7 @@ def draw(mode, width, height, pixel):
 
 draw("RGB", 32, 32, lambda x, y: (x * 8, y * 8, 128)).save(src("gradient.png"))
 draw("RGBA", 32, 32, lambda x, y: (x * 8, y * 8, 128, 255 - x * 255 // 31)).save(src("gradient-alpha.png"))
+draw("LA", 32, 32, lambda x, y: (x * 8, 255 - y * 8)).save(src("grey-alpha.png"))
 draw("RGB", 48, 32, lambda x, y: QUADRANTS[(2 if y >= 16 else 0) + (1 if x >= 24 else 0)]).save(src("quadrants.png"))
 frames = [Image.new("RGB", (16, 16), colour) for colour in QUADRANTS[:3]]
 frames[0].save(src("frames.png"), save_all=True, append_images=frames[1:], duration=[100, 250, 40], loop=0)
@@ -77,6 +79,7 @@ run(*cjxl, "-d", "1.5", os.path.join(here, "hopper.png"), out("jxl-lossy.jxl"))
 run(*cjxl, "-d", "0", src("gradient-alpha.png"), out("jxl-alpha.jxl"))
 run(*cjxl, "-d", "1", src("gradient-alpha.png"), out("jxl-alpha-lossy.jxl"))
 run(*cjxl, "-d", "0", src("gradient16.png"), out("jxl-16bit.jxl"))
+run(*cjxl, "-d", "0", src("grey-alpha.png"), out("jxl-grey-alpha.jxl"))
 run(*cjxl, "-d", "0", src("frames.png"), out("jxl-animated.jxl"))
 run("gcc", "-O1", "-o", src("jxl-animate"), os.path.join(here, "jxl-animate.c"), "-ljxl")
 run(src("jxl-animate"), out("jxl-loops.jxl"))

@@ -29,7 +29,7 @@ import WebImageTestSupport
     /// Every 8-bit fixture, still or oriented, lossless or lossy, equals djxl's output exactly:
     /// both ask libjxl for 8-bit samples, and the colour conversion is the same lcms2 transform.
     @Test(arguments: [
-        "jxl-lossless.jxl", "jxl-container.jxl", "jxl-lossy.jxl", "jxl-alpha.jxl", "jxl-alpha-lossy.jxl",
+        "jxl-lossless.jxl", "jxl-container.jxl", "jxl-lossy.jxl", "jxl-alpha.jxl", "jxl-alpha-lossy.jxl", "jxl-grey-alpha.jxl",
         "color/gradient-adobergb.jxl", "color/gradient-widegamut-lossy.jxl", "color/gradient-prophoto-alpha.jxl",
     ] + orientations)
     func matchesDjxl(fixture: String) throws {
@@ -80,6 +80,16 @@ import WebImageTestSupport
         let row = 16 * image.bytesPerRow
         #expect(image.pixels[row + 3] == 255 && image.pixels[row + 31 * 4 + 3] == 0)
         #expect(Array(image.pixels[row + 28 * 4..<row + 28 * 4 + 4]) == [224, 128, 128, UInt8(255 - 28 * 255 / 31)])
+    }
+
+    /// A grey image with alpha decodes to RGBA with equal channels: grey 8x, alpha 255 − 8y.
+    @Test func greyDecodesToRGB() throws {
+        let image = try decode("jxl-grey-alpha.jxl").image
+        #expect(image.pixelFormat == .rgba8)
+        for (x, y) in [(0, 0), (9, 4), (31, 31)] {
+            let offset = y * image.bytesPerRow + x * 4
+            #expect(Array(image.pixels[offset..<offset + 4]) == [UInt8(x * 8), UInt8(x * 8), UInt8(x * 8), UInt8(255 - y * 8)])
+        }
     }
 
     /// The EXIF orientation cjxl moved into the codestream is applied by libjxl, once: the

@@ -11,7 +11,7 @@ import WebImageTestSupport
 
     static let fixtures = [
         "jxl-lossless.jxl", "jxl-container.jxl", "jxl-lossy.jxl", "jxl-alpha.jxl", "jxl-alpha-lossy.jxl",
-        "jxl-16bit.jxl", "jxl-animated.jxl", "jxl-loops.jxl", "jxl-orientation6.jxl",
+        "jxl-16bit.jxl", "jxl-animated.jxl", "jxl-loops.jxl", "jxl-grey-alpha.jxl", "jxl-orientation6.jxl",
     ]
 
     enum Outcome: Equatable { case image, error }

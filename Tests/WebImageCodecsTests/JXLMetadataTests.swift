@@ -36,7 +36,7 @@ import WebImageCore
 
     static let fixtures = [
         "jxl-lossless.jxl", "jxl-container.jxl", "jxl-lossy.jxl", "jxl-alpha.jxl", "jxl-16bit.jxl", "jxl-animated.jxl",
-        "jxl-loops.jxl", "color/gradient-adobergb.jxl",
+        "jxl-loops.jxl", "jxl-grey-alpha.jxl", "color/gradient-adobergb.jxl",
     ] + (2...8).map { "jxl-orientation\($0).jxl" }
 
     @Test(arguments: fixtures)

@@ -67,6 +67,7 @@ import Testing
         ("jxl-alpha.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
         ("jxl-alpha-lossy.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
         ("jxl-16bit.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
+        ("jxl-grey-alpha.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
         ("jxl-animated.jxl", .init(format: .jxl, isAnimated: true, pixelWidth: 16, pixelHeight: 16)),
         ("jxl-loops.jxl", .init(format: .jxl, isAnimated: true, pixelWidth: 16, pixelHeight: 16)),
         ("jxl-announces-30000.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 30000, pixelHeight: 30000)),
