@@ -16,6 +16,8 @@ committed files and run only the reference *decoder*, djxl. The sources:
 - jxl-loops.jxl: three 16×16 frames (red, green, blue) of 3, 6 and 1 ticks at 30000/1001 ticks
   per second, played 3 times, written by jxl-animate.c through libjxl's encoder (cjxl 0.7 keeps
   neither a tick rate nor a loop count from its inputs).
+- jxl-bomb-9000.jxl: 9000×9000 transparent black, 3 KB (81 Mpx, inside the default pixel limit of
+  100 Mpx), lossless at effort 1. Encoding it takes cjxl about 20 s and 6.5 GB of memory.
 - jxl-announces-30000.jxl: jxl-lossless.jxl with its size header rewritten to 30000×30000 (the
   rest of the codestream shifted behind it): a header announcing a huge image over 32×32 data.
 """
@@ -88,6 +90,27 @@ for orientation in range(2, 9):
     Image.open(src("quadrants.png")).save(oriented)
     run("exiftool", "-q", "-overwrite_original", "-n", f"-Orientation={orientation}", oriented)
     run(*cjxl, "-d", "0", oriented, out(f"jxl-orientation{orientation}.jxl"))
+
+
+
+def zeros_png(path, width, height):
+    """An RGBA PNG of zero rows, compressed as it is written (a few hundred kilobytes)."""
+    import struct
+    import zlib
+    compressor = zlib.compressobj(9)
+    row = b"\0" * (1 + width * 4)
+    data = b"".join(compressor.compress(row) for _ in range(height)) + compressor.flush()
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))
+                + chunk(b"IDAT", data) + chunk(b"IEND", b""))
+
+
+zeros_png(src("zeros-9000.png"), 9000, 9000)
+run(*cjxl, "-d", "0", "-e", "1", src("zeros-9000.png"), out("jxl-bomb-9000.jxl"))
 
 
 def bits_of(data):

@@ -70,6 +70,7 @@ import Testing
         ("jxl-grey-alpha.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
         ("jxl-animated.jxl", .init(format: .jxl, isAnimated: true, pixelWidth: 16, pixelHeight: 16)),
         ("jxl-loops.jxl", .init(format: .jxl, isAnimated: true, pixelWidth: 16, pixelHeight: 16)),
+        ("jxl-bomb-9000.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 9000, pixelHeight: 9000)),
         ("jxl-announces-30000.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 30000, pixelHeight: 30000)),
         ("jxl-orientation2.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 48, pixelHeight: 32)),
         ("jxl-orientation3.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 48, pixelHeight: 32)),
