@@ -2,13 +2,15 @@
 """The colour-management fixtures (Tests/Fixtures/color) and their references.
 
 Each input is a small image tagged with a real ICC profile from Debian's colord-data, written by
-the format's own encoder (Pillow for PNG, JPEG and WebP; avifenc for AVIF; heif-enc for HEIC).
+the format's own encoder (Pillow for PNG, JPEG and WebP; avifenc for AVIF; heif-enc for HEIC; cjxl
+for JPEG XL).
 Each reference, `NAME.srgb.png` (no profile), is what an independent pipeline makes of the input:
-the format's reference decoder (Pillow; avifdec; heif-convert), then Pillow's ImageCms
+the format's reference decoder (Pillow; avifdec; heif-convert; djxl), then Pillow's ImageCms
 (lcms2) from the embedded profile to sRGB, perceptual intent. The tests decode the inputs with
 our decoders and compare. Run again only to change the fixtures; commit what it writes.
 
-Usage: scripts/make-color-fixtures.py   (needs colord-data, libgs-common, Pillow, libavif-bin, libheif-examples)
+Usage: scripts/make-color-fixtures.py   (needs colord-data, libgs-common, Pillow, libavif-bin,
+libheif-examples, libjxl-tools)
 """
 import io
 import os
@@ -163,6 +165,23 @@ def tool_fixture(name, image, icc, encode, decode):
         save_reference(name, to_srgb(reference.convert(image.mode), icc))
 
 
+def jxl_fixture(name, image, icc, distance):
+    """A JPEG XL input written by cjxl from a tagged PNG at butteraugli `distance` (0: lossless).
+    Its reference is djxl's output converted by Pillow from the profile djxl embeds, which
+    states the colour space djxl wrote (for a lossy file, the one libjxl turned XYB into)."""
+    with tempfile.TemporaryDirectory() as folder:
+        source, decoded = os.path.join(folder, "in.png"), os.path.join(folder, "out.png")
+        image.save(source, icc_profile=icc)
+        path = os.path.join(OUT, name)
+        subprocess.run(["cjxl", "--num_threads=0", "-d", str(distance), source, path], check=True, capture_output=True)
+        subprocess.run(["djxl", "--num_threads=0", path, decoded], check=True, capture_output=True)
+        reference = Image.open(decoded)
+        reference.load()
+        written = reference.info.get("icc_profile")
+        assert written, f"{name}: djxl wrote no profile"
+        save_reference(name, to_srgb(reference.convert(image.mode), written))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     green = Image.new("RGB", (8, 8), (0, 255, 0))
@@ -205,6 +224,9 @@ def main():
     nclx_fixture("gradient-bt2020-nclx.avif", gradient(), 9,
                  lambda i, o: ["avifenc", "--lossless", "-s", "8", "--cicp", "9/13/0", i, o],
                  lambda i, o: ["avifdec", i, o])
+    jxl_fixture("gradient-adobergb.jxl", gradient(), profile("AdobeRGB1998.icc"), 0)
+    jxl_fixture("gradient-widegamut-lossy.jxl", gradient(), profile("WideGamutRGB.icc"), 1)
+    jxl_fixture("gradient-prophoto-alpha.jxl", gradient(alpha=True), profile("ProPhotoRGB.icc"), 0)
 
 
 if __name__ == "__main__":

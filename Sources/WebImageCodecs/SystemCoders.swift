@@ -20,6 +20,7 @@ extension CoderRegistry {
             GIFDecoder(),
             AVIFDecoder(),
             HEIFDecoder(),
+            JXLDecoder(),
             SVGDecoder(),
         ]
     }

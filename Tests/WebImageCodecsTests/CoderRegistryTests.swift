@@ -25,10 +25,10 @@ import WebImageTestSupport
         #expect(throws: ImageError.self) { try registry.encode(image, as: .tiff) }
     }
 
-    /// AVIF, HEIC/HEIF and SVG are decoded; AVIF is encoded too (libaom at speed 10).
-    @Test func theSystemRegistryDecodesNineFormatsAndEncodesFive() {
+    /// AVIF, HEIC/HEIF, JPEG XL and SVG are decoded; AVIF is encoded too (libaom at speed 10).
+    @Test func theSystemRegistryDecodesTenFormatsAndEncodesFive() {
         let registry = CoderRegistry.system()
-        #expect(registry.decodableFormats == [.jpeg, .png, .apng, .gif, .webp, .avif, .heic, .heif, .svg])
+        #expect(registry.decodableFormats == [.jpeg, .png, .apng, .gif, .webp, .avif, .heic, .heif, .jxl, .svg])
         for format in [ImageFormat.jpeg, .png, .gif, .webp, .avif] { #expect(registry.encoder(for: format) != nil) }
         #expect(registry.encoder(for: .heic) == nil)
     }
