@@ -15,7 +15,7 @@ import WebImageCore
 /// - Colour is libavif's default YUV to RGB conversion (the matrix the file's `nclx` names).
 ///   Samples of more than 8 bits are reduced with rounding (`(v × 255 + max / 2) / max`). The
 ///   colour space is the file's ICC profile, else its `nclx` code points (Display P3, BT.2020…,
-///   as a profile made by ``CodedColorSpace``), converted to sRGB by default like any profile;
+///   as a profile built from them), converted to sRGB by default like any profile;
 ///   HDR transfers (PQ, HLG) are left as stored.
 /// - The transformative properties are applied to the bitmap, in the order MIAF prescribes: the
 ///   clean aperture (`clap`, a crop; ignored when invalid, as libavif's own tools do), then the

@@ -23,7 +23,7 @@ import WebImageCore
 ///   and resampled (Lanczos-3). Either way the result is exactly the requested size.
 /// - Samples of more than 8 bits are reduced with rounding (`(v × 255 + max / 2) / max`).
 ///   Colour is libheif's YUV to RGB conversion (the file's `nclx` matrix); the colour space, the
-///   file's ICC profile or else its `nclx` code points (``CodedColorSpace``), is converted to
+///   file's ICC profile or else its `nclx` code points (as a profile built from them), is converted to
 ///   sRGB by default like any profile (kept in ``ImageContainer/iccProfile`` with `.preserve`). Image sequences (`msf1`) and
 ///   auxiliary images (depth maps) other than alpha are not decoded: the primary image is.
 ///
@@ -182,7 +182,7 @@ public struct HEIFDecoder: ImageDecoder {
     }
 
     /// The primary image's ICC profile (`colr` of type `prof`/`rICC`), else one for its `nclx`
-    /// code points (``CodedColorSpace``; `nil` when those are sRGB's or absent).
+    /// code points (`CodedColorSpace`; `nil` when those are sRGB's or absent).
     static func iccProfile(of handle: OpaquePointer) -> Data? {
         let size = heif_image_handle_get_raw_color_profile_size(handle)
         guard size > 0 else {
