@@ -40,7 +40,11 @@ import WebImageTestSupport
         #expect(container.image.pixelFormat == (fixture.contains("alpha") ? .rgba8 : .rgb8))
         let reference = try Self.djxl(fixture)
         let difference = ColorManagementTests.largestDifference(container.image, reference.image)
-        #expect(difference == 0, "\(fixture): differs from djxl by \(difference)")
+        // For the lossy wide-gamut file djxl's PNG states its colour space twice: an iCCP and a
+        // cICP of linear BT.709 (1/8/0). PNG's rules put cICP first, and the profile made from
+        // the code points rounds differently from libjxl's ICC profile by at most 1.
+        let tolerance = fixture.hasSuffix("widegamut-lossy.jxl") ? 1 : 0
+        #expect(difference <= tolerance, "\(fixture): differs from djxl by \(difference)")
     }
 
     /// The lossless gradient decodes to the samples it was drawn with: R = 8x, G = 8y, B = 128,

@@ -76,19 +76,15 @@ import WebImageTestSupport
         #expect(output.contains("30000×30000"), "\(output)")
     }
 
-    /// A 3 KB file of 9000 × 9000 (81 Mpx, inside the default limit of 100 Mpx) in a child
-    /// limited to 1 GiB of address space. libjxl 0.7 needs about four times the image's RGBA
-    /// bytes for its own buffers, and when one cannot be allocated it stops the process
-    /// (SIGILL, a failed internal check) instead of returning an error, so the child dies; with
-    /// 2 GiB it decodes (peak RSS 360 MB), and 6000 × 6000 decodes within 1 GiB. Known, not
-    /// fixed: a bound needs a memory budget in ImageDecodingOptions (or a lower pixel limit
-    /// for JPEG XL); this test reports when that changes.
+    /// Finding #10: a 3 KB file of 9000 × 9000 (81 Mpx, inside the default limit of 100 Mpx) in
+    /// a child limited to 1 GiB of address space. libjxl 0.7 needs about four times the image's
+    /// RGBA bytes for its own buffers, and when one cannot be allocated it stops the process
+    /// (SIGILL, a failed internal check) instead of returning an error. The decoder now bounds
+    /// libjxl's working memory (33.5 Mpx): a typed error, the child alive.
     @Test(.disabled(if: Sanitizers.reservesShadowMemory, "an ASan or TSan process reserves terabytes of address space for its shadow memory: the child's 1 GiB limit stops it at start"))
-    func anImageInsideThePixelLimitButBeyondLibjxlsMemoryIsAKnownIssue() throws {
+    func anImageInsideThePixelLimitButBeyondLibjxlsMemoryIsRefused() throws {
         let path = Files.fixtures.appendingPathComponent("jxl-bomb-9000.jxl").path
         let output = try runProbeLimited(["decode", path], addressSpaceKiB: 1 << 20, seconds: 30)
-        withKnownIssue("libjxl 0.7 traps when an allocation fails (docs in the test)") {
-            #expect(output.hasPrefix("error ") || output.hasPrefix("ok "), "\(output)")
-        }
+        #expect(output.hasPrefix("error ") && output.contains("working-memory"), "\(output)")
     }
 }

@@ -5,7 +5,10 @@ import WebImageCore
 /// the ISO-BMFF container, still and animated, alpha, and samples of any depth.
 ///
 /// - **Limits** come from the header before any pixel is decoded: the size in the basic info
-///   is checked against ``ImageDecodingOptions/maximumPixelCount``. JPEG XL states no frame
+///   is checked against ``ImageDecodingOptions/maximumPixelCount``, and against 33.5 Mpx
+///   whatever the options say: libjxl 0.7 needs some 16 bytes a pixel of working memory that no
+///   allocator of ours can bound, and stops the process when one of its allocations fails, so
+///   larger images are refused with ``ImageError/tooLarge(_:)``. JPEG XL states no frame
 ///   count, so each frame is checked as libjxl announces it, before its pixels are allocated:
 ///   the count so far against ``ImageDecodingOptions/maximumFrameCount``, the composed pixels
 ///   against ``ImageDecodingOptions/maximumAnimationPixels`` and the kept frames' bytes against

@@ -69,8 +69,18 @@ final class JXLStream {
             throw ImageError.tooLarge("JPEG XL image \(width)×\(height) exceeds the limit of \(options.maximumPixelCount) pixels")
         }
         guard width > 0, height > 0 else { throw ImageError.corruptData("JPEG XL: an image without pixels") }
+        // libjxl 0.7 keeps about 16 bytes a pixel of its own, beyond any allocator we can give
+        // it, and stops the process when one of those allocations fails (finding #10): its
+        // working memory is bounded here, whatever the pixel limit allows.
+        guard pixels <= libjxlPixelLimit else {
+            throw ImageError.tooLarge("JPEG XL image \(width)×\(height) needs more than libjxl's working-memory bound of \(libjxlPixelLimit) pixels (512 MiB)")
+        }
         return info
     }
+
+    /// The most pixels libjxl is asked to decode: 512 MiB of its working memory at 16 bytes a
+    /// pixel (33.5 Mpx; a 6000 × 5000 photo).
+    static let libjxlPixelLimit = (512 << 20) / 16
 
     deinit {
         JxlDecoderDestroy(decoder)

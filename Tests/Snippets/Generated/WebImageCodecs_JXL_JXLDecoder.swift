@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCodecs_JXL_JXLDecoder_1() async throws {
-#sourceLocation(file: "Sources/WebImageCodecs/JXL/JXLDecoder.swift", line: 32)
+#sourceLocation(file: "Sources/WebImageCodecs/JXL/JXLDecoder.swift", line: 35)
     var options = ImageDecodingOptions()
     options.thumbnail = .maxPixelSize(256)
     let container = try JXLDecoder().decode(bytes, options: options)
