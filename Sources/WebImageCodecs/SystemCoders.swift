@@ -32,6 +32,7 @@ extension CoderRegistry {
             PNGEncoder(),
             GIFEncoder(),
             AVIFEncoder(),
+            JXLEncoder(),
         ]
     }
 }

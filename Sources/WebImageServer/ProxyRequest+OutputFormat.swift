@@ -32,9 +32,10 @@ extension ProxyRequest {
         public static let webp = OutputFormat("webp")
         public static let gif = OutputFormat("gif")
         public static let avif = OutputFormat("avif")
+        public static let jxl = OutputFormat("jxl")
 
         /// Every value `format=` takes.
-        public static let all: [OutputFormat] = [.auto, .jpeg, .png, .webp, .gif, .avif]
+        public static let all: [OutputFormat] = [.auto, .jpeg, .png, .webp, .gif, .avif, .jxl]
 
         public var description: String { rawValue }
 

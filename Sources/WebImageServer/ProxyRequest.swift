@@ -13,7 +13,7 @@ import WebImageCore
 ///
 /// Parameters: `url` (required; `http`/`https`, `s3://bucket/key` when an S3 service is
 /// configured, or `local:///path` for the folder served with `--origin-dir`), `w` and `h` (CSS pixels, 1 to the limit), `fit` (`contain`, `cover`,
-/// `fill`; default `contain`), `format` (`auto`, `jpeg`, `png`, `webp`, `gif`, `avif`; default `auto`),
+/// `fill`; default `contain`), `format` (`auto`, `jpeg`, `png`, `webp`, `gif`, `avif`, `jxl`; default `auto`),
 /// `q` (1–100, default 80), `blur` (a Gaussian sigma in CSS pixels, 0–100), `dpr` (1–4,
 /// multiplies `w`, `h` and `blur`), and `sig` (the signature, checked by ``URLSigner``). An
 /// unknown or repeated parameter is an error, so that typos fail loudly instead of serving
@@ -137,7 +137,7 @@ public struct ProxyRequest: Sendable, Hashable {
         }
         if let format = values["format"] {
             guard let value = OutputFormat(rawValue: format) else {
-                throw .badRequest("format must be auto, jpeg, png, webp, gif or avif")
+                throw .badRequest("format must be auto, jpeg, png, webp, gif, avif or jxl")
             }
             outputFormat = value
         }

@@ -11,10 +11,10 @@ import WebImage
 struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Convert an image to PNG, JPEG, WebP, GIF or AVIF, optionally resized.",
+        abstract: "Convert an image to PNG, JPEG, WebP, GIF, AVIF or JPEG XL, optionally resized.",
         discussion: """
             The output format follows OUTPUT's extension: .png, .jpg or .jpeg, .webp, .gif, \
-            .avif. Animated sources stay animated in WebP, GIF, APNG and AVIF; --frame N picks one composed frame (from 0). The \
+            .avif, .jxl. Animated sources stay animated in WebP, GIF, APNG, AVIF and JPEG XL; --frame N picks one composed frame (from 0). The \
             pixels are turned upright by the EXIF orientation unless --keep-orientation is \
             given. Large images are scaled while decoding where the format allows (JPEG, WebP), \
             so a thumbnail of a huge photo needs little memory.
@@ -157,10 +157,11 @@ struct ConvertCommand: AsyncParsableCommand {
         case "webp": .webp
         case "gif": .gif
         case "avif": .avif
+        case "jxl": .jxl
         default: nil
         }
         guard let format, registry.encoder(for: format) != nil else {
-            let known = [ImageFormat.png, .jpeg, .webp, .gif, .avif].filter { registry.encoder(for: $0) != nil }.map(\.fileExtension)
+            let known = [ImageFormat.png, .jpeg, .webp, .gif, .avif, .jxl].filter { registry.encoder(for: $0) != nil }.map(\.fileExtension)
             throw ConvertError(message: "\(output): cannot tell the output format from .\(ext); use one of .\(known.joined(separator: ", ."))")
         }
         return format

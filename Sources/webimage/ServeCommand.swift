@@ -278,7 +278,7 @@ struct ServeCommand: AsyncParsableCommand {
         if text == "none" { return [] }
         return try text.split(separator: ",").map { name in
             guard let format = ProxyRequest.OutputFormat(rawValue: String(name)).flatMap(\.imageFormat) else {
-                throw ValidationError("--auto-formats takes jpeg, png, webp, gif and avif, separated by commas (or none), not \(name)")
+                throw ValidationError("--auto-formats takes jpeg, png, webp, gif, avif and jxl, separated by commas (or none), not \(name)")
             }
             return format
         }

@@ -74,7 +74,7 @@ import WebImageTestSupport
     @Test("explicit formats", arguments: [
         ("jpeg", ImageFormat.jpeg, "image/jpeg"), ("png", .png, "image/png"),
         ("webp", .webp, "image/webp"), ("gif", .gif, "image/gif"), ("jpg", .jpeg, "image/jpeg"),
-        ("avif", .avif, "image/avif"),
+        ("avif", .avif, "image/avif"), ("jxl", .jxl, "image/jxl"),
     ])
     func explicitFormat(_ name: String, format: ImageFormat, contentType: String) async throws {
         let harness = try await ProxyHarness.start()

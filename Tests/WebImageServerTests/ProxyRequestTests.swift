@@ -42,7 +42,7 @@ import WebImageCore
         ("url=https%3A%2F%2Fexample.com%2Fa.jpg&h=4097", "h must be an integer from 1 to 4096"),
         ("url=https%3A%2F%2Fexample.com%2Fa.jpg&w=3000&dpr=2", "w × dpr must be at most 4096"),
         ("url=https%3A%2F%2Fexample.com%2Fa.jpg&fit=crop", "fit must be contain, cover or fill"),
-        ("url=https%3A%2F%2Fexample.com%2Fa.jpg&format=tiff", "format must be auto, jpeg, png, webp, gif or avif"),
+        ("url=https%3A%2F%2Fexample.com%2Fa.jpg&format=tiff", "format must be auto, jpeg, png, webp, gif, avif or jxl"),
         ("url=https%3A%2F%2Fexample.com%2Fa.jpg&q=0", "q must be an integer from 1 to 100"),
         ("url=https%3A%2F%2Fexample.com%2Fa.jpg&q=101", "q must be an integer from 1 to 100"),
         ("url=https%3A%2F%2Fexample.com%2Fa.jpg&blur=-1", "blur must be a number from 0 to 100"),
