@@ -253,6 +253,8 @@ def main():
             fetch(cold + "/thumbor" + thumbor_path(n))
             fetch(cold + imgproxy_path(n))
             fetch(warm + "/thumbor" + thumbor_path(n))
+            fetch(cold + ours_path(n) + "&format=avif")
+            fetch(vips + "/" + n + "?avif")
         total = sum(os.path.getsize(os.path.join(static_dir, n)) for n in names)
         print(f"{len(names)} photos, {WIDTH} px wide, quality {QUALITY}; outputs {total / len(names) / 1024:.1f} KB on average; "
               f"wrk for {seconds} s per peer", file=sys.stderr)
@@ -266,6 +268,9 @@ def main():
         results["ours cold, thumbor URLs"] = wrk(cold, ["/thumbor" + thumbor_path(n) for n in names], **cold_args)
         results["ours cold, imgproxy URLs"] = wrk(cold, [imgproxy_path(n) for n in names], **cold_args)
         results["libvips server"] = wrk(vips, ["/" + n for n in names], **cold_args)
+        results["ours cold, AVIF"] = wrk(cold, [ours_path(n) + "&format=avif" for n in names], **cold_args)
+        results["ours cold, WebP"] = wrk(cold, [ours_path(n) + "&format=webp" for n in names], **cold_args)
+        results["libvips server, AVIF"] = wrk(vips, ["/" + n + "?avif" for n in names], **cold_args)
         warm_args = dict(seconds=seconds, connections=32, threads=2, workdir=workdir)
         results["ours warm"] = wrk(warm, ours_paths, **warm_args)
         results["nginx static"] = wrk(nginx_static, ["/" + n for n in names], **warm_args)
@@ -291,6 +296,8 @@ def main():
         row("cold, thumbor URLs through the thumbor dialect, requests/s", dialect_thumbor[0], thum[0], "thumbor 7.8 (2 processes), the same URLs", "req/s", 3.0)
         row("cold, imgproxy URLs through the imgproxy dialect, requests/s", dialect_imgproxy[0], vips_server[0], "pyvips server, thumbnail + JPEG (2 processes)", "req/s", 1.3)
         row("warm, thumbor URLs, requests/s", results["ours warm, thumbor URLs"][0], ours_warm[0], "warm /image URLs", "req/s", 0.9)
+        row("cold, AVIF output (libaom speed 10), requests/s", results["ours cold, AVIF"][0], results["ours cold, WebP"][0], "ours, WebP output", "req/s")
+        row("cold, AVIF output, requests/s", results["ours cold, AVIF"][0], results["libvips server, AVIF"][0], "pyvips server, heifsave AV1 effort 0 (2 processes)", "req/s")
         errors = sum(r[3] for r in results.values())
         if errors:
             print(f"proxy benchmark: {errors} failed requests", file=sys.stderr)

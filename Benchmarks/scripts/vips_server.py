@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A libvips-based image server, the engine imgproxy is built on, for the proxy benchmark's
-imgproxy-dialect row: GET /NAME answers the photo NAME of PHOTOS_DIR resized to WIDTH px wide
-(`thumbnail`, shrinking while loading as imgproxy does) and written as JPEG at quality 80,
-without metadata. Two processes share one listening socket (imgproxy runs one process with a
+imgproxy-dialect and AVIF rows: GET /NAME answers the photo NAME of PHOTOS_DIR resized to WIDTH
+px wide (`thumbnail`, shrinking while loading as imgproxy does) and written as JPEG at quality
+80, without metadata; GET /NAME?avif as AVIF (libheif over libaom, Q 80, effort 0, its fastest). Two processes share one listening socket (imgproxy runs one process with a
 worker per core; a Python server needs processes for two cores); libvips itself is single-
 threaded per request (VIPS_CONCURRENCY=1), as each request is on one core here.
 
@@ -24,7 +24,8 @@ def main():
         protocol_version = "HTTP/1.1"
 
         def do_GET(self):
-            path = os.path.join(photos, os.path.basename(self.path.lstrip("/")))
+            target, _, query = self.path.partition("?")
+            path = os.path.join(photos, os.path.basename(target.lstrip("/")))
             if self.path == "/health" or not os.path.isfile(path):
                 body, status = b"ok" if self.path == "/health" else b"not found", 200 if self.path == "/health" else 404
                 self.send_response(status)
@@ -32,9 +33,13 @@ def main():
                 self.end_headers()
                 self.wfile.write(body)
                 return
-            body = pyvips.Image.thumbnail(path, width).jpegsave_buffer(Q=80, strip=True)
+            image = pyvips.Image.thumbnail(path, width)
+            if query == "avif":
+                body, kind = image.heifsave_buffer(compression="av1", Q=80, effort=0, strip=True), "image/avif"
+            else:
+                body, kind = image.jpegsave_buffer(Q=80, strip=True), "image/jpeg"
             self.send_response(200)
-            self.send_header("Content-Type", "image/jpeg")
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
