@@ -35,7 +35,9 @@ final class GalleryAutomation {
 
     func run(_ lines: AsyncStream<String>) async {
         let adjustment = gallery.grid.verticalAdjustment
-        while gallery.grid.visibleCells(in: gallery.content).cells.isEmpty { await FrameClock.nextFrame(of: gallery.content) }
+        await FrameClock.afterEachPaint(of: gallery.content) { [self] in
+            gallery.grid.visibleCells(in: gallery.content).cells.isEmpty
+        }
         rowHeight = measureRowHeight()
         let (red, green, blue) = GalleryWindow.placeholderRGB
         say("ready items=\(gallery.grid.items.count) placeholder=\(String(format: "%02x%02x%02x", red, green, blue)) rowheight=\(rowHeight) "
@@ -45,8 +47,10 @@ final class GalleryAutomation {
             switch words.first {
             case "scroll":
                 gtk_adjustment_set_value(adjustment, Double(words.dropFirst().first ?? "") ?? 0)
-                await FrameClock.nextFrame(of: gallery.content)
-                sampleFrame()
+                await FrameClock.afterEachPaint(of: gallery.content) { [self] in
+                    sampleFrame()
+                    return false
+                }
             case "autoscroll": await autoscroll(rowsPerSecond: Double(words.dropFirst().first ?? "") ?? 60)
             case "settle": await settle()
             case "stats": say(stats)
@@ -79,28 +83,31 @@ final class GalleryAutomation {
         say("frame \(gtk_adjustment_get_value(gallery.grid.verticalAdjustment)) " + samples.joined(separator: " "))
     }
 
-    /// Scrolls from where the grid is to its end at `rowsPerSecond`, by the frame clock's time,
-    /// sampling every frame laid out on the way.
+    /// Scrolls from where the grid is to its end at `rowsPerSecond`, by the clock's time,
+    /// sampling every frame painted on the way.
     private func autoscroll(rowsPerSecond: Double) async {
         let adjustment = gallery.grid.verticalAdjustment
         let start = gtk_adjustment_get_value(adjustment), began = ContinuousClock.now
         let end = gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment)
         var frames = 0
-        while gtk_adjustment_get_value(adjustment) < end {
-            let elapsed = ContinuousClock.now - began
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            gtk_adjustment_set_value(adjustment, min(end, start + seconds * rowsPerSecond * rowHeight))
-            await FrameClock.nextFrame(of: gallery.content)
-            sampleFrame()
+        await FrameClock.afterEachPaint(of: gallery.content) { [self] in
+            if frames > 0 { sampleFrame() }   // the first paint may precede the scroll
             frames += 1
+            guard gtk_adjustment_get_value(adjustment) < end else { return false }
+            gtk_adjustment_set_value(adjustment, min(end, start + Self.seconds(since: began) * rowsPerSecond * rowHeight))
+            return true
         }
-        let elapsed = ContinuousClock.now - began
-        say("autoscrolled frames=\(frames) seconds=\(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)")
+        say("autoscrolled frames=\(frames - 1) seconds=\(Self.seconds(since: began))")
+    }
+
+    private static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
     private func settle() async {
-        while gallery.grid.visibleCells(in: gallery.content).cells.contains(where: { !$0.cell.isSettled }) {
-            await FrameClock.nextFrame(of: gallery.content)
+        await FrameClock.afterEachPaint(of: gallery.content) { [self] in
+            gallery.grid.visibleCells(in: gallery.content).cells.contains { !$0.cell.isSettled }
         }
         say("settled")
     }

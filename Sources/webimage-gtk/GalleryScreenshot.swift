@@ -21,18 +21,28 @@ enum GalleryScreenshot {
 
     static func take(of gallery: GalleryWindow, to path: String) async throws {
         let deadline = ContinuousClock.now + .seconds(60)   // a safety net, not a pace
-        var waiting = Int.max
-        while waiting > 0 {
-            guard ContinuousClock.now < deadline else { throw Failure.notSettled(waiting) }
-            await FrameClock.nextFrame(of: gallery.content)
-            let visible = gallery.grid.visibleCells(in: gallery.content).cells
-            waiting = visible.isEmpty ? Int.max : visible.count { cell in
-                !cell.cell.isSettled || gtk_widget_get_opacity(cell.cell.view.picture) < 1
+        var statusUpdated = false
+        var pixels: WidgetPixels?
+        var failure: Failure?
+        await FrameClock.afterEachPaint(of: gallery.content) {
+            if statusUpdated {
+                // The window, not its content: the window draws the theme's background behind the bars.
+                pixels = WidgetPixels(of: gallery.windowWidget)
+                return false
             }
+            let visible = gallery.grid.visibleCells(in: gallery.content).cells
+            let waiting = visible.count { !$0.cell.isSettled || gtk_widget_get_opacity($0.cell.view.picture) < 1 }
+            if !visible.isEmpty, waiting == 0 {
+                gallery.updateStatus()   // painted in the next frame, which is read back
+                statusUpdated = true
+            } else if ContinuousClock.now > deadline {
+                failure = .notSettled(waiting)
+                return false
+            }
+            return true
         }
-        gallery.updateStatus()
-        await FrameClock.nextFrame(of: gallery.content)
-        guard let pixels = WidgetPixels(of: gallery.content) else { throw Failure.notDrawn }
+        if let failure { throw failure }
+        guard let pixels else { throw Failure.notDrawn }
         let png = try CoderRegistry.system().encode(ImageContainer(image: try pixels.rgbBitmap()), as: .png)
         try png.write(to: URL(fileURLWithPath: path))
     }

@@ -86,6 +86,10 @@ final class GalleryWindow {
         }
     }
 
+    var windowWidget: UnsafeMutablePointer<GtkWidget> {
+        UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWidget.self)
+    }
+
     /// The window was destroyed (closed).
     func closed() {
         onClose()

@@ -39,28 +39,65 @@ struct WidgetPixels {
     }
 }
 
-/// Waiting for GTK's frame clock.
+/// Work done between GTK's frames, where what the window shows is settled.
+///
+/// A frame runs its update, layout and paint phases in one go. Between frames anything may
+/// change the widgets: a scroll, a cell bound to a new item, an image delivered through the main
+/// queue, each queueing a new layout, and a widget waiting for its allocation draws nothing
+/// (it would read back as a hole). Right after a paint, the layout the window was painted with
+/// is complete: that is where the gallery reads itself back.
 @MainActor
 enum FrameClock {
-    /// Returns after the next frame of `widget`'s window has been laid out. A tick callback
-    /// runs in the frame's update phase, and the layout phase follows in the same frame
-    /// before GLib gets back to the main queue, where the resumed task runs. The widget must be
-    /// mapped (an unmapped widget gets no ticks).
-    static func nextFrame(of widget: UnsafeMutablePointer<GtkWidget>) async {
+    /// Calls `body` right after each frame the window of `widget` paints (asking for frames
+    /// meanwhile), until `body` returns `false`. `widget` must be realized.
+    static func afterEachPaint(of widget: UnsafeMutablePointer<GtkWidget>, _ body: @escaping @MainActor () -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let box = Unmanaged.passRetained(ContinuationBox(continuation)).toOpaque()
-            _ = gtk_widget_add_tick_callback(widget, onTick, box, nil)
+            PaintWatcher(widget: widget, body: body, continuation: continuation).start()
         }
-    }
-
-    private static let onTick: @convention(c) (UnsafeMutablePointer<GtkWidget>?, OpaquePointer?, gpointer?) -> gboolean = { _, _, data in
-        guard let data else { return 0 }
-        Unmanaged<ContinuationBox>.fromOpaque(data).takeRetainedValue().continuation.resume()
-        return 0   // G_SOURCE_REMOVE: once
     }
 }
 
-private final class ContinuationBox: Sendable {
+/// One ``FrameClock/afterEachPaint(of:_:)``: a handler of the frame clock's `after-paint`
+/// signal, which keeps itself alive (retained through the signal's user data) until `body` is done.
+@MainActor
+private final class PaintWatcher {
+    let widget: UnsafeMutablePointer<GtkWidget>
+    let body: @MainActor () -> Bool
     let continuation: CheckedContinuation<Void, Never>
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+    private var clock: OpaquePointer?
+    private var handler: gulong = 0
+
+    init(widget: UnsafeMutablePointer<GtkWidget>, body: @escaping @MainActor () -> Bool, continuation: CheckedContinuation<Void, Never>) {
+        self.widget = widget
+        self.body = body
+        self.continuation = continuation
+    }
+
+    func start() {
+        clock = gtk_widget_get_frame_clock(widget)
+        let me = Unmanaged.passRetained(self).toOpaque()
+        handler = wi_gtk_signal_connect(UnsafeMutableRawPointer(clock), "after-paint", unsafeBitCast(Self.onAfterPaint, to: GCallback.self), me)
+        gtk_widget_queue_draw(widget)
+    }
+
+    /// Whether to go on watching.
+    private func painted() -> Bool {
+        if body() {
+            gtk_widget_queue_draw(widget)
+            return true
+        }
+        g_signal_handler_disconnect(UnsafeMutableRawPointer(clock), handler)
+        continuation.resume()
+        return false
+    }
+
+    /// GTK emits on the main thread; the address crosses into the main actor as a plain number.
+    private static let onAfterPaint: @convention(c) (OpaquePointer?, gpointer?) -> Void = { _, data in
+        guard let address = data.map({ UInt(bitPattern: $0) }) else { return }
+        MainActor.assumeIsolated {
+            let watcher = Unmanaged<PaintWatcher>.fromOpaque(UnsafeRawPointer(bitPattern: address)!)
+            // Released once done, after `painted` has returned: never while it runs.
+            if !watcher.takeUnretainedValue().painted() { watcher.release() }
+        }
+    }
 }

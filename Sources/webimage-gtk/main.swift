@@ -44,6 +44,8 @@ let loop = g_main_loop_new(nil, 0)
 Task { @MainActor in
     let gallery = GalleryWindow(items: items, options: options) { g_main_loop_quit(loop) }
     gallery.present()
+    // Frames come once the window is mapped (at once under Xvfb, which has no window manager).
+    while gtk_widget_get_mapped(gallery.content) == 0 { await Task.yield() }
     if options.automation {
         await GalleryAutomation(gallery: gallery).run(standardInputLines())
         g_main_loop_quit(loop)

@@ -11,7 +11,9 @@ import WebImageTestSupport
 @Suite(
     "The gallery's grid under a scripted scroll",
     .enabled(if: GalleryProgram.executable != nil, "webimage-gtk was not built beside the tests"),
-    .enabled(if: Xvfb.executable != nil, "Xvfb is not installed (make test installs xvfb)")
+    .enabled(if: Xvfb.executable != nil, "Xvfb is not installed (make test installs xvfb)"),
+    // A broken binding can leave a cell loading forever, and `settle` waiting for it.
+    .timeLimit(.minutes(2 * Sanitizers.slowdown))
 )
 struct GalleryScrollTests {
     static let imageCount = 240
