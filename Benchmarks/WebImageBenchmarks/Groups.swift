@@ -7,6 +7,8 @@ let benchmarkGroups: [(String, @Sendable (Report) -> Void)] = [
     ("pipeline", runPipelineBenchmarks),
     ("prefetch", runPrefetchBenchmarks),
     ("scroll", runScrollBenchmarks),
+    // The GTK gallery under Xvfb (skipped, with a line saying so, without Xvfb or webimage-gtk).
+    ("gallery", runGalleryScrollBenchmarks),
     ("s3-sign", runS3SignBenchmarks),
     ("s3-store", runS3StoreBenchmarks),
 ]

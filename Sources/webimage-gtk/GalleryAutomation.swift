@@ -40,7 +40,7 @@ final class GalleryAutomation {
         }
         rowHeight = measureRowHeight()
         let (red, green, blue) = GalleryWindow.placeholderRGB
-        say("ready items=\(gallery.grid.items.count) placeholder=\(String(format: "%02x%02x%02x", red, green, blue)) rowheight=\(rowHeight) "
+        say("ready items=\(gallery.grid.items.count) cells=\(gallery.grid.cells.count) placeholder=\(String(format: "%02x%02x%02x", red, green, blue)) rowheight=\(rowHeight) "
             + "upper=\(gtk_adjustment_get_upper(adjustment)) page=\(gtk_adjustment_get_page_size(adjustment))")
         for await line in lines {
             let words = line.split(separator: " ").map(String.init)

@@ -33,7 +33,7 @@ final class GalleryWindow {
         // Fades would mix a cell's colours in the automation's samples; it turns them off.
         grid = ThumbnailGrid(
             items: items, binder: pipeline.thumbnails, placeholder: placeholder, statistics: statistics,
-            cellSize: options.cellSize, fades: !options.automation)
+            cellSize: options.cellSize, maximumColumns: options.windowWidth / options.cellSize, fades: !options.automation)
         detail = DetailPage(binder: pipeline.full, statistics: statistics)
         heading = "\(options.source) — \(items.count) image\(items.count == 1 ? "" : "s")"
         window = UnsafeMutableRawPointer(gtk_window_new()!).assumingMemoryBound(to: GtkWindow.self)

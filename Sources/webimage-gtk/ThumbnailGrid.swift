@@ -28,7 +28,7 @@ final class ThumbnailGrid {
     var onUnbind: (@MainActor (Int) -> Void)?
     var onStaleDisplay: (@MainActor (_ position: Int?, _ shown: URL) -> Void)?
 
-    init(items: [GalleryItem], binder: ImageBinder, placeholder: ImageContainer, statistics: GalleryStatistics, cellSize: Int, fades: Bool) {
+    init(items: [GalleryItem], binder: ImageBinder, placeholder: ImageContainer, statistics: GalleryStatistics, cellSize: Int, maximumColumns: Int, fades: Bool) {
         self.items = items
         self.binder = binder
         self.placeholder = placeholder
@@ -40,7 +40,10 @@ final class ThumbnailGrid {
         // The model and the factory pass to the grid view, which owns them from here on.
         let factory = gtk_signal_list_item_factory_new()!
         gridView = gtk_grid_view_new(gtk_no_selection_new(names), factory)!
-        gtk_grid_view_set_max_columns(OpaquePointer(gridView), 64)
+        // GTK 4.8 keeps the cells of about 30 rows × max-columns items around the visible ones
+        // (GTK's default is 7 columns): a maximum of 64 kept 2,000 cells alive and recycled
+        // none. As many columns as the window fits at its first size.
+        gtk_grid_view_set_max_columns(OpaquePointer(gridView), guint(max(1, maximumColumns)))
         gtk_grid_view_set_single_click_activate(OpaquePointer(gridView), 1)
         widget = gtk_scrolled_window_new()!
         _ = g_object_ref_sink(widget)
