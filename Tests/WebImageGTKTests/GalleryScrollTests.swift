@@ -16,7 +16,9 @@ import WebImageTestSupport
     .timeLimit(.minutes(2 * Sanitizers.slowdown))
 )
 struct GalleryScrollTests {
-    static let imageCount = 240
+    /// Well beyond the cells GTK 4.8 keeps alive (about 30 rows × max-columns, 300 here), so
+    /// that the scroll recycles them.
+    static let imageCount = 900
 
     @Test("every sampled cell shows its own URL's colour or the placeholder, scrolling down and back up")
     func scrolledCellsShowTheirOwnImages() async throws {
@@ -44,10 +46,10 @@ struct GalleryScrollTests {
         let page = try #require(layout["page"].flatMap(Double.init))
         #expect(rowHeight > 0 && upper > page * 2, "\(ready)")
 
-        // Down in steps of 0.7 of a row (cells half in, half out), then back up three rows at a
+        // Down in steps of 1.3 rows (cells half in, half out), then back up three rows at a
         // time, through memory hits and recycled cells.
         let end = upper - page
-        let down = Array(stride(from: 0, through: end, by: rowHeight * 0.7)) + [end]
+        let down = Array(stride(from: 0, through: end, by: rowHeight * 1.3)) + [end]
         let up = Array(stride(from: end, through: 0, by: -rowHeight * 3)) + [0]
         var tally = Tally()
         for offset in down + up {
@@ -58,6 +60,9 @@ struct GalleryScrollTests {
         #expect(tally.frames == down.count + up.count)
         #expect(tally.samples >= tally.frames * 8, "too few cells sampled: \(tally.samples) in \(tally.frames) frames")
         #expect(tally.own > 0 && tally.placeholders > 0, "own \(tally.own), placeholders \(tally.placeholders): the scroll should have seen both")
+        // Cells were recycled: unbound from an item, bound to another.
+        let cells = try #require(layout["cells"].flatMap(Int.init))
+        #expect(cells < Self.imageCount && gallery.stdout.count { $0.hasPrefix("unbound ") } > Self.imageCount / 2, "\(cells) cells")
 
         // Once the downloads on screen are done, every cell there shows its own image.
         #expect(await gallery.ask("settle", expecting: "settled") != nil)
