@@ -42,13 +42,21 @@ func runGalleryScrollBenchmarks(_ report: Report) {
         ours: Double(result.staleSamples + result.staleDisplays), reference: Double(result.samples),
         referenceName: "cell samples read back (\(result.placeholderSamples) placeholders)", unit: "", goal: .valueAtMost(0)))
     report.add(.init(
-        group: "gallery", name: "bytes downloaded for cells that left the screen before their download started (\(result.unboundRequests) requests)",
+        group: "gallery", name: "bytes downloaded for cells that left the screen before their download started (\(result.unboundRequests) requests, "
+            + "\(result.unboundCompleted) sent whole; arrived \(delays(result.unboundDelays)) after the unbind)",
         ours: Double(result.unboundBytes) / 1024, reference: Double(result.downloadedBytes) / 1024,
         referenceName: "bytes downloaded in all (\(result.requests) requests for \(result.boundItems) items bound)", unit: "KB", goal: .valueAtMost(0)))
     report.add(.init(
         group: "gallery", name: "peak RSS while scrolling",
         ours: Double(result.peakRSS) / 1_048_576, reference: Double(result.baselineRSS + galleryMemoryLimit + galleryAllowance) / 1_048_576,
         referenceName: "RSS before (\(result.baselineRSS >> 20) MiB) + cache limit 16 MiB + allowance 64 MiB", unit: "MiB", goal: .ratioAtMost(1.0)))
+}
+
+/// "median M ms, max X ms" of `milliseconds`.
+private func delays(_ milliseconds: [Double]) -> String {
+    guard !milliseconds.isEmpty else { return "-" }
+    let sorted = milliseconds.sorted()
+    return String(format: "median %.1f ms, max %.1f ms", sorted[sorted.count / 2], sorted[sorted.count - 1])
 }
 
 private let galleryImages = 2000
@@ -69,6 +77,9 @@ struct GalleryScrollResult: Sendable {
     var frames = 0, seconds = 0.0
     var samples = 0, staleSamples = 0, placeholderSamples = 0, staleDisplays = 0
     var requests = 0, downloadedBytes = 0, unboundRequests = 0, unboundBytes = 0, boundItems = 0
+    /// Of the requests for unbound items: those whose response was sent whole, and how many
+    /// milliseconds after the unbind each arrived.
+    var unboundCompleted = 0, unboundDelays: [Double] = []
     var baselineRSS = 0, peakRSS = 0
 }
 
@@ -93,11 +104,16 @@ private func scrollGallery(executable: URL, xvfb: URL) async throws -> GallerySc
         list.path, "--automation", "--no-disk-cache", "--size", "640x480", "--cell", "64", "--memory-limit", String(galleryMemoryLimit >> 20),
     ], environment: ["DISPLAY": ":" + display, "GDK_BACKEND": "x11", "GSK_RENDERER": "cairo", "NO_AT_BRIDGE": "1", "GTK_A11Y": "none"])
     defer { gallery.kill() }
-    guard let ready = await gallery.waitForLine(where: { $0.hasPrefix("ready ") }) else { throw GalleryBenchmarkError.noGallery(gallery.stderr) }
+    guard let ready = await within(.seconds(120), { await gallery.waitForLine(where: { $0.hasPrefix("ready ") }) }) else {
+        throw GalleryBenchmarkError.noGallery(gallery.stderr)
+    }
     progress(ready)
     let placeholder = SolidColours.RGB(hex: fields(ready)["placeholder"] ?? "")
     let before = fields(await gallery.ask("stats", expecting: "stats ") ?? "")
-    guard let done = await gallery.ask("autoscroll 60", expecting: "autoscrolled ") else { throw GalleryBenchmarkError.noGallery(gallery.stderr) }
+    // 223 rows at 60 a second take under 4 s; two minutes means the scroll is stuck.
+    guard let done = await within(.seconds(120), { await gallery.ask("autoscroll 60", expecting: "autoscrolled ") }) else {
+        throw GalleryBenchmarkError.stuck(gallery.stdout.suffix(3) + gallery.stderr.suffix(5))
+    }
     progress(done)
     let after = fields(await gallery.ask("stats", expecting: "stats ") ?? "")
     gallery.send("quit")
@@ -116,7 +132,10 @@ private func scrollGallery(executable: URL, xvfb: URL) async throws -> GallerySc
 /// Every frame's samples: each the cell's own colour, the placeholder's, or stale.
 private func tallySamples(_ output: [String], colours: [SolidColours.RGB], placeholder: SolidColours.RGB?, into result: inout GalleryScrollResult) {
     for line in output {
-        if line.hasPrefix("stale ") { result.staleDisplays += 1 }
+        if line.hasPrefix("stale ") {
+            result.staleDisplays += 1
+            progress(line)
+        }
         guard line.hasPrefix("frame ") else { continue }
         for sample in line.split(separator: " ").dropFirst(2) {
             let parts = sample.split(separator: ":")
@@ -124,7 +143,13 @@ private func tallySamples(_ output: [String], colours: [SolidColours.RGB], place
                   let shown = SolidColours.RGB(hex: String(parts[1])) else { continue }
             result.samples += 1
             if shown.isClose(to: colours[position]) { continue }
-            if let placeholder, shown.isClose(to: placeholder) { result.placeholderSamples += 1 } else { result.staleSamples += 1 }
+            if let placeholder, shown.isClose(to: placeholder) {
+                result.placeholderSamples += 1
+            } else {
+                result.staleSamples += 1
+                let other = colours.firstIndex { shown.isClose(to: $0) }.map { "item \($0)'s colour" } ?? "no item's colour"
+                progress("stale sample: cell \(position) shows \(shown) (\(other)) at scroll \(line.split(separator: " ")[1])")
+            }
         }
     }
 }
@@ -143,10 +168,16 @@ private func tallyRequests(_ output: [String], records: [TestOrigin.Record], int
         result.requests += 1
         result.downloadedBytes += record.bodyBytesSent
         guard let position = Int(record.path.dropFirst("/slow/c/".count).split(separator: ".")[0]) else { continue }
-        let shown = bindings[position, default: []].contains { $0.bound <= record.arrivalNanoseconds && record.arrivalNanoseconds <= $0.unbound }
+        let intervals = bindings[position, default: []]
+        let shown = intervals.contains { $0.bound <= record.arrivalNanoseconds && record.arrivalNanoseconds <= $0.unbound }
         if !shown {
             result.unboundRequests += 1
             result.unboundBytes += record.bodyBytesSent
+            if record.outcome == .completed { result.unboundCompleted += 1 }
+            // How long after the item's last unbind the request arrived.
+            if let unbound = intervals.last(where: { $0.unbound <= record.arrivalNanoseconds })?.unbound {
+                result.unboundDelays.append(Double(record.arrivalNanoseconds - unbound) / 1e6)
+            }
         }
     }
 }
@@ -176,7 +207,22 @@ private func fields(_ line: String) -> [String: String] {
     }, uniquingKeysWith: { $1 })
 }
 
+/// `body`'s answer, or `nil` once `limit` has passed (which cancels it).
+private func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async -> T?) async -> T? {
+    await withTaskGroup(of: T?.self) { group in
+        group.addTask { await body() }
+        group.addTask {
+            try? await Task.sleep(for: limit)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
+
 enum GalleryBenchmarkError: Error {
     case noDisplay([String])
     case noGallery([String])
+    case stuck([String])
 }

@@ -14,6 +14,9 @@ import WebImage
 //   autoscroll R   scrolls to the end at R rows a second, sampling every frame as above,
 //                  then "autoscrolled frames=N seconds=S"
 //   settle         waits until every cell on screen has loaded: "settled"
+//   open P         opens the detail page of position P (as a click does) and waits until its
+//                  full image is shown and opaque: "detail P RRGGBB", the colour at its centre
+//   back           back to the grid (as the back button and Escape do): "grid"
 //   stats          "stats rss=B peak=B memorycost=B memorylimit=B memoryhits=N diskhits=N
 //                  downloads=N bytes=B failures=N"
 //   quit           ends the program
@@ -28,10 +31,13 @@ final class GalleryAutomation {
 
     init(gallery: GalleryWindow) {
         self.gallery = gallery
-        gallery.grid.onBind = { position in say("bound \(position) \(monotonicNanoseconds())") }
-        gallery.grid.onUnbind = { position in say("unbound \(position) \(monotonicNanoseconds())") }
-        gallery.grid.onStaleDisplay = { position, url in say("stale \(position.map(String.init) ?? "-") \(url.absoluteString)") }
     }
+
+    /// The grid's hooks that log binds, unbinds and stale displays.
+    static let observer = ThumbnailGrid.Observer(
+        onBind: { position in say("bound \(position) \(monotonicNanoseconds())") },
+        onUnbind: { position in say("unbound \(position) \(monotonicNanoseconds())") },
+        onStaleDisplay: { position, url in say("stale \(position.map(String.init) ?? "-") \(url.absoluteString)") })
 
     func run(_ lines: AsyncStream<String>) async {
         let adjustment = gallery.grid.verticalAdjustment
@@ -53,6 +59,10 @@ final class GalleryAutomation {
                 }
             case "autoscroll": await autoscroll(rowsPerSecond: Double(words.dropFirst().first ?? "") ?? 60)
             case "settle": await settle()
+            case "open": await openDetail(Int(words.dropFirst().first ?? "") ?? 0)
+            case "back":
+                gallery.showGrid()
+                say("grid")
             case "stats": say(stats)
             case "quit": return
             default: say("unknown command \(line)")
@@ -84,16 +94,17 @@ final class GalleryAutomation {
     }
 
     /// Scrolls from where the grid is to its end at `rowsPerSecond`, by the clock's time,
-    /// sampling every frame painted on the way.
+    /// sampling every frame painted on the way. The end is read again every frame: GTK 4.8
+    /// estimates the height of rows it has not laid out, and corrects it as the grid scrolls.
     private func autoscroll(rowsPerSecond: Double) async {
         let adjustment = gallery.grid.verticalAdjustment
         let start = gtk_adjustment_get_value(adjustment), began = ContinuousClock.now
-        let end = gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment)
         var frames = 0
         await FrameClock.afterEachPaint(of: gallery.content) { [self] in
             if frames > 0 { sampleFrame() }   // the first paint may precede the scroll
             frames += 1
-            guard gtk_adjustment_get_value(adjustment) < end else { return false }
+            let end = gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment)
+            guard gtk_adjustment_get_value(adjustment) < end - 0.5 else { return false }
             gtk_adjustment_set_value(adjustment, min(end, start + Self.seconds(since: began) * rowsPerSecond * rowHeight))
             return true
         }
@@ -110,6 +121,22 @@ final class GalleryAutomation {
             gallery.grid.visibleCells(in: gallery.content).cells.contains { !$0.cell.isSettled }
         }
         say("settled")
+    }
+
+    private func openDetail(_ position: Int) async {
+        gallery.showDetail(position)
+        let view = gallery.detail.view
+        await FrameClock.afterEachPaint(of: gallery.content) { [self] in
+            guard case .image = view.shownContent, gtk_widget_get_opacity(view.picture) >= 1 else { return true }
+            var bounds = graphene_rect_t()
+            guard gtk_widget_compute_bounds(view.picture, gallery.content, &bounds) != 0, let pixels = WidgetPixels(of: gallery.content) else {
+                say("detail \(position) none")
+                return false
+            }
+            let x = Int(bounds.origin.x + bounds.size.width / 2), y = Int(bounds.origin.y + bounds.size.height / 2)
+            say("detail \(position) \(pixels.hex(x: x, y: y))")
+            return false
+        }
     }
 
     private var stats: String {

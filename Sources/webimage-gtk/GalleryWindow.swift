@@ -23,7 +23,7 @@ final class GalleryWindow {
     private let status: UnsafeMutablePointer<GtkWidget>
     private let heading: String
 
-    init(items: [GalleryItem], options: GalleryOptions, onClose: @escaping @MainActor () -> Void) {
+    init(items: [GalleryItem], options: GalleryOptions, observer: ThumbnailGrid.Observer? = nil, onClose: @escaping @MainActor () -> Void) {
         pipeline = GalleryPipeline(options: options)
         statistics = GalleryStatistics(caches: pipeline.caches, memoryLimit: options.memoryLimit)
         let (red, green, blue) = Self.placeholderRGB
@@ -33,7 +33,8 @@ final class GalleryWindow {
         // Fades would mix a cell's colours in the automation's samples; it turns them off.
         grid = ThumbnailGrid(
             items: items, binder: pipeline.thumbnails, placeholder: placeholder, statistics: statistics,
-            cellSize: options.cellSize, maximumColumns: options.windowWidth / options.cellSize, fades: !options.automation)
+            cellSize: options.cellSize, maximumColumns: options.windowWidth / options.cellSize, fades: !options.automation,
+            observer: observer)
         detail = DetailPage(binder: pipeline.full, statistics: statistics)
         heading = "\(options.source) — \(items.count) image\(items.count == 1 ? "" : "s")"
         window = UnsafeMutableRawPointer(gtk_window_new()!).assumingMemoryBound(to: GtkWindow.self)

@@ -22,6 +22,9 @@ final class ThumbnailCell {
         view = WebImageView(binder: binder)
         gtk_widget_set_size_request(view.widget, Int32(size), Int32(size))
         gtk_picture_set_content_fit(OpaquePointer(view.picture), GTK_CONTENT_FIT_COVER)
+        // Unbinding cancels a cell scrolled away. Unmapped, a cell is on the grid page while the
+        // detail page shows: its load goes on, or it would come back as a placeholder for good.
+        view.unmappedCancellationDelay = nil
         self.fades = fades
         view.onDisplay = { [unowned self] display in
             guard let url = display.response?.url, url != item?.thumbnail else { return }

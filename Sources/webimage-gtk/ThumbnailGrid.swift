@@ -23,13 +23,23 @@ final class ThumbnailGrid {
     private(set) var cells: [UInt: ThumbnailCell] = [:]
     /// A thumbnail was clicked (or activated from the keyboard): its position.
     var onActivate: (@MainActor (Int) -> Void)?
-    /// Told of every bind and unbind (by position) and of any stale display: the automation's hooks.
-    var onBind: (@MainActor (Int) -> Void)?
-    var onUnbind: (@MainActor (Int) -> Void)?
-    var onStaleDisplay: (@MainActor (_ position: Int?, _ shown: URL) -> Void)?
+    /// Told of every bind and unbind (by position) and of any stale display: the automation's
+    /// hooks. Given at creation: GTK binds the first cells as soon as the grid view gets its
+    /// model, before any layout.
+    struct Observer {
+        var onBind: @MainActor (Int) -> Void
+        var onUnbind: @MainActor (Int) -> Void
+        var onStaleDisplay: @MainActor (_ position: Int?, _ shown: URL) -> Void
+    }
 
-    init(items: [GalleryItem], binder: ImageBinder, placeholder: ImageContainer, statistics: GalleryStatistics, cellSize: Int, maximumColumns: Int, fades: Bool) {
+    private let observer: Observer?
+
+    init(
+        items: [GalleryItem], binder: ImageBinder, placeholder: ImageContainer, statistics: GalleryStatistics, cellSize: Int,
+        maximumColumns: Int, fades: Bool, observer: Observer?
+    ) {
         self.items = items
+        self.observer = observer
         self.binder = binder
         self.placeholder = placeholder
         self.statistics = statistics
@@ -80,7 +90,7 @@ final class ThumbnailGrid {
         guard let key = listItem.map({ UInt(bitPattern: $0) }) else { return }
         grid(data) { grid in
             let cell = ThumbnailCell(binder: grid.binder, size: grid.cellSize, fades: grid.fades)
-            cell.onStaleDisplay = { position, url in grid.onStaleDisplay?(position, url) }
+            cell.onStaleDisplay = { position, url in grid.observer?.onStaleDisplay(position, url) }
             grid.cells[key] = cell
             gtk_list_item_set_child(OpaquePointer(bitPattern: key), cell.view.widget)
         }
@@ -92,7 +102,7 @@ final class ThumbnailGrid {
         grid(data) { grid in
             let position = Int(gtk_list_item_get_position(OpaquePointer(bitPattern: key)))
             guard let cell = grid.cells[key], grid.items.indices.contains(position) else { return }
-            grid.onBind?(position)
+            grid.observer?.onBind(position)
             cell.bind(to: grid.items[position], at: position, placeholder: grid.placeholder, statistics: grid.statistics)
         }
     }
@@ -102,7 +112,7 @@ final class ThumbnailGrid {
         guard let key = listItem.map({ UInt(bitPattern: $0) }) else { return }
         grid(data) { grid in
             guard let cell = grid.cells[key] else { return }
-            if let position = cell.position { grid.onUnbind?(position) }
+            if let position = cell.position { grid.observer?.onUnbind(position) }
             cell.unbind()
         }
     }

@@ -42,12 +42,15 @@ guard gtk_init_check() != 0 else {
 GTKMainLoop.install()
 let loop = g_main_loop_new(nil, 0)
 Task { @MainActor in
-    let gallery = GalleryWindow(items: items, options: options) { g_main_loop_quit(loop) }
+    let gallery = GalleryWindow(items: items, options: options, observer: options.automation ? GalleryAutomation.observer : nil) {
+        g_main_loop_quit(loop)
+    }
+    let automation = options.automation ? GalleryAutomation(gallery: gallery) : nil
     gallery.present()
     // Frames come once the window is mapped (at once under Xvfb, which has no window manager).
     while gtk_widget_get_mapped(gallery.content) == 0 { await Task.yield() }
-    if options.automation {
-        await GalleryAutomation(gallery: gallery).run(standardInputLines())
+    if let automation {
+        await automation.run(standardInputLines())
         g_main_loop_quit(loop)
     } else if let path = options.screenshot {
         do {
