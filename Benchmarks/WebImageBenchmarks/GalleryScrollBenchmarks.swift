@@ -11,14 +11,16 @@ import WebImageTestSupport
 /// download could start. The figures:
 ///
 /// - **stale images displayed**: at every frame the gallery reads its window back and samples
-///   each bound cell on screen; a sample that is neither the cell's own colour nor the
-///   placeholder's is stale. Added to it, the views' own reports of an image shown for another
-///   URL. Must be 0.
+///   each bound cell on screen; a sample of another item's colour is stale. Added to it, the
+///   views' own reports of an image shown for another URL. Must be 0. Samples of no item's
+///   colour and not the placeholder's (the background, where a cell drew nothing in that
+///   frame) are counted apart.
 /// - **bytes downloaded for cells that left the screen before their download started**: the
-///   body bytes of every request that reached the origin (its arrival stamped on
-///   `CLOCK_MONOTONIC`) while no cell was bound to its item (the gallery logs binds and unbinds on
-///   the same clock). Must be 0: unbinding cancels, and a cancelled load that was still queued
-///   never sends its request.
+///   body bytes of every request whose download started (left the loader's queue and sent its
+///   request, which the gallery logs on `CLOCK_MONOTONIC`, the clock the origin stamps arrivals
+///   with) while no cell was bound to its item (binds and unbinds logged on the same clock).
+///   Must be 0: unbinding cancels, and a cancelled load that was still queued never sends its
+///   request.
 /// - **peak RSS** (`VmHWM`) against the RSS before the scroll plus the thumbnails' memory cache
 ///   limit (16 MiB) plus an allowance of 64 MiB (decode buffers in flight, the textures of the
 ///   cells on screen, the window read back every frame, allocator slack).
@@ -42,8 +44,12 @@ func runGalleryScrollBenchmarks(_ report: Report) {
         ours: Double(result.staleSamples + result.staleDisplays), reference: Double(result.samples),
         referenceName: "cell samples read back (\(result.placeholderSamples) placeholders)", unit: "", goal: .valueAtMost(0)))
     report.add(.init(
+        group: "gallery", name: "cell samples showing nothing (the background: neither an image nor the placeholder)",
+        ours: Double(result.blankSamples), reference: Double(result.samples),
+        referenceName: "cell samples read back", unit: "", goal: .none))
+    report.add(.init(
         group: "gallery", name: "bytes downloaded for cells that left the screen before their download started (\(result.unboundRequests) requests, "
-            + "\(result.unboundCompleted) sent whole; arrived \(delays(result.unboundDelays)) after the unbind)",
+            + "\(result.unboundCompleted) sent whole; started \(delays(result.unboundDelays)) after the unbind)",
         ours: Double(result.unboundBytes) / 1024, reference: Double(result.downloadedBytes) / 1024,
         referenceName: "bytes downloaded in all (\(result.requests) requests for \(result.boundItems) items bound)", unit: "KB", goal: .valueAtMost(0)))
     report.add(.init(
@@ -76,9 +82,11 @@ private var xvfbExecutable: URL? {
 struct GalleryScrollResult: Sendable {
     var frames = 0, seconds = 0.0
     var samples = 0, staleSamples = 0, placeholderSamples = 0, staleDisplays = 0
+    /// Samples of neither an image nor the placeholder: the grid's background where a cell drew nothing.
+    var blankSamples = 0
     var requests = 0, downloadedBytes = 0, unboundRequests = 0, unboundBytes = 0, boundItems = 0
     /// Of the requests for unbound items: those whose response was sent whole, and how many
-    /// milliseconds after the unbind each arrived.
+    /// milliseconds after the unbind each started.
     var unboundCompleted = 0, unboundDelays: [Double] = []
     var baselineRSS = 0, peakRSS = 0
 }
@@ -145,10 +153,12 @@ private func tallySamples(_ output: [String], colours: [SolidColours.RGB], place
             if shown.isClose(to: colours[position]) { continue }
             if let placeholder, shown.isClose(to: placeholder) {
                 result.placeholderSamples += 1
-            } else {
+            } else if let other = colours.firstIndex(where: { shown.isClose(to: $0) }) {
                 result.staleSamples += 1
-                let other = colours.firstIndex { shown.isClose(to: $0) }.map { "item \($0)'s colour" } ?? "no item's colour"
-                progress("stale sample: cell \(position) shows \(shown) (\(other)) at scroll \(line.split(separator: " ")[1])")
+                progress("stale sample: cell \(position) shows item \(other)'s colour at scroll \(line.split(separator: " ")[1])")
+            } else {
+                result.blankSamples += 1
+                progress("blank sample: cell \(position) shows \(shown) at scroll \(line.split(separator: " ")[1])")
             }
         }
     }
@@ -164,19 +174,30 @@ private func tallyRequests(_ output: [String], records: [TestOrigin.Record], int
         if words[0] == "unbound", let last = bindings[position]?.indices.last { bindings[position]![last].unbound = time }
     }
     result.boundItems = bindings.count
+    // When each download sent its request, in the gallery, by path: a request's start is the
+    // latest start of its path before it arrived. A request sent just before an unbind can arrive
+    // just after it; the start, not the arrival, says whether the download began for a cell on
+    // screen.
+    var starts: [String: [UInt64]] = [:]
+    for line in output where line.hasPrefix("started ") {
+        let words = line.split(separator: " ")
+        guard words.count == 3, let url = URL(string: String(words[1])), let time = UInt64(words[2]) else { continue }
+        starts[url.path, default: []].append(time)
+    }
     for record in records where record.path.hasPrefix("/slow/c/") {
         result.requests += 1
         result.downloadedBytes += record.bodyBytesSent
         guard let position = Int(record.path.dropFirst("/slow/c/".count).split(separator: ".")[0]) else { continue }
+        let started = starts[record.path, default: []].last { $0 <= record.arrivalNanoseconds } ?? record.arrivalNanoseconds
         let intervals = bindings[position, default: []]
-        let shown = intervals.contains { $0.bound <= record.arrivalNanoseconds && record.arrivalNanoseconds <= $0.unbound }
+        let shown = intervals.contains { $0.bound <= started && started <= $0.unbound }
         if !shown {
             result.unboundRequests += 1
             result.unboundBytes += record.bodyBytesSent
             if record.outcome == .completed { result.unboundCompleted += 1 }
             // How long after the item's last unbind the request arrived.
-            if let unbound = intervals.last(where: { $0.unbound <= record.arrivalNanoseconds })?.unbound {
-                result.unboundDelays.append(Double(record.arrivalNanoseconds - unbound) / 1e6)
+            if let unbound = intervals.last(where: { $0.unbound <= started })?.unbound {
+                result.unboundDelays.append(Double(started - unbound) / 1e6)
             }
         }
     }

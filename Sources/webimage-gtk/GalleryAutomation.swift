@@ -22,8 +22,9 @@ import WebImage
 //   quit           ends the program
 //
 // and, as they happen: "bound P T" and "unbound P T" (P a position, T CLOCK_MONOTONIC in
-// nanoseconds, the clock the benchmark's origin stamps requests with) and "stale P URL" when a
-// cell is shown an image that is not its item's.
+// nanoseconds, the clock the benchmark's origin stamps requests with), "started URL T" when a
+// thumbnail's download leaves the loader's queue and sends its request, and "stale P URL" when
+// a cell is shown an image that is not its item's.
 @MainActor
 final class GalleryAutomation {
     let gallery: GalleryWindow
@@ -94,21 +95,26 @@ final class GalleryAutomation {
     }
 
     /// Scrolls from where the grid is to its end at `rowsPerSecond`, by the clock's time,
-    /// sampling every frame painted on the way. The end is read again every frame: GTK 4.8
-    /// estimates the height of rows it has not laid out, and corrects it as the grid scrolls.
+    /// sampling every frame painted on the way, until the last item is on screen. GTK 4.8
+    /// estimates the height of rows it has not laid out and corrects it as the grid scrolls, so
+    /// the end is read again every frame; a scroll that stops moving for 120 frames ends too.
     private func autoscroll(rowsPerSecond: Double) async {
         let adjustment = gallery.grid.verticalAdjustment
         let start = gtk_adjustment_get_value(adjustment), began = ContinuousClock.now
-        var frames = 0
+        var frames = 0, stalled = 0, last = -1.0
         await FrameClock.afterEachPaint(of: gallery.content) { [self] in
             if frames > 0 { sampleFrame() }   // the first paint may precede the scroll
             frames += 1
+            let value = gtk_adjustment_get_value(adjustment)
+            stalled = value > last ? 0 : stalled + 1
+            last = value
+            let lastItemShown = gallery.grid.visibleCells(in: gallery.content).cells.last?.position == gallery.grid.items.count - 1
+            guard !lastItemShown, stalled < 120 else { return false }
             let end = gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment)
-            guard gtk_adjustment_get_value(adjustment) < end - 0.5 else { return false }
             gtk_adjustment_set_value(adjustment, min(end, start + Self.seconds(since: began) * rowsPerSecond * rowHeight))
             return true
         }
-        say("autoscrolled frames=\(frames - 1) seconds=\(Self.seconds(since: began))")
+        say("autoscrolled frames=\(frames - 1) seconds=\(Self.seconds(since: began)) stalled=\(stalled >= 120 ? 1 : 0)")
     }
 
     private static func seconds(since start: ContinuousClock.Instant) -> Double {

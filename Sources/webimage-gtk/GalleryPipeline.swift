@@ -16,7 +16,16 @@ struct GalleryPipeline {
     init(options: GalleryOptions) {
         let disk = options.usesDiskCache ? try? DiskCache(name: "webimage-gtk") : nil
         let thumbnailCache = ImageCache(memory: MemoryCache(configuration: .init(costLimit: options.memoryLimit)), disk: disk)
-        var thumbnails = ImageManager.Configuration.standard(cache: thumbnailCache, http: Self.http)
+        var http = Self.http
+        if options.automation {
+            // The moment a download holds its slot and sends its request, for the scroll
+            // benchmark to tell requests started before a cell left the screen from those after.
+            http.requestModifier = { request in
+                say("started \(request.url.absoluteString) \(monotonicNanoseconds())")
+                return request
+            }
+        }
+        var thumbnails = ImageManager.Configuration.standard(cache: thumbnailCache, http: http)
         // `.scaleDownLargeImages` then decodes anything larger to about (2 × cell)² pixels:
         // sharp on a double-density screen, and JPEG and WebP are scaled while decoding.
         thumbnails.scaleDownLimit = (2 * options.cellSize) * (2 * options.cellSize)
