@@ -92,6 +92,7 @@ bench: deps
 	@mkdir -p $(BENCH_OUT)
 	$(SWIFT) build -c release --product WebImageBenchmarks
 	$(SWIFT) build -c release --product webimage
+	$(SWIFT) build -c release --product webimage-gtk-probe
 	$(SWIFT) build -c release --product webimage-gtk
 	BENCH_JSON=$(BENCH_OUT)/latest.json $(SWIFT) run -c release --skip-build WebImageBenchmarks $(GROUPS) | tee $(BENCH_OUT)/latest.md
 	@if [ -z "$(GROUPS)" ] || echo " $(GROUPS) " | grep -q " proxy "; then \

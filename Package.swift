@@ -18,6 +18,12 @@ let cLibraries: [Target] = [
     .systemLibrary(name: "CAvif", providers: [.apt(["libavif-dev"])]),
     // HEIC/HEIF through libheif (HEVC decoded by libde265).
     .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+    // JPEG XL through libjxl (the reference implementation; Debian 12 ships 0.7). No pkgConfig,
+    // as for CAvif: libjxl.pc brings libhwy's -DHWY_SHARED_DEFINE, a flag SwiftPM refuses with a
+    // warning (and jxl/decode.h does not need); the header and library are in the default paths.
+    .systemLibrary(name: "CJxl", providers: [.apt(["libjxl-dev"])]),
+    // SVG through librsvg (rendered with cairo).
+    .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
     // The GTK 4 view layer (WebImageGTK), its own product so that servers never link GTK.
     .systemLibrary(name: "CGTK", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
 ]
@@ -74,7 +80,7 @@ let package = Package(
         ),
         .target(
             name: "WebImageCodecs",
-            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CHeif", "CCodecShims"]
+            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CHeif", "CJxl", "CRsvg", "CCodecShims"]
         ),
         .target(
             name: "WebImageHTTP",

@@ -8,6 +8,16 @@ if ! python3 -c 'import PIL, pyvips' 2>/dev/null; then
     echo "bench-deps: installing Pillow and pyvips from PyPI" >&2
     python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore pillow pyvips pyvips-binary
 fi
+# Debian's libvips (with Debian's libheif, so HEIC decodes): the formats group's reference, which
+# pyvips loads instead of the wheel's (Benchmarks/scripts/formats_peers.py); numpy for its DSSIM.
+if ! python3 -c 'import ctypes, numpy; ctypes.CDLL("libvips.so.42")' 2>/dev/null; then
+    echo "bench-deps: installing libvips42 from Debian and numpy from PyPI" >&2
+    sudo_cmd=""
+    [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -q --no-install-recommends libvips42 >/dev/null 2>&1 \
+        || { $sudo_cmd apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -q --no-install-recommends libvips42 >/dev/null; }
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore numpy
+fi
 if ! command -v thumbor >/dev/null 2>&1; then
     echo "bench-deps: installing thumbor from PyPI" >&2
     python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore thumbor

@@ -46,6 +46,11 @@ for pass in made cached; do
   if [ -z "$counts" ] || [ "$total" -eq 0 ] || [ "$loaded" -ne "$total" ]; then
     echo "check-gallery: ${counts:-no count} thumbnails loaded ($pass)" >&2; exit 1
   fi
+  # Chromium takes AVIF: every caption names the format and size it was served in.
+  described=$(grep -o 'class="served">avif · [0-9.]* KB' <<<"$dom" | wc -l)
+  if [ "$described" -ne "$total" ]; then
+    echo "check-gallery: $described of $total thumbnails described as AVIF ($pass)" >&2; exit 1
+  fi
 done
 answered=$(curl -s "$address/metrics" | grep -o '^webimage_proxy_event_loop_answers_total [0-9]*' | grep -o '[0-9]*$' || true)
 if [ "${answered:-0}" -lt "$total" ]; then
@@ -53,4 +58,4 @@ if [ "${answered:-0}" -lt "$total" ]; then
 fi
 timeout 120 "${browser[@]}" --user-data-dir="$work/profile-screenshot" --window-size=1280,640 --screenshot="$work/gallery.png" "$address/" >/dev/null 2>&1
 mkdir -p docs && cp "$work/gallery.png" docs/gallery.png
-echo "check-gallery: $loaded of $total thumbnails loaded in Chromium, made then from memory ($answered answered on the event loop); screenshot in docs/gallery.png"
+echo "check-gallery: $loaded of $total thumbnails loaded in Chromium as AVIF, made then from memory ($answered answered on the event loop); screenshot in docs/gallery.png"

@@ -15,6 +15,10 @@ packages=(
   colord-data            # real ICC profiles (Adobe RGB, ProPhoto, SwappedRedAndGreen) for the colour tests
   libavif-dev            # AVIF (libavif over dav1d/libaom)
   libheif-dev            # HEIC/HEIF (libheif over libde265)
+  librsvg2-dev           # SVG (librsvg, rendered with cairo)
+  libjxl-dev             # JPEG XL (libjxl, the reference implementation)
+  libjxl-tools           # cjxl/djxl: the JPEG XL tests' reference encoder and decoder
+  librsvg2-bin           # rsvg-convert: the SVG tests' reference renderer
   libavif-bin            # avifenc/avifdec: the AVIF tests' reference encoder and decoder
   libheif-examples       # heif-enc/heif-convert: the HEIF tests' reference encoder and decoder
   libimage-exiftool-perl # exiftool: writes the EXIF orientation of a HEIF test file

@@ -28,6 +28,11 @@ for map in Sources/C*/module.modulemap "$bin"/*.build/module.modulemap; do
 done
 while IFS= read -r include; do clang_args+=(-Xcc "-I$PWD/$include"); done \
   < <(find .build/checkouts Sources -type d -name include -not -path '*/Tests/*')
+# System libraries whose headers are not in the default paths (librsvg's include glib's,
+# cairo's and gdk-pixbuf's): the flags SwiftPM takes from their pkg-config files.
+for package in librsvg-2.0; do
+  for flag in $(pkg-config --cflags-only-I "$package"); do clang_args+=(-Xcc "$flag"); done
+done
 
 rm -rf "$graphs" && mkdir -p "$graphs"
 "$SWIFT" symbolgraph-extract -module-name WebImage -target "$(uname -m)-unknown-linux-gnu" \

@@ -66,7 +66,7 @@ prepare_seeds() {
   rm -rf Fuzz/.seeds/images
   mkdir -p Fuzz/.seeds/images Fuzz/.seeds/disk-cache
   find Tests/Fixtures Demo/images -maxdepth 1 -type f -size -$((seed_kb + 1))k \
-    \( -name '*.jpg' -o -name '*.png' -o -name '*.gif' -o -name '*.webp' -o -name '*.avif' -o -name '*.heic' \
+    \( -name '*.jpg' -o -name '*.png' -o -name '*.gif' -o -name '*.webp' -o -name '*.avif' -o -name '*.heic' -o -name '*.jxl' \
        -o -name '*.bmp' -o -name '*.ico' -o -name '*.tif' -o -name '*.svg' \) \
     -exec cp {} Fuzz/.seeds/images/ \;
   if [ -d Tests/Fixtures/fuzz ]; then

@@ -37,6 +37,8 @@ SOURCES = {
              "Tests/Fixtures/avif-animated.avif", "Tests/Fixtures/avif-irot1.avif"],
     "HEIC": ["Tests/Fixtures/heic-gradient.heic", "Tests/Fixtures/heic-grid.heic", "Tests/Fixtures/heic-alpha.heic",
              "Tests/Fixtures/heic-10bit.heic", "Tests/Fixtures/heic-thumbnail.heic"],
+    "JXL": ["Tests/Fixtures/jxl-lossy.jxl", "Tests/Fixtures/jxl-alpha.jxl", "Tests/Fixtures/jxl-16bit.jxl",
+            "Tests/Fixtures/jxl-loops.jxl", "Tests/Fixtures/jxl-container.jxl", "Tests/Fixtures/jxl-orientation6.jxl"],
 }
 
 
@@ -85,6 +87,11 @@ def isobmff_claiming(path, width, height):
     return bytes(data)
 
 
+def fixture(path):
+    with open(os.path.join(REPO, path), "rb") as f:
+        return f.read()
+
+
 def gif_many_frames(frames):
     """A 2×2 GIF with `frames` frames: long animations upscaled by a resize."""
     header = b"GIF89a" + struct.pack("<HH", 2, 2) + b"\x80\0\0" + b"\0\0\0\xff\xff\xff"
@@ -104,6 +111,8 @@ BOMBS = {
              ("animation, ispe claiming 16384×16384", lambda: isobmff_claiming("Tests/Fixtures/avif-animated.avif", 16384, 16384), [])],
     "HEIC": [("ispe claiming 60000×60000", lambda: isobmff_claiming("Tests/Fixtures/heic-gradient.heic", 60000, 60000), []),
              ("grid, ispe claiming 60000×60000", lambda: isobmff_claiming("Tests/Fixtures/heic-grid.heic", 60000, 60000), [])],
+    "JXL": [("size header claiming 30000×30000", lambda: fixture("Tests/Fixtures/jxl-announces-30000.jxl"), []),
+            ("9000×9000 of zeros, 3 KB", lambda: fixture("Tests/Fixtures/jxl-bomb-9000.jxl"), [])],
 }
 
 

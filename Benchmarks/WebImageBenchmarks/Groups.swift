@@ -3,10 +3,13 @@ let benchmarkGroups: [(String, @Sendable (Report) -> Void)] = [
     ("memory", runMemoryCacheBenchmarks),
     ("disk", runDiskCacheBenchmarks),
     ("codecs", runCodecBenchmarks),
+    ("formats", runFormatBenchmarks),
+    ("smartcrop", runSmartCropBenchmarks),
     ("thumbnail-memory", runThumbnailMemoryBenchmarks),
     ("pipeline", runPipelineBenchmarks),
     ("prefetch", runPrefetchBenchmarks),
     ("scroll", runScrollBenchmarks),
+    ("gtk", runGTKBenchmarks),
     // The GTK gallery under Xvfb (skipped, with a line saying so, without Xvfb or webimage-gtk).
     ("gallery", runGalleryScrollBenchmarks),
     ("s3-sign", runS3SignBenchmarks),

@@ -7,7 +7,11 @@ Every photo of the corpus resized to 300 px wide, requested round-robin by wrk o
   thumbor, all three reading the photos from the same local folder and writing the source's
   format at quality 80, two worker processes (or threads) each for two cores;
 - warm: `webimage serve` with its caches, every variant requested once beforehand, against
-  nginx serving the very same output bytes as static files.
+  nginx serving the very same output bytes as static files;
+- the URL dialects (issue 12): thumbor URLs served by us (`/thumbor/unsafe/300x0/NAME`) beside
+  the real thumbor answering the same URLs; imgproxy URLs (`rs:fit:300:0`) beside a libvips
+  server doing the same resize (Benchmarks/scripts/vips_server.py, two processes); and a warm
+  thumbor URL beside a warm `/image` URL.
 
 Prints one Markdown table in the format of WebImageBenchmarks (ours, reference, ratio, target).
 Usage: proxy_bench.py WEBIMAGE_BINARY PHOTOS_DIR
@@ -174,6 +178,19 @@ MAX_HEIGHT = 0
         wait_until_up(base + "/healthcheck")
         return base
 
+    def start_vips(self):
+        port = free_port()
+        log = open(os.path.join(self.workdir, "vips.log"), "w")
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vips_server.py")
+        process = subprocess.Popen([sys.executable, script, str(port), self.photos, str(WIDTH)],
+                                   stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True)
+        self.processes.append(process)
+        if process.stdout.readline().strip() != "ready":
+            raise RuntimeError("vips_server.py did not start (is pyvips installed?)")
+        base = f"http://127.0.0.1:{port}"
+        wait_until_up(base + "/health")
+        return base
+
     def stop(self):
         for process in self.processes:
             try:
@@ -215,8 +232,10 @@ def main():
     servers = Servers(binary, photos, workdir)
     try:
         ours_path = lambda n: f"/image?url={urllib.parse.quote('local:///' + n, safe='')}&w={WIDTH}&q={QUALITY}"
-        cold = servers.start_ours("cold", ["--no-cache"])
-        warm = servers.start_ours("warm", [])
+        cold = servers.start_ours("cold", ["--no-cache", "--thumbor-allow-unsafe"])
+        warm = servers.start_ours("warm", ["--thumbor-allow-unsafe"])
+        thumbor_path = lambda n: f"/unsafe/{WIDTH}x0/{n}"
+        imgproxy_path = lambda n: f"/imgproxy/insecure/rs:fit:{WIDTH}:0/q:{QUALITY}/plain/local:///{urllib.parse.quote(n)}"
         # The static files are our own outputs: the same bytes the warm proxy serves.
         for n in names:
             body = fetch(warm + ours_path(n))
@@ -224,11 +243,16 @@ def main():
                 f.write(body)
         nginx_filter, nginx_static = servers.start_nginx(static_dir)
         thumbor = servers.start_thumbor()
+        vips = servers.start_vips()
         # Every peer answers every photo before it is timed.
         for n in names:
             fetch(nginx_filter + "/" + n)
-            fetch(thumbor + f"/unsafe/{WIDTH}x0/" + n)
+            fetch(thumbor + thumbor_path(n))
+            fetch(vips + "/" + n)
             fetch(cold + ours_path(n))
+            fetch(cold + "/thumbor" + thumbor_path(n))
+            fetch(cold + imgproxy_path(n))
+            fetch(warm + "/thumbor" + thumbor_path(n))
         total = sum(os.path.getsize(os.path.join(static_dir, n)) for n in names)
         print(f"{len(names)} photos, {WIDTH} px wide, quality {QUALITY}; outputs {total / len(names) / 1024:.1f} KB on average; "
               f"wrk for {seconds} s per peer", file=sys.stderr)
@@ -238,10 +262,14 @@ def main():
         cold_args = dict(seconds=seconds, connections=4, threads=2, workdir=workdir)
         results["ours cold"] = wrk(cold, ours_paths, **cold_args)
         results["nginx image_filter"] = wrk(nginx_filter, ["/" + n for n in names], **cold_args)
-        results["thumbor"] = wrk(thumbor, [f"/unsafe/{WIDTH}x0/{n}" for n in names], **cold_args)
+        results["thumbor"] = wrk(thumbor, [thumbor_path(n) for n in names], **cold_args)
+        results["ours cold, thumbor URLs"] = wrk(cold, ["/thumbor" + thumbor_path(n) for n in names], **cold_args)
+        results["ours cold, imgproxy URLs"] = wrk(cold, [imgproxy_path(n) for n in names], **cold_args)
+        results["libvips server"] = wrk(vips, ["/" + n for n in names], **cold_args)
         warm_args = dict(seconds=seconds, connections=32, threads=2, workdir=workdir)
         results["ours warm"] = wrk(warm, ours_paths, **warm_args)
         results["nginx static"] = wrk(nginx_static, ["/" + n for n in names], **warm_args)
+        results["ours warm, thumbor URLs"] = wrk(warm, ["/thumbor" + thumbor_path(n) for n in names], **warm_args)
         for name, (rps, p50, p99, errors) in results.items():
             print(f"  {name}: {rps:.1f} req/s, p50 {p50:.2f} ms, p99 {p99:.2f} ms, {errors} errors", file=sys.stderr)
 
@@ -259,6 +287,10 @@ def main():
         row("warm (cached), requests/s", ours_warm[0], static[0], "nginx, the same bytes as static files", "req/s", 1 / 1.5)
         row("warm, p50 latency", ours_warm[1], static[1], "nginx, the same bytes as static files", "ms")
         row("warm, p99 latency", ours_warm[2], static[2], "nginx, the same bytes as static files", "ms")
+        dialect_thumbor, dialect_imgproxy, vips_server = results["ours cold, thumbor URLs"], results["ours cold, imgproxy URLs"], results["libvips server"]
+        row("cold, thumbor URLs through the thumbor dialect, requests/s", dialect_thumbor[0], thum[0], "thumbor 7.8 (2 processes), the same URLs", "req/s", 3.0)
+        row("cold, imgproxy URLs through the imgproxy dialect, requests/s", dialect_imgproxy[0], vips_server[0], "pyvips server, thumbnail + JPEG (2 processes)", "req/s", 1.3)
+        row("warm, thumbor URLs, requests/s", results["ours warm, thumbor URLs"][0], ours_warm[0], "warm /image URLs", "req/s", 0.9)
         errors = sum(r[3] for r in results.values())
         if errors:
             print(f"proxy benchmark: {errors} failed requests", file=sys.stderr)

@@ -17,6 +17,9 @@
 
 const uint32_t wi_lcms_type_rgba_8 = TYPE_RGBA_8;
 const uint32_t wi_lcms_type_rgb_8 = TYPE_RGB_8;
+const uint32_t wi_lcms_type_cmyk_8_rev = TYPE_CMYK_8_REV;
+const uint32_t wi_lcms_type_gray_in_rgba_8 = COLORSPACE_SH(PT_GRAY) | CHANNELS_SH(1) | BYTES_SH(1) | EXTRA_SH(3);
+const uint32_t wi_lcms_type_gray_in_rgb_8 = COLORSPACE_SH(PT_GRAY) | CHANNELS_SH(1) | BYTES_SH(1) | EXTRA_SH(2);
 
 struct wi_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;
@@ -46,6 +49,7 @@ struct wi_jpeg_decoder {
     int buffered;
     int cmyk;
     int inverted;
+    int keeps_cmyk;            // leave CMYK samples as they are, for a conversion through the file's profile
 };
 
 static const JOCTET fake_eoi[2] = {0xFF, JPEG_EOI};
@@ -309,6 +313,10 @@ void wi_jpeg_free(void *pointer) { free(pointer); }
 
 // MARK: - Decompression
 
+void wi_jpeg_set_keeps_cmyk(wi_jpeg_decoder *decoder, int keeps) {
+    decoder->keeps_cmyk = keeps;
+}
+
 void wi_jpeg_set_block_smoothing(wi_jpeg_decoder *decoder, int enabled) {
     decoder->cinfo.do_block_smoothing = enabled ? TRUE : FALSE;
 }
@@ -377,7 +385,7 @@ static int read_pass_rows(wi_jpeg_decoder *decoder, uint8_t *rgba, size_t stride
         if (wanted > batch) wanted = batch;
         for (JDIMENSION index = 0; index < wanted; index++) rows[index] = rgba + (size_t)(first + index) * stride;
         JDIMENSION read = jpeg_read_scanlines(cinfo, rows, wanted);
-        if (decoder->cmyk) {
+        if (decoder->cmyk && !decoder->keeps_cmyk) {
             for (JDIMENSION index = 0; index < read; index++) {
                 wi_jpeg_cmyk_to_rgba(rows[index], cinfo->output_width, decoder->inverted);
             }

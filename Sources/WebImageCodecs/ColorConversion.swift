@@ -8,8 +8,10 @@ import WebImageCore
 /// ``ImageDecodingOptions/ColorSpace/sRGB`` asks (the default).
 ///
 /// The result carries no profile whatever happens: a profile lcms2 cannot read, or one that
-/// does not describe RGB pixels (a CMYK JPEG's, a grey image's), is dropped with the pixels left
-/// as stored, as browsers ignore a profile they cannot use. Each frame of an animation is
+/// describes neither RGB nor grey pixels, is dropped with the pixels left as stored, as browsers
+/// ignore a profile they cannot use. A grey profile is applied to the grey the decoders
+/// replicated into R, G and B. (A CMYK JPEG's profile is applied by the JPEG
+/// decoder itself, to the CMYK samples: see ``SRGBTransform/cmyk(profile:)``.) Each frame of an animation is
 /// converted alike; alpha is kept.
 enum ColorConversion {
     /// `container` in sRGB when `options` ask for it (or `always`), else unchanged.
@@ -54,7 +56,8 @@ extension CoderRegistry {
 }
 
 /// An lcms2 transform from one RGB profile to sRGB for straight RGBA8 or RGB8 pixels (what
-/// decoders give), perceptual intent.
+/// decoders give), or from a CMYK profile for Adobe's inverted CMYK samples (a CMYK JPEG's,
+/// four bytes a pixel, as libjpeg gives them) to opaque RGBA8; perceptual intent.
 ///
 /// `@unchecked Sendable`: the transform is made with `cmsFLAGS_NOCACHE`, which lcms2 documents
 /// as what calling `cmsDoTransform` from several threads at once needs (the flag turns off the
@@ -67,6 +70,8 @@ final class SRGBTransform: @unchecked Sendable {
     /// The pixel layouts converted; others (premultiplied alpha, grey) are left as they are.
     enum Layout: Hashable {
         case rgba8, rgb8
+        /// In: C, M, Y, K with 0 as full ink, in an RGBA8 bitmap's four bytes; out: RGBA8, opaque.
+        case invertedCMYK
 
         init?(_ format: PixelFormat) {
             switch format {
@@ -76,28 +81,50 @@ final class SRGBTransform: @unchecked Sendable {
             }
         }
 
-        var lcmsType: cmsUInt32Number { self == .rgba8 ? wi_lcms_type_rgba_8 : wi_lcms_type_rgb_8 }
-        var bytesPerPixel: Int { self == .rgba8 ? 4 : 3 }
-        var pixelFormat: PixelFormat { self == .rgba8 ? .rgba8 : .rgb8 }
+        var lcmsType: cmsUInt32Number {
+            switch self {
+            case .rgba8: wi_lcms_type_rgba_8
+            case .rgb8: wi_lcms_type_rgb_8
+            case .invertedCMYK: wi_lcms_type_cmyk_8_rev
+            }
+        }
+        var outputType: cmsUInt32Number { self == .invertedCMYK ? wi_lcms_type_rgba_8 : lcmsType }
+        var colorSpace: cmsColorSpaceSignature { self == .invertedCMYK ? cmsSigCmykData : cmsSigRgbData }
+        var bytesPerPixel: Int { self == .rgb8 ? 3 : 4 }
+        var pixelFormat: PixelFormat { self == .rgb8 ? .rgb8 : .rgba8 }
     }
 
-    /// `nil` when lcms2 cannot read `profile` or it is not an RGB profile.
+    /// The transform of a CMYK JPEG's `profile`, or `nil` when it is absent, unreadable or not
+    /// CMYK (the decoder then converts naively).
+    static func cmyk(profile: Data?) -> SRGBTransform? {
+        profile.flatMap { cached(for: $0, layout: .invertedCMYK) }
+    }
+
+    /// `nil` when lcms2 cannot read `profile` or it does not describe `layout`'s pixels (RGB or
+    /// grey ones for `.rgba8` and `.rgb8`, CMYK for `.invertedCMYK`).
     init?(profile: Data, layout: Layout) {
         let source = profile.withUnsafeBytes { bytes in
             cmsOpenProfileFromMem(bytes.baseAddress, cmsUInt32Number(bytes.count))
         }
         guard let source else { return nil }
         defer { cmsCloseProfile(source) }
-        guard cmsGetColorSpace(source) == cmsSigRgbData, let sRGB = cmsCreate_sRGBProfile() else { return nil }
+        let isGrey = layout != .invertedCMYK && cmsGetColorSpace(source) == cmsSigGrayData
+        guard cmsGetColorSpace(source) == layout.colorSpace || isGrey, let sRGB = cmsCreate_sRGBProfile() else { return nil }
         defer { cmsCloseProfile(sRGB) }
+        let input = !isGrey ? layout.lcmsType : layout == .rgba8 ? wi_lcms_type_gray_in_rgba_8 : wi_lcms_type_gray_in_rgb_8
+        // CMYK and grey have no alpha channel of lcms2's to copy: apply(_:) fills it in.
+        let flags = layout == .invertedCMYK || isGrey ? cmsFLAGS_NOCACHE : cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE
         guard let handle = cmsCreateTransform(
-            source, layout.lcmsType, sRGB, layout.lcmsType,
-            cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE)
+            source, input, sRGB, layout.outputType, cmsUInt32Number(INTENT_PERCEPTUAL), cmsUInt32Number(flags)
         ) else { return nil }
         self.handle = handle
         self.layout = layout
-        isIdentity = Self.mapsToItself(handle, layout: layout)
+        self.isGrey = isGrey
+        isIdentity = layout != .invertedCMYK && !isGrey && Self.mapsToItself(handle, layout: layout)
     }
+
+    /// The source profile is grey: the input is the first byte of each pixel.
+    private let isGrey: Bool
 
     /// Whether the transform leaves every colour as it is, within 1 (a source profile that is
     /// sRGB by another name, as most cameras' and phones' are): then ``apply(_:)`` skips the
@@ -137,6 +164,18 @@ final class SRGBTransform: @unchecked Sendable {
                         output.baseAddress! + row * rowBytes,
                         cmsUInt32Number(bitmap.width)
                     )
+                }
+                if layout == .invertedCMYK {
+                    let bytes = output.bindMemory(to: UInt8.self)
+                    for alpha in stride(from: 3, to: bitmap.height * rowBytes, by: 4) { bytes[alpha] = 255 }
+                } else if isGrey, layout == .rgba8 {
+                    // The alpha lcms2 skipped as an extra channel, copied from the input.
+                    let bytes = output.bindMemory(to: UInt8.self), source = input.bindMemory(to: UInt8.self)
+                    for row in 0..<bitmap.height {
+                        for alpha in stride(from: 3, to: rowBytes, by: 4) {
+                            bytes[row * rowBytes + alpha] = source[row * bitmap.bytesPerRow + alpha]
+                        }
+                    }
                 }
             }
         }

@@ -20,6 +20,8 @@ extension CoderRegistry {
             GIFDecoder(),
             AVIFDecoder(),
             HEIFDecoder(),
+            JXLDecoder(),
+            SVGDecoder(),
         ]
     }
 
@@ -29,6 +31,7 @@ extension CoderRegistry {
             WebPEncoder(),
             PNGEncoder(),
             GIFEncoder(),
+            AVIFEncoder(),
         ]
     }
 }

@@ -14,6 +14,8 @@ import WebImage
 ///
 /// - a spinner over the placeholder while the image loads (``showsActivityIndicator``);
 /// - ``ImageTransition/fade(_:)`` as a fade-in of the picture, paced by GTK's frame clock;
+/// - animated images played by an ``AnimatedImagePlayer`` on GTK's frame clock
+///   (``playsAnimations``), stopped while the widget is unmapped;
 /// - the load cancelled when the widget stays unmapped (scrolled away, its page hidden) for
 ///   longer than ``unmappedCancellationDelay``, and when it is destroyed.
 ///
@@ -48,6 +50,16 @@ public final class WebImageView: MainActorImageTarget {
     /// Called with everything the view shows, after it shows it: a caption that follows the
     /// image, a test that watches previews arrive.
     public var onDisplay: (@MainActor (ImageDisplay) -> Void)?
+    /// Play animated images (GIF, APNG, animated WebP, AVIF sequences) through an
+    /// ``AnimatedImagePlayer``; off shows their first frame. Default: on. See
+    /// ``animationPlayer``.
+    public var playsAnimations = true
+    /// The most bytes of decoded frames the view's player holds. Default:
+    /// ``AnimatedImagePlayer/defaultMemoryLimit``.
+    public var animationMemoryLimit = AnimatedImagePlayer.defaultMemoryLimit
+    /// Called for every animation frame the view shows, with the frame's position in the play
+    /// and how long after its due time it reached the picture: a frame counter, a test.
+    public var onAnimationFrame: (@MainActor (_ index: Int, _ lateness: Duration) -> Void)?
 
     private let spinner: UnsafeMutablePointer<GtkWidget>
     private var signalHandlers: [(instance: UnsafeMutablePointer<GtkWidget>, id: gulong)] = []
@@ -56,6 +68,9 @@ public final class WebImageView: MainActorImageTarget {
     private var isLoading = false
     private var fadeTick: guint = 0
     private var unmappedTimer: guint = 0
+    private var animation: PictureAnimation?
+    /// Making the player for an image whose frames come from its bytes (off the main thread).
+    private var animationStart: Task<Void, Never>?
 
     /// A new, empty view. `binder`'s delivery must be ``ImageBinder/Delivery/mainActor``
     /// (the shared binder's is).
@@ -81,6 +96,7 @@ public final class WebImageView: MainActorImageTarget {
         for handler in signalHandlers { g_signal_handler_disconnect(handler.instance, handler.id) }
         stopFade()
         cancelUnmappedTimer()
+        animationStart?.cancel()
         cancelImageLoad(using: binder)
         g_object_unref(widget)
     }
@@ -134,15 +150,13 @@ public final class WebImageView: MainActorImageTarget {
     /// Shows `display`'s bitmap (nothing for an empty placeholder), fading it in when asked.
     public func display(_ display: ImageDisplay) {
         shownContent = display.content
-        let picture = OpaquePointer(self.picture)
         stopFade()
-        if let texture = display.image?.makeTexture() {
-            gtk_picture_set_paintable(picture, texture)
-            g_object_unref(UnsafeMutableRawPointer(texture))
-        } else {
-            gtk_picture_set_paintable(picture, nil)
+        stopAnimation()
+        PictureAnimation.show(display.image, in: picture)
+        if case .image(let response) = display.content {
+            setSpinning(false)
+            if playsAnimations { startAnimation(of: response) }
         }
-        if case .image = display.content { setSpinning(false) }
         if case .fade(let duration) = display.transition, duration > .zero, display.image != nil {
             startFade(over: duration)
         }
@@ -161,6 +175,71 @@ public final class WebImageView: MainActorImageTarget {
 
     /// Whether the spinner shows now.
     public var isSpinnerVisible: Bool { gtk_widget_get_visible(spinner) != 0 }
+
+    // MARK: Animation
+
+    /// The player of the animation on screen; `nil` for a still image, before its player is
+    /// ready, or with ``playsAnimations`` off.
+    public var animationPlayer: AnimatedImagePlayer? { animation?.player }
+
+    /// The formats whose bytes may hold an animation the decode did not keep (a load with
+    /// ``ImageOptions/decodeFirstFrameOnly``).
+    private static let animatableFormats: Set<ImageFormat> = [.gif, .apng, .png, .webp, .avif]
+
+    /// Plays `response`'s animation: its decoded frames when the load kept them all, otherwise
+    /// frames decoded on demand from its bytes (a load with
+    /// ``ImageOptions/decodeFirstFrameOnly`` keeps one frame in memory, and the player decodes
+    /// the rest ahead of time within ``animationMemoryLimit``: how an animation of any length
+    /// plays in bounded memory). A still image, or a memory hit without its bytes, stays still.
+    private func startAnimation(of response: ImageResponse) {
+        let container = response.container
+        if let decoded = container.animation, decoded.frames.count > 1 {
+            begin(AnimatedImagePlayer(source: decoded.makeFrameSource(), memoryLimit: animationMemoryLimit))
+            return
+        }
+        guard let data = response.data, let format = container.format, Self.animatableFormats.contains(format) else { return }
+        let registry = binder.manager.configuration.registry
+        let size = (width: container.image.width, height: container.image.height)
+        let limit = animationMemoryLimit
+        // Opening the file parses it (libwebp demuxes every frame's header): not on GTK's thread.
+        animationStart = Task { [weak self] in
+            let player = try? await AnimatedImagePlayer.decodingExecutor.run {
+                try Self.makePlayer(of: data, registry: registry, size: size, memoryLimit: limit)
+            }
+            // A display or bind since then cancelled this task, and its image is gone.
+            guard let self, let player, !Task.isCancelled else { return }
+            self.begin(player)
+        }
+    }
+
+    /// A player of the animation in `data`, its frames at `size` (the size the load gave the
+    /// first frame); `nil` for a still image.
+    private nonisolated static func makePlayer(
+        of data: Data, registry: CoderRegistry, size: (width: Int, height: Int), memoryLimit: Int
+    ) throws -> AnimatedImagePlayer? {
+        guard var source = try registry.makeAnimationFrameSource(for: data), source.frameCount != 1 else { return nil }
+        if source.canvasWidth != size.width || source.canvasHeight != size.height {
+            var options = ImageDecodingOptions()
+            options.thumbnail = .size(width: size.width, height: size.height, contentMode: .fill)
+            guard let scaled = try registry.makeAnimationFrameSource(for: data, options: options) else { return nil }
+            source = scaled
+        }
+        return AnimatedImagePlayer(source: source, memoryLimit: memoryLimit)
+    }
+
+    private func begin(_ player: AnimatedImagePlayer) {
+        let animation = PictureAnimation(player: player, picture: picture)
+        animation.onFrame = { [weak self] index, lateness in self?.onAnimationFrame?(index, lateness) }
+        self.animation = animation
+        if gtk_widget_get_mapped(widget) != 0 { animation.play() }
+    }
+
+    private func stopAnimation() {
+        animationStart?.cancel()
+        animationStart = nil
+        animation?.stop()
+        animation = nil
+    }
 
     // MARK: Fade
 
@@ -219,16 +298,22 @@ public final class WebImageView: MainActorImageTarget {
         view(data) { view in
             view.cancelUnmappedTimer()
             view.cancelLoad()
+            view.stopAnimation()
         }
     }
 
     private static let onMap: @convention(c) (UnsafeMutablePointer<GtkWidget>?, gpointer?) -> Void = { _, data in
-        view(data) { $0.cancelUnmappedTimer() }
+        view(data) { view in
+            view.cancelUnmappedTimer()
+            view.animation?.play()
+        }
     }
 
     /// Unmapped: the load is cancelled unless the widget is mapped again within the delay.
     private static let onUnmap: @convention(c) (UnsafeMutablePointer<GtkWidget>?, gpointer?) -> Void = { _, data in
         view(data) { view in
+            // Out of sight, an animation stops at once: no drawing, no decoding ahead.
+            view.animation?.stop()
             guard view.isLoading, let delay = view.unmappedCancellationDelay else { return }
             view.cancelUnmappedTimer()
             let milliseconds = guint(clamping: delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)

@@ -42,6 +42,7 @@ final class CachedVariantHandler: ChannelDuplexHandler, RemovableChannelHandler 
         var head: HTTPResponse
         var body: ByteBuffer?
         var method: HTTPRequest.Method
+        var path: String
         var source: String
         var started: ContinuousClock.Instant
     }
@@ -134,19 +135,20 @@ final class CachedVariantHandler: ChannelDuplexHandler, RemovableChannelHandler 
     /// the request to the router (which then answers refusals and errors too).
     private func answer(to request: HTTPRequest) -> Answer? {
         guard request.method == .get || request.method == .head, let target = request.path,
-              target.utf8.starts(with: "/image?".utf8) else { return nil }
+              target.utf8.starts(with: "/image?".utf8) || server.mayBeThumbor(target) else { return nil }
         let fields = request.headerFields
         if let connection = fields[.connection], connection.lowercased().contains("close") { return nil }
         let started = ContinuousClock.now
-        let acceptsWebP = FormatNegotiation.acceptsWebP(fields[values: .accept])
-        guard let recognized = server.recognizedRequest(target: target, acceptsWebP: acceptsWebP),
+        let accepted = server.proxy.negotiatedFormat(accept: fields[values: .accept])
+        guard let recognized = server.recognizedRequest(target: target, accepted: accepted),
               let output = server.proxy.cachedImage(for: recognized.plan) else { return nil }
         var head = server.responseHead(for: output, ifNoneMatch: fields[values: .ifNoneMatch])
+        if let maxAge = recognized.maxAge, output.isComplete { head.headerFields[.cacheControl] = "public, max-age=\(maxAge)" }
         // What Hummingbird adds to the router's responses.
         head.headerFields[.date] = HTTPDate.now
         head.headerFields[.server] = ProxyServer.serverName
         let body = head.status == .ok && request.method == .get ? output.image.body : nil
-        return Answer(head: head, body: body, method: request.method, source: recognized.sourceKey, started: started)
+        return Answer(head: head, body: body, method: request.method, path: recognized.path, source: recognized.sourceKey, started: started)
     }
 
     private func send(_ answer: Answer, context: ChannelHandlerContext) {
@@ -166,7 +168,7 @@ final class CachedVariantHandler: ChannelDuplexHandler, RemovableChannelHandler 
         server.proxy.metrics.recordEventLoopAnswer()
         let bytes = answer.body?.readableBytes ?? 0
         server.accessLog.record(
-            method: answer.method, path: "/image", status: answer.head.status.code, bytes: bytes,
+            method: answer.method, path: answer.path, status: answer.head.status.code, bytes: bytes,
             duration: ContinuousClock.now - answer.started, error: nil,
             notes: { ["source": .string(answer.source), "cache": .string(VariantSource.memory.rawValue)] })
     }

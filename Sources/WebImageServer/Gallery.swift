@@ -55,7 +55,7 @@ package struct Gallery: Sendable {
             figures.append("""
                 <figure><a href="\(large)"><img src="\(src)" srcset="\(srcset)" \
                 sizes="(max-width: 600px) 45vw, 240px" width="240" height="240" loading="lazy" \
-                alt="\(Self.escaped(name))"></a><figcaption>\(Self.escaped(name))</figcaption></figure>
+                alt="\(Self.escaped(name))"></a><figcaption>\(Self.escaped(name))<br><span class="served"></span></figcaption></figure>
                 """)
         }
         let body = figures.isEmpty
@@ -80,7 +80,8 @@ package struct Gallery: Sendable {
             <body>
             <h1>swift-web-image proxy</h1>
             <p>Each thumbnail is served by <code>/image</code>: resized, cropped and encoded on the fly \
-            (WebP where your browser takes it), then cached. Click one for a large version.</p>
+            (AVIF or WebP where your browser takes it), then cached. Under each, the format and size \
+            it was served in. Click one for a large version.</p>
             <main>
             \(body)
             </main>
@@ -91,7 +92,23 @@ package struct Gallery: Sendable {
               const images = [...document.images];
               document.body.dataset.imagesLoaded = images.filter(i => i.complete && i.naturalWidth > 0).length + "/" + images.length;
             }
-            for (const image of document.images) { image.addEventListener("load", countLoaded); image.addEventListener("error", countLoaded); }
+            // The format and bytes a thumbnail was served in: a HEAD of the same URL with the
+            // Accept a browser sends for images (the answer comes from the proxy's memory).
+            async function describe(image) {
+              const label = image.closest("figure").querySelector(".served");
+              try {
+                const reply = await fetch(image.currentSrc, { method: "HEAD", headers: { Accept: "image/avif,image/webp,image/apng,image/*,*/*;q=0.8" } });
+                const bytes = Number(reply.headers.get("Content-Length") || 0);
+                label.textContent = (reply.headers.get("Content-Type") || "?").replace("image/", "") + " · " + (bytes / 1024).toFixed(1) + " KB";
+              } catch (error) {
+                label.textContent = "";
+              }
+            }
+            for (const image of document.images) {
+              image.addEventListener("load", () => { countLoaded(); describe(image); });
+              image.addEventListener("error", countLoaded);
+              if (image.complete && image.naturalWidth > 0) describe(image);
+            }
             countLoaded();
             </script>
             </body>

@@ -81,6 +81,16 @@ public final class ImageProxy: Sendable {
         /// carry no profile (a 64 px thumbnail of a photo with a 400 KB print profile is then a
         /// few kilobytes, not 400).
         public var keepsColorProfile = false
+        /// Accept SVG sources. Off by default, as in thumbor and imgproxy: an SVG is a program
+        /// for a renderer (librsvg, which reads nothing outside the file here), and a site that
+        /// serves user uploads rarely means to serve vector files. Off, an SVG source is
+        /// refused as an unsupported format, before any of it is parsed.
+        public var allowsSVG = false
+        /// What `format=auto` may answer in, in order of preference: the first the client's
+        /// `Accept` names explicitly (`*/*` and `image/*` name none), else the source's own
+        /// format. Formats without an encoder in ``registry`` are left out. Default: AVIF, then
+        /// WebP.
+        public var autoFormats: [ImageFormat] = [.avif, .webp]
         /// Image requests in progress at once; more are answered 503. Default: 32.
         public var maximumConcurrentRequests = 32
         /// `Retry-After` of a 503, in seconds.
@@ -172,6 +182,8 @@ public final class ImageProxy: Sendable {
     private let s3: S3Client?
     /// The fleet's shared variants, when ``Configuration/resultStore`` names one.
     package let resultStore: ResultStore?
+    /// ``Configuration/autoFormats`` that the registry has an encoder for.
+    let autoFormats: [ImageFormat]
 
     /// Opens the disk cache (when the configuration names a folder) and starts the egress
     /// guard every origin connection goes through.
@@ -180,6 +192,7 @@ public final class ImageProxy: Sendable {
     ///   or a NIO error when the egress guard cannot listen on 127.0.0.1.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
+        autoFormats = configuration.autoFormats.filter { configuration.registry.encoder(for: $0) != nil }
         var originGuard = OriginGuard(allowedHosts: configuration.allowedHosts, policy: configuration.addressPolicy, resolver: configuration.resolver)
         originGuard.trustedOrigins = Set(configuration.trustedOrigins.map { $0.lowercased() })
         self.originGuard = originGuard
@@ -195,7 +208,7 @@ public final class ImageProxy: Sendable {
             memoryLimit: configuration.cachesDisabled ? 0 : configuration.variantMemoryLimit, disk: disk,
             lifetime: configuration.maxAge > 0 ? .seconds(configuration.maxAge) : nil)
 
-        let registry = configuration.registry
+        let registry = configuration.allowsSVG ? configuration.registry : Self.decodingNoSVG(configuration.registry)
         var http = HTTPImageLoader.Configuration(acceptedFormats: registry.decodableFormats)
         http.maximumResponseSize = configuration.maximumSourceBytes
         http.timeout = configuration.originTimeout
@@ -256,6 +269,18 @@ public final class ImageProxy: Sendable {
     ///
     /// - Throws: ``ImageError/invalidURL(_:)`` when the location is not `s3://bucket[/prefix]`
     ///   or no S3 service is configured.
+    /// `registry`'s coders without its SVG decoder (``Configuration/allowsSVG`` off): the
+    /// loaders then refuse an SVG body as soon as it is sniffed. A snapshot: coders registered
+    /// in `registry` later are not seen.
+    static func decodingNoSVG(_ registry: CoderRegistry) -> CoderRegistry {
+        guard registry.decoder(for: .svg) != nil else { return registry }
+        let copy = CoderRegistry(encoders: ImageFormat.allCases.compactMap { registry.encoder(for: $0) })
+        for format in registry.decodableFormats where format != .svg {
+            if let decoder = registry.decoder(for: format), !decoder.formats.contains(.svg) { copy.register(decoder) }
+        }
+        return copy
+    }
+
     private static func makeResultStore(_ configuration: Configuration, client: S3Client?, metrics: ProxyMetrics) throws -> ResultStore? {
         guard let url = configuration.resultStore else {
             guard !configuration.keepsOriginalsInStore else { throw ImageError.invalidURL("the origin store needs a result store") }
@@ -270,18 +295,39 @@ public final class ImageProxy: Sendable {
 
     // MARK: Serving
 
-    /// The encoded image for `request`.
+    /// The encoded image for `request`, with `format=auto` answered in the first of
+    /// ``Configuration/autoFormats`` that the client's `Accept` field values name.
     ///
-    /// - Parameter acceptsWebP: what the client's `Accept` allows, for `format=auto`.
+    /// ```swift
+    /// let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300")
+    /// let output = try await proxy.image(for: request, accept: ["image/avif,image/webp,*/*"])
+    /// print(output.image.contentType)   // image/avif
+    /// ```
+    ///
+    /// - Throws: a ``ProxyError`` with the status to answer.
+    public func image(for request: ProxyRequest, accept: [String]) async throws(ProxyError) -> Output {
+        try await image(for: request.recipe, accepted: negotiatedFormat(accept: accept))
+    }
+
+    /// The encoded image for `request`, with `format=auto` answered in WebP when
+    /// `acceptsWebP` (and WebP is one of ``Configuration/autoFormats``).
+    ///
     /// - Throws: a ``ProxyError`` with the status to answer.
     public func image(for request: ProxyRequest, acceptsWebP: Bool) async throws(ProxyError) -> Output {
-        try await image(for: request.recipe, acceptsWebP: acceptsWebP)
+        try await image(for: request.recipe, accepted: acceptsWebP && autoFormats.contains(.webp) ? .webp : nil)
+    }
+
+    /// What `format=auto` gives a client whose `Accept` is `accept`: the first of
+    /// ``autoFormats`` it names, or `nil` for the source's own format.
+    func negotiatedFormat(accept: [String]) -> ImageFormat? {
+        FormatNegotiation.preferred(autoFormats, accept: accept)
     }
 
     /// The encoded image of `recipe`, whichever URL dialect it came from: one plan, one variant
-    /// cache, one in-progress table, one result store for all of them.
-    func image(for recipe: RenderRecipe, acceptsWebP: Bool) async throws(ProxyError) -> Output {
-        let plan = try plan(for: recipe, acceptsWebP: acceptsWebP)
+    /// cache, one in-progress table, one result store for all of them. `accepted` is what
+    /// ``negotiatedFormat(accept:)`` gave the client.
+    func image(for recipe: RenderRecipe, accepted: ImageFormat?) async throws(ProxyError) -> Output {
+        let plan = try plan(for: recipe, accepted: accepted)
         if let (image, source) = await variants.image(forKey: plan.key) {
             metrics.recordVariant(source.rawValue)
             return Output(image: image, source: source, variesOnAccept: plan.variesOnAccept)
@@ -319,7 +365,7 @@ public final class ImageProxy: Sendable {
     ///
     /// - Throws: a ``ProxyError`` with the status to answer.
     func sourceSize(of recipe: RenderRecipe) async throws(ProxyError) -> (width: Int, height: Int, frames: Int) {
-        _ = try plan(for: recipe, acceptsWebP: false)
+        _ = try plan(for: recipe, accepted: nil)
         let url = try await checkedSourceURL(recipe)
         do {
             let container = try await manager.image(for: ImageRequest(url: url, options: [.retryFailed])).container
@@ -334,7 +380,7 @@ public final class ImageProxy: Sendable {
         }
     }
 
-    /// The encoded image of `plan` if memory holds it, else `nil`: what ``image(for:acceptsWebP:)``
+    /// The encoded image of `plan` if memory holds it, else `nil`: what ``image(for:accept:)``
     /// would answer from memory, found synchronously, so that the server can answer it without
     /// leaving the connection's event loop.
     func cachedImage(for plan: Plan) -> Output? {
@@ -354,13 +400,13 @@ public final class ImageProxy: Sendable {
     /// The plan of `request`, once its origin passes the checks that need no DNS.
     ///
     /// - Throws: ``ProxyError/forbiddenOrigin(_:)``.
-    func plan(for request: ProxyRequest, acceptsWebP: Bool) throws(ProxyError) -> Plan {
-        try plan(for: request.recipe, acceptsWebP: acceptsWebP)
+    func plan(for request: ProxyRequest, accepted: ImageFormat?) throws(ProxyError) -> Plan {
+        try plan(for: request.recipe, accepted: accepted)
     }
 
-    /// The plan of `recipe`: see ``plan(for:acceptsWebP:)``.
-    func plan(for request: RenderRecipe, acceptsWebP: Bool) throws(ProxyError) -> Plan {
-        let target: ImageFormat? = request.format ?? (request.negotiatesWebP && acceptsWebP ? .webp : nil)
+    /// The plan of `recipe`: see ``plan(for:accepted:)``.
+    func plan(for request: RenderRecipe, accepted: ImageFormat?) throws(ProxyError) -> Plan {
+        let target: ImageFormat? = request.format ?? (request.negotiatesFormat ? accepted : nil)
         // Before the caches too, so that a narrower allowlist or policy after a restart is not
         // undone by variants made under the old one. Resolving the name waits for a miss: a
         // hit must not cost a DNS query.
@@ -378,7 +424,7 @@ public final class ImageProxy: Sendable {
             // Variants made under another origin policy are never found: see policyDigest.
             key += "|policy=" + policyDigest
         }
-        return Plan(target: target, key: key, variesOnAccept: request.negotiatesWebP && request.format == nil)
+        return Plan(target: target, key: key, variesOnAccept: request.negotiatesFormat && request.format == nil)
     }
 
     /// Refuses an `s3://` source when no S3 service is configured or its bucket is not allowed.
@@ -393,7 +439,7 @@ public final class ImageProxy: Sendable {
     }
 
     /// The URL the pipeline loads: the remote URL once the guard accepts it (the loader checks
-    /// it again, with every redirect), the `s3://` URL as it is (``plan(for:acceptsWebP:)``
+    /// it again, with every redirect), the `s3://` URL as it is (``plan(for:accepted:)``
     /// checked its bucket), or the file inside the origin folder.
     private func checkedSourceURL(_ request: RenderRecipe) async throws(ProxyError) -> URL {
         switch request.source {
@@ -445,15 +491,39 @@ public final class ImageProxy: Sendable {
         imageRequest.processors = processors
         let container = try await manager.image(for: imageRequest).container
         let registry = configuration.registry
-        let format = target ?? FormatNegotiation.sourceOutput(container.format, registry: registry)
+        let format = target ?? FormatNegotiation.sourceOutput(container, registry: registry)
         var options = ImageEncodingOptions()
         options.quality = recipe.formatQuality[format] ?? recipe.quality
         options.stripsMetadata = recipe.stripsICC
+        let maxBytes = recipe.maxBytes
         let data = try await manager.configuration.executor.run { [options] in
-            try registry.encode(container, as: format, options: options)
+            try Self.encode(container, as: format, options: options, maxBytes: maxBytes, registry: registry)
         }
         let image = EncodedImage(data: data, contentType: format == .apng ? "image/png" : format.mimeType)
         return Rendered(image: image, isComplete: container.isComplete)
+    }
+
+    /// `container` encoded as `format`; with `maxBytes`, a lossy format at the highest quality
+    /// (below the asked one) whose bytes fit, found by bisection (at most 7 encodes of the
+    /// output), or at quality 1 when none fits.
+    static func encode(_ container: ImageContainer, as format: ImageFormat, options: ImageEncodingOptions, maxBytes: Int?, registry: CoderRegistry) throws -> Data {
+        let first = try registry.encode(container, as: format, options: options)
+        guard let maxBytes, first.count > maxBytes, [.jpeg, .webp, .avif].contains(format), options.quality > 1 else { return first }
+        var options = options
+        var low = 1, high = options.quality - 1, best: Data?
+        while low <= high {
+            options.quality = (low + high) / 2
+            let data = try registry.encode(container, as: format, options: options)
+            if data.count <= maxBytes {
+                best = data
+                low = options.quality + 1
+            } else {
+                high = options.quality - 1
+            }
+        }
+        if let best { return best }
+        options.quality = 1
+        return try registry.encode(container, as: format, options: options)
     }
 
     /// The decode size hint and the processors of `recipe`, in the recipe's order.
@@ -470,16 +540,41 @@ public final class ImageProxy: Sendable {
                 processors.append(ImageProcessors.Resize(width: width, height: height, contentMode: mode))
             }
         } else {
-            // A crop in source pixels, or a window that depends on the decoded size: full size.
+            // A window that depends on the decoded size: RecipeGeometry sees it. The decode can
+            // still shrink when that changes nothing of the geometry (see geometryDecodeSize).
+            thumbnail = geometryDecodeSize(recipe)
             processors.append(RecipeGeometry(recipe, maximumDimension: maximumDimension))
         }
         if recipe.flipHorizontal { processors.append(ImageProcessors.Flip(.horizontal)) }
         if recipe.flipVertical { processors.append(ImageProcessors.Flip(.vertical)) }
         if recipe.quarterTurns % 4 != 0 { processors.append(ImageProcessors.Rotate(quarterTurns: recipe.quarterTurns % 4)) }
+        if !recipe.colorFilters.isEmpty { processors.append(ThumborColorFilter(operations: recipe.colorFilters)) }
         if recipe.grayscale { processors.append(ImageProcessors.Grayscale()) }
         if recipe.blur > 0 { processors.append(ImageProcessors.GaussianBlur(radius: recipe.blur)) }
         if let canvas = recipe.canvas { processors.append(RecipeCanvas(canvas: canvas, maximumDimension: maximumDimension)) }
         return (thumbnail, processors)
+    }
+
+    /// A decode size for a recipe that ``RecipeGeometry`` renders, when decoding smaller gives
+    /// exactly the output of the full-size decode's geometry: a box with one side (`300x0`), or
+    /// a `fit` or `stretch` box, without crops in source pixels, a trim, `orig` or `adaptive`
+    /// sides. The registry decodes to exactly the size the geometry would scale the source to
+    /// (same rounding), and the geometry then keeps it. A `fill` needs the whole image scaled
+    /// to cover the box, which no decode size can ask for without knowing the source's shape.
+    static func geometryDecodeSize(_ recipe: RenderRecipe) -> ImageDecodingOptions.Thumbnail? {
+        guard recipe.crop == nil, recipe.sizedCrop == nil, recipe.trim == nil, !recipe.adaptive,
+              !recipe.widthIsOriginal, !recipe.heightIsOriginal else { return nil }
+        switch (recipe.width, recipe.height) {
+        case (let width?, nil) where width > 0: return .size(width: width, height: unbounded, contentMode: .fit)
+        case (nil, let height?) where height > 0: return .size(width: unbounded, height: height, contentMode: .fit)
+        case (let width?, let height?) where width > 0 && height > 0:
+            switch recipe.box {
+            case .fit: return .size(width: width, height: height, contentMode: .fit)
+            case .stretch: return .size(width: width, height: height, contentMode: .stretch)
+            default: return nil
+            }
+        default: return nil
+        }
     }
 
     /// A side left free: larger than any image, so the other side decides the scale.

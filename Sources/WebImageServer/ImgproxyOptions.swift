@@ -5,7 +5,7 @@ import WebImage
 /// what they ask for, before ``ImgproxyURL`` turns them into a ``RenderRecipe``.
 ///
 /// An option the proxy cannot do as imgproxy does is a `400` that names it, never ignored:
-/// `gravity:sm` (smart crop), `trim`, `watermark`, `max_bytes`, `pixelate`, `sharpen`,
+/// `trim`, `watermark`, `pixelate`, `sharpen`,
 /// `min-width`, `min-height`, gravity offsets, a `zoom` with two different factors,
 /// `strip_metadata:false`, and imgproxy Pro's options. The ones that are off at their zero
 /// value (`wm:0`, `mb:0`, `pix:0`, `sh:0`, `mw:0`, `mh:0`) are accepted at it, so that a
@@ -26,6 +26,12 @@ struct ImgproxyOptions: Sendable {
     var extendGravity = RenderRecipe.Alignment.center
     var gravity = RenderRecipe.Alignment.center
     var focus: RenderRecipe.Focus?
+    /// `gravity:sm`: the window goes where the image draws the eye (``ImageProcessors/SmartCrop``).
+    var smart = false
+    /// `max_bytes`: the most bytes the output may take (see ``RenderRecipe/maxBytes``).
+    var maxBytes: Int?
+    /// `trim` (see ``RenderRecipe/Trim``); `nil` when off.
+    var trim: RenderRecipe.Trim?
     var crop: RenderRecipe.SizedCrop?
     /// Whether the crop named its own gravity (else it follows ``gravity``).
     var cropHasGravity = false
@@ -97,9 +103,13 @@ struct ImgproxyOptions: Sendable {
             try extend(arguments, name)
         case "gravity", "g":
             try count(arguments, name, 1...3)
-            let (alignment, focus) = try Self.gravity(arguments, name)
-            gravity = alignment
-            self.focus = focus
+            smart = arguments[0] == "sm"
+            if smart {
+                guard arguments.count == 1 else { throw .badRequest("\(name):sm takes no offsets") }
+                (gravity, focus) = (.center, nil)
+            } else {
+                (gravity, focus) = try Self.gravity(arguments, name)
+            }
         case "crop", "c":
             try count(arguments, name, 2...5)
             let cropWidth = try Self.number(arguments[0], name, in: 0...Double(maximum) * 16)
@@ -132,7 +142,11 @@ struct ImgproxyOptions: Sendable {
         case "blur", "bl":
             try count(arguments, name, 1...1)
             blur = try Self.number(arguments[0], name, in: 0...limits.maximumBlur)
-        case "sharpen", "sh", "pixelate", "pix", "max_bytes", "mb":
+        case "max_bytes", "mb":
+            try count(arguments, name, 1...1)
+            let bytes = try Self.number(arguments[0], name, in: 0...1e9)
+            maxBytes = bytes == 0 ? nil : Int(bytes)
+        case "sharpen", "sh", "pixelate", "pix":
             try count(arguments, name, 1...1)
             guard try Self.number(arguments[0], name, in: 0...1e9) == 0 else { throw Self.unsupported(name) }
         case "watermark", "wm":
@@ -176,11 +190,26 @@ struct ImgproxyOptions: Sendable {
         case "return_attachment", "att":
             try count(arguments, name, 1...1)
             returnsAttachment = try Self.boolean(arguments[0], name)
-        case "trim", "t", "smart_crop":
+        case "trim", "t":
+            try count(arguments, name, 1...4)
+            try trim(arguments, name)
+        case "smart_crop":
             throw Self.unsupported(name)
         default:
             throw .badRequest("option \(Self.printable(Substring(name))) is not supported")
         }
+    }
+
+    /// `trim:%threshold[:%color[:%equal_hor[:%equal_ver]]]`: the threshold the largest channel
+    /// difference a border pixel may have (0: exactly the colour), the colour the top-left
+    /// pixel's when empty.
+    private mutating func trim(_ arguments: [Substring], _ name: String) throws(ProxyError) {
+        let threshold = try Self.number(arguments[0], name, in: 0...255)
+        var trim = RenderRecipe.Trim(tolerance: threshold, euclidean: false)
+        if arguments.count > 1, let colour = try Self.colour([arguments[1]], name) { trim.reference = .colour(colour) }
+        if arguments.count > 2, !arguments[2].isEmpty { trim.equalHorizontal = try Self.boolean(arguments[2], name) }
+        if arguments.count > 3, !arguments[3].isEmpty { trim.equalVertical = try Self.boolean(arguments[3], name) }
+        self.trim = trim
     }
 
     /// `[width:height:enlarge:extend…]` of `resize` and `size`, empty arguments left as they are.
@@ -226,7 +255,7 @@ struct ImgproxyOptions: Sendable {
             let x = try number(arguments[1], name, in: 0...1), y = try number(arguments[2], name, in: 0...1)
             return (.center, .init(x: x, y: y))
         }
-        if type == "sm" { throw .badRequest("gravity sm (smart) is not supported") }
+        if type == "sm" { throw .badRequest("\(name) cannot be sm (smart) here: only the main gravity can") }
         guard let alignment = compass[type] else {
             throw .badRequest("\(name) must be no, so, ea, we, noea, nowe, soea, sowe, ce or fp:x:y")
         }
@@ -245,11 +274,11 @@ struct ImgproxyOptions: Sendable {
         return type
     }
 
-    static let formats: [String: ImageFormat] = ["jpg": .jpeg, "jpeg": .jpeg, "png": .png, "webp": .webp, "gif": .gif]
+    static let formats: [String: ImageFormat] = ["jpg": .jpeg, "jpeg": .jpeg, "png": .png, "webp": .webp, "gif": .gif, "avif": .avif]
 
     static func format(_ text: Substring) throws(ProxyError) -> ImageFormat {
         guard let format = formats[text.lowercased()] else {
-            throw .badRequest("format \(printable(text)) is not supported (jpg, png, webp or gif)")
+            throw .badRequest("format \(printable(text)) is not supported (jpg, png, webp, gif or avif)")
         }
         return format
     }

@@ -119,6 +119,9 @@ package struct ImgproxyURL: Sendable {
         let flips = (options.flipHorizontal, options.flipVertical)
         recipe.alignment = unturned(options.gravity, turns: turns, flips: flips)
         recipe.focus = options.focus.map { unturned($0, turns: turns, flips: flips) }
+        recipe.isSmart = options.smart
+        recipe.maxBytes = options.maxBytes
+        recipe.trim = options.trim
         if var crop = options.crop {
             if !options.cropHasGravity { (crop.alignment, crop.focus) = (options.gravity, options.focus) }
             if sideways { (crop.width, crop.height) = (crop.height, crop.width) }

@@ -8,12 +8,12 @@ import WebImageCore
 /// let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300&dpr=2&format=webp",
 ///                                limits: .init())
 /// print(request.pixelWidth ?? 0)   // 600
-/// print(request.format)            // webp
+/// print(request.outputFormat)      // webp
 /// ```
 ///
 /// Parameters: `url` (required; `http`/`https`, `s3://bucket/key` when an S3 service is
 /// configured, or `local:///path` for the folder served with `--origin-dir`), `w` and `h` (CSS pixels, 1 to the limit), `fit` (`contain`, `cover`,
-/// `fill`; default `contain`), `format` (`auto`, `jpeg`, `png`, `webp`, `gif`; default `auto`),
+/// `fill`; default `contain`), `format` (`auto`, `jpeg`, `png`, `webp`, `gif`, `avif`; default `auto`),
 /// `q` (1–100, default 80), `blur` (a Gaussian sigma in CSS pixels, 0–100), `dpr` (1–4,
 /// multiplies `w`, `h` and `blur`), and `sig` (the signature, checked by ``URLSigner``). An
 /// unknown or repeated parameter is an error, so that typos fail loudly instead of serving
@@ -46,24 +46,14 @@ public struct ProxyRequest: Sendable, Hashable {
         }
     }
 
-    /// The format asked for.
+    /// The format asked for, among those of version 1.0: see ``OutputFormat``, which replaces it.
     public enum Format: String, Sendable, Hashable, CaseIterable {
-        /// WebP when the client's `Accept` allows it, else the source's own format.
+        /// A format negotiated from the client's `Accept`, else the source's own format.
         case auto
         case jpeg
         case png
         case webp
         case gif
-
-        var imageFormat: ImageFormat? {
-            switch self {
-            case .auto: nil
-            case .jpeg: .jpeg
-            case .png: .png
-            case .webp: .webp
-            case .gif: .gif
-            }
-        }
     }
 
     /// What the proxy accepts.
@@ -83,7 +73,14 @@ public struct ProxyRequest: Sendable, Hashable {
     public var width: Int?
     public var height: Int?
     public var fit: Fit = .contain
-    public var format: Format = .auto
+    /// The format asked for.
+    public var outputFormat: OutputFormat = .auto
+    /// ``outputFormat`` as the 1.0 enum; ``Format/auto`` for a format it cannot name (AVIF).
+    @available(*, deprecated, renamed: "outputFormat")
+    public var format: Format {
+        get { Format(rawValue: outputFormat.rawValue) ?? .auto }
+        set { outputFormat = OutputFormat(rawValue: newValue.rawValue) ?? .auto }
+    }
     public var quality = 80
     public var blur = 0.0
     public var dpr = 1.0
@@ -139,10 +136,10 @@ public struct ProxyRequest: Sendable, Hashable {
             self.fit = value
         }
         if let format = values["format"] {
-            guard let value = Format(rawValue: format == "jpg" ? "jpeg" : format) else {
-                throw .badRequest("format must be auto, jpeg, png, webp or gif")
+            guard let value = OutputFormat(rawValue: format) else {
+                throw .badRequest("format must be auto, jpeg, png, webp, gif or avif")
             }
-            self.format = value
+            outputFormat = value
         }
         if let q = values["q"] {
             quality = try Self.integer(q, "q", in: 1...100)

@@ -76,7 +76,7 @@ public struct ProxyServer: Sendable {
     /// `Cache-Control` of images: for unsigned URLs, or `immutable` too for signed ones.
     let cacheControl: String
     let accessLog: AccessLog
-    /// Request targets that passed every check, with their plans: see ``recognizedRequest(target:acceptsWebP:)``.
+    /// Request targets that passed every check, with their plans: see ``recognizedRequest(target:accepted:)``.
     /// Bounded by their bytes (8 MiB; a target over 800 bytes is not kept) and their number.
     let recognizedTargets = MemoryCache<RecognizedTarget, RecognizedRequest>(configuration: .init(costLimit: 8 << 20, countLimit: 16_384, entryCostLimitFraction: 0.0001))
     /// thumbor's dialect, unless ``ImageProxy/Configuration/thumbor`` turns it off.
@@ -267,7 +267,7 @@ public struct ProxyServer: Sendable {
             let (recipe, maxAge) = try parse()
             context.notes.set("source", RenderRecipe.sourceKey(recipe.source))
             context.notes.set("dialect", recipe.dialect)
-            let result = try await proxy.image(for: recipe, acceptsWebP: FormatNegotiation.acceptsWebP(request.headers[values: .accept]))
+            let result = try await proxy.image(for: recipe, accepted: proxy.negotiatedFormat(accept: request.headers[values: .accept]))
             context.notes.set("cache", result.cacheLabel)
             var head = responseHead(for: result, ifNoneMatch: request.headers[values: .ifNoneMatch])
             if let maxAge, result.isComplete { head.headerFields[.cacheControl] = "public, max-age=\(maxAge)" }
@@ -292,28 +292,53 @@ public struct ProxyServer: Sendable {
     /// A request target (`/image?…`) whose checks have passed, as ``CachedVariantHandler`` keeps it.
     struct RecognizedTarget: Hashable, Sendable {
         var target: String
-        var acceptsWebP: Bool
+        /// What `format=auto` gives the client (``ImageProxy/negotiatedFormat(accept:)``).
+        var accepted: ImageFormat?
     }
 
     /// What a recognized target asks for.
     struct RecognizedRequest: Sendable {
         var plan: ImageProxy.Plan
         var sourceKey: String
+        /// thumbor's `max_age()`: the `Cache-Control` lifetime of this URL's answers.
+        var maxAge: Int?
+        /// The path, for the access log and the metrics' route.
+        var path: String
     }
 
     /// The plan of an `/image` request target once every check has passed, or `nil` if one fails
     /// (the router then answers it). Targets that passed are remembered (``recognizedTargets``):
     /// the signature, the parameters and the origin's checks give the same answer for the same
     /// target as long as the process runs, and re-parsing them was most of a cached response's cost.
-    func recognizedRequest(target: String, acceptsWebP: Bool) -> RecognizedRequest? {
-        let key = RecognizedTarget(target: target, acceptsWebP: acceptsWebP)
+    func recognizedRequest(target: String, accepted: ImageFormat?) -> RecognizedRequest? {
+        let key = RecognizedTarget(target: target, accepted: accepted)
         if let known = recognizedTargets.value(forKey: key) { return known }
         let uri = URI(target)
-        guard uri.path == "/image", let parsed = try? imageRequest(uri: uri),
-              let plan = try? proxy.plan(for: parsed, acceptsWebP: acceptsWebP) else { return nil }
-        let recognized = RecognizedRequest(plan: plan, sourceKey: parsed.sourceKey)
+        guard let (recipe, maxAge) = recognizedRecipe(uri),
+              let plan = try? proxy.plan(for: recipe, accepted: accepted) else { return nil }
+        let recognized = RecognizedRequest(plan: plan, sourceKey: RenderRecipe.sourceKey(recipe.source), maxAge: maxAge, path: uri.path)
         recognizedTargets.set(recognized, forKey: key, cost: target.utf8.count + plan.key.utf8.count + recognized.sourceKey.utf8.count)
         return recognized
+    }
+
+    /// The recipe of an `/image` URL, or of a thumbor image URL (not `meta/`, not the health
+    /// check), once its checks pass; `nil` for anything else. imgproxy's URLs carry headers of
+    /// their own (`Content-Disposition`, `expires`), so they always take the router's path.
+    private func recognizedRecipe(_ uri: URI) -> (RenderRecipe, maxAge: Int?)? {
+        if uri.path == "/image" {
+            guard let parsed = try? imageRequest(uri: uri) else { return nil }
+            return (parsed.recipe, nil)
+        }
+        guard let route = thumbor, uri.query == nil, let relative = route.relativePath(uri.path[...]), relative != "/healthcheck",
+              let url = try? route.url(relative, limits: proxy.configuration.limits, allowsLocal: proxy.configuration.originDirectory != nil),
+              !url.isMeta else { return nil }
+        return (url.recipe, url.maxAge)
+    }
+
+    /// Whether the request target can be a thumbor URL (checked fully by ``recognizedRequest(target:accepted:)``).
+    func mayBeThumbor(_ target: String) -> Bool {
+        guard let thumbor else { return false }
+        return thumbor.prefix.isEmpty || (target.hasPrefix(thumbor.prefix) && target.dropFirst(thumbor.prefix.count).first == "/")
     }
 
     /// The status and headers of an image: `200`, or `304` when `ifNoneMatch` matches (the body

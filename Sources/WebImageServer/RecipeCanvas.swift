@@ -31,19 +31,21 @@ struct RecipeCanvas: ImageProcessor, Hashable {
     private func apply(_ bitmap: Bitmap) throws -> Bitmap {
         let layout = layout(width: bitmap.width, height: bitmap.height)
         let resized = layout.width != bitmap.width || layout.height != bitmap.height
-        guard resized || (canvas.background != nil && bitmap.pixelFormat.hasAlpha) else { return bitmap }
+        let background = canvas.meanBackground ? Self.mean(of: bitmap) : canvas.background
+        guard resized || (background != nil && bitmap.pixelFormat.hasAlpha && !canvas.keepsTransparency) else { return bitmap }
         guard layout.width <= max(maximumDimension, bitmap.width), layout.height <= max(maximumDimension, bitmap.height) else {
             throw ImageError.tooLarge("the canvas \(layout.width)×\(layout.height) exceeds \(maximumDimension)")
         }
-        let background = canvas.background
-        let format: PixelFormat = background == nil ? .rgba8 : .rgb8
+        // Alpha is kept without a background, or when the image's transparency is to stay.
+        let keepsAlpha = background == nil || (canvas.keepsTransparency && bitmap.pixelFormat.hasAlpha)
+        let format: PixelFormat = keepsAlpha ? .rgba8 : .rgb8
         let outputBytes = format.bytesPerPixel
         let inputFormat = bitmap.pixelFormat
         let inputBytes = inputFormat.bytesPerPixel
         return try Bitmap(width: layout.width, height: layout.height, pixelFormat: format, scale: bitmap.scale) { output in
             let out = output.bindMemory(to: UInt8.self)
             // The background everywhere first (transparent black without one).
-            let fill: [UInt8] = background ?? [0, 0, 0, 0]
+            let fill: [UInt8] = background.map { keepsAlpha ? $0 + [255] : $0 } ?? [0, 0, 0, 0]
             for index in 0..<(layout.width * layout.height) {
                 for channel in 0..<outputBytes { out[index * outputBytes + channel] = fill[channel] }
             }
@@ -63,17 +65,33 @@ struct RecipeCanvas: ImageProcessor, Hashable {
                             r = min(255, (r * 255 + a / 2) / a); g = min(255, (g * 255 + a / 2) / a); b = min(255, (b * 255 + a / 2) / a)
                         }
                         let to = ((row + layout.y) * layout.width + column + layout.x) * outputBytes
-                        if let background {
+                        if let background, !keepsAlpha {
                             // Over the background colour: straight alpha, rounded.
                             out[to] = UInt8((r * a + Int(background[0]) * (255 - a) + 127) / 255)
                             out[to + 1] = UInt8((g * a + Int(background[1]) * (255 - a) + 127) / 255)
                             out[to + 2] = UInt8((b * a + Int(background[2]) * (255 - a) + 127) / 255)
                         } else {
-                            out[to] = UInt8(r); out[to + 1] = UInt8(g); out[to + 2] = UInt8(b); out[to + 3] = UInt8(a)
+                            out[to] = UInt8(r); out[to + 1] = UInt8(g); out[to + 2] = UInt8(b)
+                            if outputBytes == 4 { out[to + 3] = UInt8(a) }
                         }
                     }
                 }
             }
         }
+    }
+
+    /// The mean red, green and blue of `bitmap` (rounded down, as thumbor's `fill(auto)`).
+    static func mean(of bitmap: Bitmap) -> [UInt8] {
+        let step = bitmap.pixelFormat.bytesPerPixel
+        let grey = bitmap.pixelFormat.channels == .gray || bitmap.pixelFormat.channels == .grayAlpha
+        var sums = [0, 0, 0]
+        for row in 0..<bitmap.height {
+            for column in 0..<bitmap.width {
+                let offset = row * bitmap.bytesPerRow + column * step
+                for channel in 0..<3 { sums[channel] += Int(bitmap.pixels[offset + (grey ? 0 : channel)]) }
+            }
+        }
+        let count = max(1, bitmap.width * bitmap.height)
+        return sums.map { UInt8($0 / count) }
     }
 }

@@ -7,6 +7,7 @@ import WebImage
 /// window is not centred (or is centred on a focus point), a box that is the smallest size
 /// (`full-fit-in`), imgproxy's `fill-down`, `auto` and sized crop, and enlarging.
 struct RecipeGeometry: ImageProcessor, Hashable {
+    var trim: RenderRecipe.Trim?
     var crop: RenderRecipe.Rectangle?
     var width: Int
     var height: Int
@@ -16,6 +17,8 @@ struct RecipeGeometry: ImageProcessor, Hashable {
     var adaptive: Bool
     var alignment: RenderRecipe.Alignment
     var focus: RenderRecipe.Focus?
+    /// Place a `fill` window with ``ImageProcessors/SmartCrop`` (when there is no ``focus``).
+    var isSmart: Bool
     var sizedCrop: RenderRecipe.SizedCrop?
     var upscale: Bool
     var proportion: Double
@@ -25,6 +28,7 @@ struct RecipeGeometry: ImageProcessor, Hashable {
 
     init(_ recipe: RenderRecipe, maximumDimension: Int) {
         self.maximumDimension = maximumDimension
+        trim = recipe.trim
         crop = recipe.crop
         width = recipe.width ?? 0
         height = recipe.height ?? 0
@@ -34,6 +38,7 @@ struct RecipeGeometry: ImageProcessor, Hashable {
         adaptive = recipe.adaptive
         alignment = recipe.alignment
         focus = recipe.focus
+        isSmart = recipe.isSmart && recipe.focus == nil
         sizedCrop = recipe.sizedCrop
         upscale = recipe.upscale
         proportion = recipe.proportion
@@ -41,18 +46,26 @@ struct RecipeGeometry: ImageProcessor, Hashable {
 
     var identifier: String {
         let cut = crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-"
-        return "geometry(crop=\(cut),w=\(widthIsOriginal ? "orig" : String(width)),h=\(heightIsOriginal ? "orig" : String(height)),"
+        return "geometry(\(trim.map { $0.key + "," } ?? "")crop=\(cut),w=\(widthIsOriginal ? "orig" : String(width)),h=\(heightIsOriginal ? "orig" : String(height)),"
             + "\(box.rawValue),adaptive=\(adaptive),align=\(alignment.horizontal)\(alignment.vertical),up=\(upscale),prop=\(proportion),max=\(maximumDimension)"
-            + (focus.map { ",focus=\($0.x),\($0.y)" } ?? "")
+            + (focus.map { ",focus=\($0.x),\($0.y)" } ?? "") + (isSmart ? ",smart" : "")
             + (sizedCrop.map { ",sized=\($0.width)x\($0.height)@\($0.alignment.horizontal)\($0.alignment.vertical)" + ($0.focus.map { "fp\($0.x),\($0.y)" } ?? "") } ?? "") + ")"
     }
 
     func process(_ image: ImageContainer) throws -> ImageContainer {
-        try image.mappingFrames(apply)
+        // The trim and a smart window are chosen once, on the first frame, so that an animation
+        // is cut alike.
+        let trimmed = trim.flatMap { $0.window(in: image.image) }
+        let smartOrigin = isSmart ? try smartWindowOrigin(in: image.image, trimmed: trimmed) : nil
+        return try image.mappingFrames { try apply($0, trimmed: trimmed, smartOrigin: smartOrigin) }
     }
 
-    private func apply(_ bitmap: Bitmap) throws -> Bitmap {
+    /// The trim, the manual and the sized crops, which come before the box.
+    private func cropped(_ bitmap: Bitmap, trimmed: RenderRecipe.Rectangle?) throws -> Bitmap {
         var image = bitmap
+        if let trimmed, trimmed.x + trimmed.width <= image.width, trimmed.y + trimmed.height <= image.height {
+            image = try image.cropped(x: trimmed.x, y: trimmed.y, width: trimmed.width, height: trimmed.height)
+        }
         if let crop, let clamped = Self.clamp(crop, width: image.width, height: image.height) {
             image = try image.cropped(x: clamped.x, y: clamped.y, width: clamped.width, height: clamped.height)
         }
@@ -60,7 +73,24 @@ struct RecipeGeometry: ImageProcessor, Hashable {
             let window = Self.window(sizedCrop, width: image.width, height: image.height)
             image = try image.cropped(x: window.x, y: window.y, width: window.width, height: window.height)
         }
-        let plan = plan(width: image.width, height: image.height)
+        return image
+    }
+
+    /// Where ``ImageProcessors/SmartCrop`` puts the plan's window in `bitmap` (after the crops).
+    private func smartWindowOrigin(in bitmap: Bitmap, trimmed: RenderRecipe.Rectangle?) throws -> (x: Int, y: Int) {
+        let image = try cropped(bitmap, trimmed: trimmed)
+        let window = plan(width: image.width, height: image.height).window
+        let smart = ImageProcessors.SmartCrop(width: window.width, height: window.height).window(in: image)
+        return (smart.x, smart.y)
+    }
+
+    private func apply(_ bitmap: Bitmap, trimmed: RenderRecipe.Rectangle?, smartOrigin: (x: Int, y: Int)?) throws -> Bitmap {
+        var image = try cropped(bitmap, trimmed: trimmed)
+        var plan = plan(width: image.width, height: image.height)
+        if let smartOrigin {
+            plan.window.x = min(smartOrigin.x, image.width - plan.window.width)
+            plan.window.y = min(smartOrigin.y, image.height - plan.window.height)
+        }
         if plan.window != RenderRecipe.Rectangle(x: 0, y: 0, width: image.width, height: image.height) {
             image = try image.cropped(x: plan.window.x, y: plan.window.y, width: plan.window.width, height: plan.window.height)
         }

@@ -70,12 +70,19 @@ struct RenderRecipe: Sendable, Hashable {
         var padding = [0, 0, 0, 0]
         /// Red, green and blue.
         var background: [UInt8]?
+        /// The background is the image's mean colour (thumbor's `fill(auto)`), measured when it is drawn.
+        var meanBackground = false
+        /// The image's own transparent pixels stay so; only the new area is painted (thumbor's
+        /// `fill` without `fill_transparent`).
+        var keepsTransparency = false
 
         /// The key's words for it.
         var key: String {
             var text = "canvas=\(width)x\(height)@\(alignment.horizontal),\(alignment.vertical)"
             text += ",pad=" + padding.map(String.init).joined(separator: ",")
             if let background { text += ",bg=" + background.map { String($0) }.joined(separator: ",") }
+            if meanBackground { text += ",bg=mean" }
+            if keepsTransparency { text += ",keepalpha" }
             return text
         }
     }
@@ -86,7 +93,9 @@ struct RenderRecipe: Sendable, Hashable {
     }
 
     var source: ProxyRequest.Source
-    /// Cut from the source before anything else, in source pixels; clamped to the image.
+    /// A border of one colour cut away first of all (thumbor's and imgproxy's `trim`).
+    var trim: Trim?
+    /// Cut from the source before anything else but the trim, in source pixels; clamped to the image.
     var crop: Rectangle?
     /// The box in output pixels; `nil` leaves a side free (it follows the aspect ratio).
     var width: Int?
@@ -116,12 +125,21 @@ struct RenderRecipe: Sendable, Hashable {
     /// Clockwise quarter turns, 0 to 3.
     var quarterTurns = 0
     var grayscale = false
+    /// thumbor's colour filters, in the URL's order, after the geometry and before ``grayscale``.
+    var colorFilters: [ThumborColorFilter.Operation] = []
     /// The Gaussian sigma in output pixels.
     var blur = 0.0
-    /// The output format; `nil` is the source's own (or WebP when negotiated).
+    /// A `fill` window placed where the image draws the eye (thumbor's `smart`, imgproxy's
+    /// `g:sm`), unless a ``focus`` is given.
+    var isSmart = false
+    /// The most bytes a lossy output (JPEG, WebP, AVIF) may take: its quality is lowered until
+    /// it fits, or to 1 (thumbor's `max_bytes`, imgproxy's `mb`). Other formats are left as they are.
+    var maxBytes: Int?
+    /// The output format; `nil` is the source's own (or one negotiated from `Accept`).
     var format: ImageFormat?
-    /// Whether WebP may be chosen from the client's `Accept` when ``format`` is `nil`.
-    var negotiatesWebP = false
+    /// Whether a format may be chosen from the client's `Accept` when ``format`` is `nil`
+    /// (``ImageProxy/Configuration/autoFormats``).
+    var negotiatesFormat = false
     var quality = 80
     /// Leave the source's ICC profile out of the output (the encoders embed it otherwise).
     var stripsICC = false
@@ -144,8 +162,8 @@ struct RenderRecipe: Sendable, Hashable {
     /// Whether the plain resize of the `/image` dialect renders it (and may decode at reduced
     /// size); anything else needs ``RecipeGeometry``, which sees the decoded size.
     var isPlainResize: Bool {
-        crop == nil && sizedCrop == nil && !widthIsOriginal && !heightIsOriginal && !upscale && proportion == 1
-            && (!hasBox || (!adaptive && (box == .fit || box == .stretch || (box == .fill && alignment == .center && focus == nil))))
+        trim == nil && crop == nil && sizedCrop == nil && !widthIsOriginal && !heightIsOriginal && !upscale && proportion == 1
+            && (!hasBox || (!adaptive && (box == .fit || box == .stretch || (box == .fill && alignment == .center && focus == nil && !isSmart))))
     }
 
     /// The key of one output: the source and everything that changes the bytes, in a fixed order,
@@ -163,11 +181,13 @@ struct RenderRecipe: Sendable, Hashable {
             "q=\(lossy ? quality : 0)",
             "format=\(negotiated)",
         ]
+        if let trim { fields.append(trim.key) }
         if let crop { fields.append("crop=\(crop.x),\(crop.y),\(crop.width),\(crop.height)") }
         if widthIsOriginal || heightIsOriginal { fields.append("orig=\(widthIsOriginal ? "w" : "")\(heightIsOriginal ? "h" : "")") }
         if adaptive, hasBox, box != .stretch { fields.append("adaptive") }
         if hasBox, box.crops, alignment != .center { fields.append("align=\(alignment.horizontal),\(alignment.vertical)") }
         if hasBox, box.crops, let focus { fields.append("focus=\(ProxyRequest.text(focus.x)),\(ProxyRequest.text(focus.y))") }
+        if hasBox, box.crops, isSmart, focus == nil { fields.append("smart") }
         if let sizedCrop {
             var field = "gcrop=\(ProxyRequest.text(sizedCrop.width))x\(ProxyRequest.text(sizedCrop.height))@\(sizedCrop.alignment.horizontal),\(sizedCrop.alignment.vertical)"
             if let focus = sizedCrop.focus { field += "fp\(ProxyRequest.text(focus.x)),\(ProxyRequest.text(focus.y))" }
@@ -177,7 +197,9 @@ struct RenderRecipe: Sendable, Hashable {
         if proportion != 1 { fields.append("prop=\(ProxyRequest.text(proportion))") }
         if flipHorizontal || flipVertical { fields.append("flip=\(flipHorizontal ? "h" : "")\(flipVertical ? "v" : "")") }
         if quarterTurns % 4 != 0 { fields.append("rot=\(quarterTurns % 4)") }
+        if !colorFilters.isEmpty { fields.append("adj=" + colorFilters.map(\.key).joined(separator: ",")) }
         if grayscale { fields.append("gray") }
+        if let maxBytes { fields.append("mb=\(maxBytes)") }
         if stripsICC { fields.append("noicc") }
         if let canvas { fields.append(canvas.key) }
         if lossy, !formatQuality.isEmpty {
@@ -207,8 +229,8 @@ extension ProxyRequest {
         case .fill: .stretch
         }
         recipe.blur = pixelBlur
-        recipe.format = format.imageFormat
-        recipe.negotiatesWebP = format == .auto
+        recipe.format = outputFormat.imageFormat
+        recipe.negotiatesFormat = outputFormat == .auto
         recipe.quality = quality
         return recipe
     }

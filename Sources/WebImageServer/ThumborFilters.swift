@@ -10,7 +10,8 @@ enum ThumborFilters {
     /// The filters this slice implements, by thumbor's names.
     static let supported: Set<String> = [
         "quality", "format", "blur", "grayscale", "rotate", "upscale", "no_upscale", "stretch",
-        "strip_exif", "strip_icc", "proportion", "max_age",
+        "strip_exif", "strip_icc", "proportion", "max_age", "max_bytes",
+        "brightness", "contrast", "rgb", "saturation", "fill", "background_color",
     ]
 
     /// One parsed filter: its name and its raw arguments.
@@ -56,7 +57,7 @@ enum ThumborFilters {
             recipe.quality = try integer(arguments, name, in: 1...100)
         case "format":
             guard arguments.count == 1, let format = Self.formats[arguments[0].lowercased()] else {
-                throw .badRequest("format() must be jpeg, png, webp or gif")
+                throw .badRequest("format() must be jpeg, png, webp, gif or avif")
             }
             recipe.format = format
         case "blur":
@@ -71,9 +72,48 @@ enum ThumborFilters {
             recipe.proportion = value
         case "max_age":
             maxAge = try integer(arguments, name, in: 0...31_536_000)
+        case "max_bytes":
+            recipe.maxBytes = try integer(arguments, name, in: 1...100_000_000)
+        case "brightness":
+            recipe.colorFilters.append(.brightness(try integer(arguments, name, in: -100...100)))
+        case "contrast":
+            recipe.colorFilters.append(.contrast(try integer(arguments, name, in: -100...100)))
+        case "rgb":
+            guard arguments.count == 3 else { throw .badRequest("rgb() takes three percentages") }
+            let values = try arguments.map { (argument: Substring) throws(ProxyError) -> Int in try integer([argument], name, in: -100...100) }
+            recipe.colorFilters.append(.rgb(values[0], values[1], values[2]))
+        case "saturation":
+            recipe.colorFilters.append(.saturation(try number(arguments, name, in: -10...10)))
+        case "fill":
+            try fill(arguments, into: &recipe)
+        case "background_color":
+            guard arguments.count == 1 else { throw .badRequest("background_color() takes a colour") }
+            // Transparency painted over the colour, the size unchanged.
+            recipe.canvas = RenderRecipe.Canvas(background: try ThumborColor.parse(arguments[0], filter: name))
         default:
             try flag(call, into: &recipe)
         }
+    }
+
+    /// `fill(colour[,fill_transparent])`: the image centred on a canvas of the requested size
+    /// (a side of 0 is the image's own), the rest painted; `auto` is the image's mean colour.
+    /// Its own transparency stays unless `fill_transparent` is true.
+    private static func fill(_ arguments: [Substring], into recipe: inout RenderRecipe) throws(ProxyError) {
+        guard (1...2).contains(arguments.count) else { throw .badRequest("fill() takes a colour and an optional true or false") }
+        var canvas = RenderRecipe.Canvas(width: recipe.width ?? 0, height: recipe.height ?? 0)
+        if arguments[0].lowercased() == "auto" {
+            canvas.meanBackground = true
+        } else if arguments[0].lowercased() == "blur" {
+            throw .badRequest("fill(blur) is not supported")
+        } else {
+            canvas.background = try ThumborColor.parse(arguments[0], filter: "fill")
+        }
+        let fillsTransparency = arguments.count == 2 ? ["true", "1"].contains(arguments[1].lowercased()) : false
+        guard arguments.count < 2 || fillsTransparency || ["false", "0"].contains(arguments[1].lowercased()) else {
+            throw .badRequest("fill()'s second argument is true or false")
+        }
+        canvas.keepsTransparency = !fillsTransparency
+        recipe.canvas = canvas
     }
 
     /// The filters that take no argument.
@@ -101,7 +141,7 @@ enum ThumborFilters {
         recipe.blur = radius == 0 ? 0 : sigma
     }
 
-    static let formats: [String: ImageFormat] = ["jpeg": .jpeg, "jpg": .jpeg, "png": .png, "webp": .webp, "gif": .gif]
+    static let formats: [String: ImageFormat] = ["jpeg": .jpeg, "jpg": .jpeg, "png": .png, "webp": .webp, "gif": .gif, "avif": .avif]
 
     private static func integer(_ arguments: [Substring], _ name: String, in range: ClosedRange<Int>) throws(ProxyError) -> Int {
         let text = arguments.count == 1 ? arguments[0] : ""

@@ -59,7 +59,7 @@ package struct ThumborURL: Sendable {
     private mutating func parseOptions(_ cursor: inout Cursor, limits: ProxyRequest.Limits) throws(ProxyError) {
         if cursor.take({ $0 == "meta" }) != nil { isMeta = true }
         if let trim = cursor.take({ $0 == "trim" || $0.hasPrefix("trim:") }) {
-            throw .badRequest("\(trim.prefix(4)) is not supported")
+            recipe.trim = try Self.trim(trim)
         }
         if let segment = cursor.take({ Self.numbers($0, "x:x") != nil }) {
             try crop(Self.numbers(segment, "x:x")!)
@@ -76,7 +76,10 @@ package struct ThumborURL: Sendable {
         }
         if let h = cursor.take({ Self.horizontal[String($0)] != nil }) { recipe.alignment.horizontal = Self.horizontal[String(h)]! }
         if let v = cursor.take({ Self.vertical[String($0)] != nil }) { recipe.alignment.vertical = Self.vertical[String(v)]! }
-        if cursor.take({ $0 == "smart" }) != nil { isSmart = true }
+        if cursor.take({ $0 == "smart" }) != nil {
+            isSmart = true
+            recipe.isSmart = true
+        }
         if cursor.rest.hasPrefix("filters:") {
             // As thumbor reads it: up to the first ")/", so that arguments may hold "/".
             guard let end = cursor.rest.firstRange(of: ")/") else { throw .badRequest("filters must be followed by the image") }
@@ -136,6 +139,24 @@ package struct ThumborURL: Sendable {
 
     /// The numbers of `segment` when it is digits separated exactly by `separators` in order
     /// (`"x:x"` reads `10x20:30x40`), else `nil`.
+    /// `trim[:top-left|:bottom-right][:tolerance]`: the tolerance a Euclidean RGB distance, 0 to 442.
+    static func trim(_ segment: Substring) throws(ProxyError) -> RenderRecipe.Trim {
+        var trim = RenderRecipe.Trim()
+        var parts = segment.split(separator: ":", omittingEmptySubsequences: false).dropFirst()
+        if let corner = parts.first, corner == "top-left" || corner == "bottom-right" {
+            trim.reference = corner == "top-left" ? .topLeft : .bottomRight
+            parts = parts.dropFirst()
+        }
+        if let tolerance = parts.first {
+            guard parts.count == 1, tolerance.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                  tolerance.count <= 3, let value = Int(tolerance), value <= 442 else {
+                throw .badRequest("trim is trim[:top-left|:bottom-right][:tolerance], the tolerance from 0 to 442")
+            }
+            trim.tolerance = Double(value)
+        }
+        return trim
+    }
+
     static func numbers(_ segment: Substring, _ separators: String) -> [Int]? {
         var numbers: [Int] = [], current = "", expected = Array(separators)[...]
         for character in segment {

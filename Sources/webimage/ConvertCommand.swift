@@ -11,10 +11,10 @@ import WebImage
 struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Convert an image to PNG, JPEG or WebP, optionally resized.",
+        abstract: "Convert an image to PNG, JPEG, WebP, GIF or AVIF, optionally resized.",
         discussion: """
-            The output format follows OUTPUT's extension: .png, .jpg or .jpeg, .webp. Animated \
-            sources stay animated in WebP; --frame N picks one composed frame (from 0). The \
+            The output format follows OUTPUT's extension: .png, .jpg or .jpeg, .webp, .gif, \
+            .avif. Animated sources stay animated in WebP, GIF, APNG and AVIF; --frame N picks one composed frame (from 0). The \
             pixels are turned upright by the EXIF orientation unless --keep-orientation is \
             given. Large images are scaled while decoding where the format allows (JPEG, WebP), \
             so a thumbnail of a huge photo needs little memory.
@@ -156,10 +156,11 @@ struct ConvertCommand: AsyncParsableCommand {
         case "jpg", "jpeg": .jpeg
         case "webp": .webp
         case "gif": .gif
+        case "avif": .avif
         default: nil
         }
         guard let format, registry.encoder(for: format) != nil else {
-            let known = [ImageFormat.png, .jpeg, .webp, .gif].filter { registry.encoder(for: $0) != nil }.map(\.fileExtension)
+            let known = [ImageFormat.png, .jpeg, .webp, .gif, .avif].filter { registry.encoder(for: $0) != nil }.map(\.fileExtension)
             throw ConvertError(message: "\(output): cannot tell the output format from .\(ext); use one of .\(known.joined(separator: ", ."))")
         }
         return format

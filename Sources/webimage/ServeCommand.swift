@@ -80,6 +80,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Keep each source's colour profile and stored colour values, and embed the profile in the output, instead of converting to sRGB and writing none.")
     var keepColorProfile = false
 
+    @Flag(help: "Accept SVG sources (rasterized by librsvg, nothing outside the file read); off by default. Env: WEBIMAGE_ALLOW_SVG.")
+    var allowSVG = false
+
+    @Option(help: ArgumentHelp("What format=auto answers in, in order of preference, when the client's Accept names it (default avif,webp; \"none\" for the source's format always). Env: WEBIMAGE_AUTO_FORMATS.", valueName: "formats"))
+    var autoFormats: String?
+
     @Option(help: ArgumentHelp("Seconds SIGTERM waits for the requests in flight before the server stops without them (default 10).", valueName: "seconds"))
     var shutdownGrace: Int?
 
@@ -189,6 +195,10 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maximumAnimationPixels = maximum
         }
         configuration.keepsColorProfile = enabled(keepColorProfile, "WEBIMAGE_KEEP_COLOR_PROFILE")
+        configuration.allowsSVG = enabled(allowSVG, "WEBIMAGE_ALLOW_SVG")
+        if let formats = autoFormats ?? ProcessInfo.processInfo.environment["WEBIMAGE_AUTO_FORMATS"] {
+            configuration.autoFormats = try Self.autoFormats(formats)
+        }
         try configureS3(&configuration, environment: environment, value: value, enabled: enabled, integer: integer)
         try configureThumbor(&configuration, value: value, enabled: enabled)
         try configureImgproxy(&configuration, environment: environment, value: value, integer: integer)
@@ -260,6 +270,17 @@ struct ServeCommand: AsyncParsableCommand {
         if maxSourceBytes == nil, environment["WEBIMAGE_MAX_SOURCE_BYTES"] == nil, let text = environment["IMGPROXY_MAX_SRC_FILE_SIZE"] {
             guard let bytes = Int(text), bytes >= 0 else { throw ValidationError("IMGPROXY_MAX_SRC_FILE_SIZE must be a number of bytes") }
             if bytes > 0 { configuration.maximumSourceBytes = bytes }
+        }
+    }
+
+    /// `--auto-formats`: comma-separated output formats the proxy encodes (`none` for none).
+    static func autoFormats(_ text: String) throws -> [ImageFormat] {
+        if text == "none" { return [] }
+        return try text.split(separator: ",").map { name in
+            guard let format = ProxyRequest.OutputFormat(rawValue: String(name)).flatMap(\.imageFormat) else {
+                throw ValidationError("--auto-formats takes jpeg, png, webp, gif and avif, separated by commas (or none), not \(name)")
+            }
+            return format
         }
     }
 

@@ -9,9 +9,9 @@ import WebImageGTK
 // drained by it as in an application. The test drives it with commands on standard input, one
 // per line, and reads the answers on standard output:
 //
-//   bind PATH [progressive] [fade]
+//   bind PATH [progressive] [fade] [firstframe]
 //                binds the view to ORIGIN/PATH with a blue placeholder (with progressive
-//                previews, with a 300 ms fade); answers "bound PATH shown=placeholder|image|…
+//                previews, with a 300 ms fade, decoding only the first frame); answers "bound PATH shown=placeholder|image|…
 //                spinner=on|off" (what the view shows when setImage returns), later
 //                "completed PATH ok|failed"; every change the view shows is reported as
 //                "display placeholder|preview|image opacity=O"
@@ -23,6 +23,18 @@ import WebImageGTK
 //                "opaque" or "still fading"
 //   hide, show   unmaps or maps the view: "hidden", "visible"
 //   blink        unmaps and maps the view again at once: "blinked"
+//   watchframes  answers "watching"; from then on, every animation frame the view shows is
+//                reported: "frame INDEX"
+//   pause, resume  pauses or resumes the view's animation: "paused INDEX", "resumed"
+//                ("… none" without an animation)
+//   anim         the view's player: "anim index=I buffered=BYTES peak=BYTES limit=BYTES" or "anim none"
+//   memlimit BYTES  the view's animationMemoryLimit for the next binds: "memlimit BYTES"
+//   benchhit N PATH PATH  binds the view N times, alternating between two images the memory
+//                cache holds, timing each setImage: "benchhit n=N median=US p99=US misses=M
+//                texture=US" (the last: making a 256 px texture alone, the floor)
+//   benchplay SECONDS PATH  binds PATH (first frame only, so the player decodes the rest) and
+//                counts the frames shown for SECONDS and those later than their own duration:
+//                "benchplay frames=N late=M maxlate=MS peak=BYTES limit=BYTES"
 //   destroy      destroys the window (and the views' widgets): "destroyed"
 //   quit         ends the program
 //
@@ -89,7 +101,8 @@ g_main_loop_run(loop)
         for await line in lines {
             let words = line.split(separator: " ").map(String.init)
             switch words.first {
-            case "bind": bind(words[1], progressive: words.contains("progressive"), fade: words.contains("fade"))
+            case "bind":
+                bind(words[1], progressive: words.contains("progressive"), fade: words.contains("fade"), firstFrame: words.contains("firstframe"))
             case "bindbutton": bindButton(words[1])
             case "pixel": await pixel(of: words.contains("button") ? button.imageView.widget : view.widget)
             case "spinner": say("spinner \(view.isSpinnerVisible ? "on" : "off")")
@@ -104,6 +117,21 @@ g_main_loop_run(loop)
                 gtk_widget_set_visible(view.widget, 0)
                 gtk_widget_set_visible(view.widget, 1)
                 say("blinked")
+            case "watchframes":
+                view.onAnimationFrame = { index, _ in say("frame \(index)") }
+                say("watching")
+            case "pause":
+                view.animationPlayer?.pause(at: .now)
+                say("paused \(view.animationPlayer?.currentFrameIndex.map(String.init) ?? "none")")
+            case "resume":
+                view.animationPlayer?.play(at: .now)
+                say(view.animationPlayer == nil ? "resumed none" : "resumed")
+            case "anim": describeAnimation()
+            case "memlimit":
+                view.animationMemoryLimit = Int(words[1]) ?? view.animationMemoryLimit
+                say("memlimit \(view.animationMemoryLimit)")
+            case "benchhit": benchmarkMemoryHits(count: Int(words[1]) ?? 1000, paths: [words[2], words[3]])
+            case "benchplay": await benchmarkPlayback(seconds: Int(words[1]) ?? 60, path: words[2])
             case "destroy":
                 gtk_window_destroy(window)
                 say("destroyed")
@@ -113,9 +141,12 @@ g_main_loop_run(loop)
         }
     }
 
-    func bind(_ path: String, progressive: Bool, fade: Bool) {
+    func bind(_ path: String, progressive: Bool = false, fade: Bool = false, firstFrame: Bool = false) {
+        var options: ImageOptions = []
+        if progressive { options.insert(.progressiveLoad) }
+        if firstFrame { options.insert(.decodeFirstFrameOnly) }
         view.setImage(
-            with: URL(string: origin + path), placeholder: placeholder, requestOptions: progressive ? .progressiveLoad : [],
+            with: URL(string: origin + path), placeholder: placeholder, requestOptions: options,
             transition: fade ? .fade(.milliseconds(300)) : .none
         ) { result in
             say("completed \(path) \((try? result.get()) != nil ? "ok" : "failed")")
@@ -174,4 +205,58 @@ extension Sequence {
 /// would wait for the lock of stdin, which the reading thread holds while it waits for a line.
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+extension Probe {
+    func describeAnimation() {
+        guard let player = view.animationPlayer else { return say("anim none") }
+        say("anim index=\(player.currentFrameIndex.map(String.init) ?? "none") buffered=\(player.bufferedBytes) peak=\(player.peakBufferedBytes) limit=\(player.memoryLimit)")
+    }
+
+    /// Times `count` binds to images the memory cache holds: each shows its image before
+    /// `setImage` returns, texture included (the issue's target: 50 µs for a 256 px thumbnail).
+    func benchmarkMemoryHits(count: Int, paths: [String]) {
+        let urls = paths.map { URL(string: origin + $0) }
+        var times: [Double] = []
+        var misses = 0
+        times.reserveCapacity(count)
+        for index in 0..<count {
+            let start = ContinuousClock.now
+            view.setImage(with: urls[index % urls.count], placeholder: placeholder)
+            let elapsed = ContinuousClock.now - start
+            times.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+            if case .image = view.shownContent {} else { misses += 1 }
+        }
+        // The floor: a texture from a 256 px RGBA buffer alone, as the view makes each one.
+        let pixels = [UInt8](repeating: 128, count: 256 * 256 * 4)
+        var textures: [Double] = []
+        for _ in 0..<count {
+            let start = ContinuousClock.now
+            let texture = pixels.withUnsafeBufferPointer { wi_gtk_texture_new(256, 256, GDK_MEMORY_R8G8B8A8, $0.baseAddress, 256 * 4) }
+            g_object_unref(UnsafeMutableRawPointer(texture))
+            let elapsed = ContinuousClock.now - start
+            textures.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+        }
+        times.sort()
+        textures.sort()
+        let median = times[times.count / 2], p99 = times[min(times.count - 1, times.count * 99 / 100)]
+        say("benchhit n=\(count) median=\(String(format: "%.1f", median)) p99=\(String(format: "%.1f", p99)) misses=\(misses) texture=\(String(format: "%.1f", textures[textures.count / 2]))")
+    }
+
+    /// Plays `path` for `seconds`, counting frames shown later than one frame's duration.
+    func benchmarkPlayback(seconds: Int, path: String) async {
+        var frames = 0, late = 0
+        var maxLate = Duration.zero
+        view.onAnimationFrame = { [view] index, lateness in
+            frames += 1
+            maxLate = max(maxLate, lateness)
+            // The frame's own duration: the interval the frame clock had to meet.
+            if let interval = view.animationPlayer?.currentFrame?.displayDuration, lateness > interval { late += 1 }
+        }
+        bind(path, firstFrame: true)
+        try? await Task.sleep(for: .seconds(seconds))
+        view.onAnimationFrame = nil
+        let player = view.animationPlayer
+        say("benchplay frames=\(frames) late=\(late) maxlate=\(maxLate.components.attoseconds / 1_000_000_000_000_000 + maxLate.components.seconds * 1000) peak=\(player?.peakBufferedBytes ?? -1) limit=\(player?.memoryLimit ?? -1)")
+    }
 }

@@ -23,7 +23,7 @@ struct ConvertCommandTests {
         return (ImageFormat(sniffing: data), try registry.decode(data))
     }
 
-    @Test(arguments: [("out.png", ImageFormat.png), ("out.jpg", .jpeg), ("out.jpeg", .jpeg), ("out.webp", .webp)])
+    @Test(arguments: [("out.png", ImageFormat.png), ("out.jpg", .jpeg), ("out.jpeg", .jpeg), ("out.webp", .webp), ("out.avif", .avif)])
     func writesTheFormatOfTheExtension(name: String, format: ImageFormat) throws {
         defer { directory.remove() }
         guard registry.encoder(for: format) != nil else { return }  // that coder is not built yet
@@ -32,6 +32,15 @@ struct ConvertCommandTests {
         let (sniffed, image) = try decodeOutput(name)
         #expect(sniffed == format)
         #expect(image.image.width == 480 && image.image.height == 360)
+    }
+
+    /// An SVG (64 × 48) is drawn at the size asked for, larger than its own too.
+    @Test func readsSVG() throws {
+        defer { directory.remove() }
+        let run = try convert(["Tests/Fixtures/shapes.svg", output("s.png"), "--resize", "128x128"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let (sniffed, image) = try decodeOutput("s.png")
+        #expect(sniffed == .png && image.image.width == 128 && image.image.height == 96)
     }
 
     /// By default the output is sRGB with no profile; `--keep-color-profile` keeps the stored

@@ -114,4 +114,23 @@ import WebImageTestSupport
             guard case .tooLarge = error else { Issue.record("\(error)"); return }
         }
     }
+
+    /// Fuzz finding #9 (Tests/Fixtures/fuzz/fuzz-decode/heic-grid-canvas-larger-than-ispe): a
+    /// 1 KB HEIC whose grid item states 48 × 32 in its `ispe` and a far larger canvas in its
+    /// grid descriptor, which libheif allocated (906 MB) before decoding a tile. The canvas is
+    /// read from the descriptor and checked first: a typed error.
+    @Test func aGridCanvasLargerThanItsStatedSizeIsRefused() throws {
+        let data = try Files.fixture("fuzz/fuzz-decode/heic-grid-canvas-larger-than-ispe")
+        var options = ImageDecodingOptions()
+        options.maximumPixelCount = 1 << 20
+        #expect {
+            try CoderRegistry.system().decode(data, options: options)
+        } throws: { error in
+            guard let error = error as? ImageError, case .tooLarge(let message) = error else { return false }
+            return message.contains("canvas")
+        }
+        // The grid fixture, whose descriptor matches its `ispe`, still decodes.
+        let grid = try CoderRegistry.system().decode(try Files.fixture("heic-grid.heic"))
+        #expect(grid.image.width > 0)
+    }
 }

@@ -59,6 +59,26 @@ import Testing
         ("heic-orientation4.heic", .init(format: .heic, pixelWidth: 48, pixelHeight: 32)),
         ("heic-orientation6.heic", .init(format: .heic)),
         ("heic-orientation8.heic", .init(format: .heic)),
+        // The JPEG XL fixtures (make-jxl-fixtures.py): the codestream's size, upright (jxlinfo
+        // prints 48x32 and orientations 5 to 8 for the turned ones), and its animation flag.
+        ("jxl-lossless.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
+        ("jxl-container.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
+        ("jxl-lossy.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 128, pixelHeight: 128)),
+        ("jxl-alpha.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
+        ("jxl-alpha-lossy.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
+        ("jxl-16bit.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
+        ("jxl-grey-alpha.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
+        ("jxl-animated.jxl", .init(format: .jxl, isAnimated: true, pixelWidth: 16, pixelHeight: 16)),
+        ("jxl-loops.jxl", .init(format: .jxl, isAnimated: true, pixelWidth: 16, pixelHeight: 16)),
+        ("jxl-bomb-9000.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 9000, pixelHeight: 9000)),
+        ("jxl-announces-30000.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 30000, pixelHeight: 30000)),
+        ("jxl-orientation2.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 48, pixelHeight: 32)),
+        ("jxl-orientation3.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 48, pixelHeight: 32)),
+        ("jxl-orientation4.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 48, pixelHeight: 32)),
+        ("jxl-orientation5.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 48)),
+        ("jxl-orientation6.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 48)),
+        ("jxl-orientation7.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 48)),
+        ("jxl-orientation8.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 48)),
         ("shapes.svg", .init(format: .svg)),
     ]
 

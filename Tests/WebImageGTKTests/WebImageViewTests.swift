@@ -9,7 +9,9 @@ import WebImageTestSupport
 @Suite(
     "WebImageView in a GTK window",
     .enabled(if: GTKProbe.executable != nil, "webimage-gtk-probe was not built beside the tests"),
-    .enabled(if: Xvfb.executable != nil, "Xvfb is not installed (make test installs xvfb)")
+    .enabled(if: Xvfb.executable != nil, "Xvfb is not installed (make test installs xvfb)"),
+    // A view that never shows what a test waits for fails here, at the line that waited.
+    .timeLimit(.minutes(2 * Sanitizers.slowdown))
 )
 struct WebImageViewTests {
     /// A 32×24 PNG of one colour.
@@ -162,42 +164,73 @@ extension WebImageViewTests {
     }
 }
 
-/// The probe program, built beside the tests.
-enum GTKProbe {
-    static let executable: URL? = {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        let url = directory.appendingPathComponent("webimage-gtk-probe")
-        return FileManager.default.isExecutableFile(atPath: url.path) ? url : nil
-    }()
-
-    static func start(origin: String, display: String, unmappedCancellationMilliseconds: Int? = nil) throws -> ChildProcess {
-        // The cairo renderer: Xvfb has no GL. A session bus is not needed.
-        try ChildProcess(try #require(executable), [origin] + (unmappedCancellationMilliseconds.map { [String($0)] } ?? []), environment: [
-            "DISPLAY": display, "GDK_BACKEND": "x11", "GSK_RENDERER": "cairo", "NO_AT_BRIDGE": "1", "GTK_A11Y": "none",
-        ])
-    }
-}
-
-/// An X server of the test's own (Debian's xvfb), on a display number it picks itself.
-struct Xvfb {
-    static let executable: URL? = ["/usr/bin/Xvfb", "/usr/local/bin/Xvfb"].map(URL.init(fileURLWithPath:))
-        .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-
-    let process: ChildProcess
-    /// `:N`, for `DISPLAY`.
-    let name: String
-
-    /// Starts Xvfb and returns once it has chosen its display (`-displayfd` writes the number
-    /// when the server is ready for clients).
-    static func start() async throws -> Xvfb {
-        let process = try ChildProcess(try #require(executable), ["-displayfd", "1", "-screen", "0", "640x480x24", "-nolisten", "tcp"])
-        let number = try #require(await process.waitForLine { Int($0) != nil }, "Xvfb: \(process.stderr)")
-        return Xvfb(process: process, name: ":" + number)
+extension WebImageViewTests {
+    /// Three 32×24 frames, red, green and blue, 150 ms each, looping for ever.
+    static func animatedGIF() throws -> Data {
+        let colours: [[UInt8]] = [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]]
+        let frames = try colours.map { colour in
+            AnimatedImage.Frame(bitmap: try Bitmap(width: 32, height: 24, pixelFormat: .rgba8, pixels: Array(Array(repeating: colour, count: 32 * 24).joined())), duration: .milliseconds(150))
+        }
+        let animation = AnimatedImage(frames: frames, loopCount: 0)
+        return try CoderRegistry.system().encode(ImageContainer(image: frames[0].bitmap, animation: animation), as: .gif)
     }
 
-    /// SIGKILL: a process started from the test runner's threads inherits their blocked signal
-    /// mask, so Xvfb would never see a SIGTERM; nothing of it needs a graceful end.
-    func stop() {
-        process.kill(SIGKILL)
+    /// The next `count` "frame N" lines after line `seen`, waiting for them.
+    static func frameLines(of probe: ChildProcess, after seen: Int, count: Int) async -> [String] {
+        var skip = seen, lines: [String] = []
+        while lines.count < count, let line = await probe.waitForLine(skipping: skip, where: { $0.hasPrefix("frame ") }) {
+            lines.append(line)
+            skip = (probe.stdout.indices.dropFirst(skip).first { probe.stdout[$0].hasPrefix("frame ") } ?? skip) + 1
+        }
+        return lines
+    }
+
+    @Test("an animated GIF plays in the view: frame order, pause, stopped while hidden, frames from the bytes within the memory limit")
+    func animationPlays() async throws {
+        let origin = try await TestOrigin.start()
+        defer { Task { try? await origin.shutdown() } }
+        let gif = try Self.animatedGIF()
+        origin.register("/anim.gif", data: gif)
+        origin.register("/streamed.gif", data: gif)
+
+        let display = try await Xvfb.start()
+        defer { display.stop() }
+        let probe = try GTKProbe.start(origin: origin.baseURL.absoluteString, display: display.name)
+        defer { probe.kill() }
+        #expect(await probe.waitForLine { $0 == "mapped" } != nil, "\(probe.stderr)")
+        #expect(await probe.ask("watchframes", expecting: "watching") == "watching")
+
+        // Decoded in full: the frames play in order, and the second play starts over.
+        var seen = probe.stdout.count
+        _ = await probe.ask("bind /anim.gif", expecting: "bound /anim.gif")
+        #expect(await probe.waitForLine { $0.hasPrefix("completed /anim.gif") } == "completed /anim.gif ok")
+        #expect(await Self.frameLines(of: probe, after: seen, count: 4) == ["frame 0", "frame 1", "frame 2", "frame 0"])
+
+        // Paused, the frame on screen is the one the player says.
+        let paused = try #require(await probe.ask("pause", expecting: "paused"))
+        let index = try #require(Int(paused.dropFirst("paused ".count)))
+        let colours = [[255, 0, 0], [0, 255, 0], [0, 0, 255]]
+        #expect(Self.rgb(await probe.ask("pixel", expecting: "pixel")) == colours[index])
+        #expect(await probe.ask("resume", expecting: "resumed") == "resumed")
+
+        // Hidden, the player keeps only the frame on screen; shown again, it plays on.
+        #expect(await probe.ask("hide", expecting: "hidden") != nil)
+        #expect(await probe.ask("anim", expecting: "anim")?.contains(" buffered=\(32 * 24 * 4) ") == true)
+        seen = probe.stdout.count
+        #expect(await probe.ask("show", expecting: "visible") != nil)
+        #expect(await Self.frameLines(of: probe, after: seen, count: 2).count == 2)
+
+        // Decoded first frame only: the view plays the rest from the bytes, holding at most
+        // two frames when its limit is smaller than that.
+        #expect(await probe.ask("memlimit 1", expecting: "memlimit") == "memlimit 1")
+        seen = probe.stdout.count
+        _ = await probe.ask("bind /streamed.gif firstframe", expecting: "bound /streamed.gif")
+        #expect(await probe.waitForLine { $0.hasPrefix("completed /streamed.gif") } == "completed /streamed.gif ok")
+        #expect(await Self.frameLines(of: probe, after: seen, count: 4) == ["frame 0", "frame 1", "frame 2", "frame 0"])
+        let anim = try #require(await probe.ask("anim", expecting: "anim"))
+        let peak = anim.split(separator: " ").first { $0.hasPrefix("peak=") }.flatMap { Int($0.dropFirst(5)) }
+        #expect(peak.map { $0 > 0 && $0 <= 2 * 32 * 24 * 4 } == true, "\(anim)")
+        probe.send("quit")
+        #expect(await probe.waitForExit() == 0)
     }
 }

@@ -42,6 +42,34 @@ import WebImageTestSupport
         }
     }
 
+    /// A thumbor URL whose variant is in memory is answered on the event loop too, with the
+    /// router's headers (its `max_age()` included); a `meta/` URL and an imgproxy URL are not.
+    @Test func thumborHitsAreAnsweredOnTheEventLoopAsTheRouterWould() async throws {
+        let unsafe = { (configuration: inout ImageProxy.Configuration) in configuration.thumbor.allowsUnsafe = true }
+        let fast = try await ProxyHarness.start(configure: unsafe)
+        let origin = fast.origin
+        let routed = try await ProxyHarness.start(origin: origin, answersCachedVariantsOnEventLoop: false, configure: unsafe)
+        defer { Task { await routed.stop(keepOrigin: true); await fast.stop() } }
+        origin.register("/e.jpg", data: try Fixture.elephants)
+        let path = "/thumbor/unsafe/100x100/filters:max_age(60)/" + ProxyHarness.encoded(origin.url("/e.jpg").absoluteString)
+
+        for harness in [fast, routed] { #expect(try await harness.request(path).header("X-Cache") == "miss") }
+        let viaHandler = try await fast.request(path)
+        let viaRouter = try await routed.request(path)
+        #expect(try await fast.eventLoopAnswers() == 1)
+        #expect(try await routed.eventLoopAnswers() == 0)
+        #expect(viaHandler.status == 200 && viaHandler.body == viaRouter.body)
+        #expect(viaHandler.header("Cache-Control") == "public, max-age=60")
+        let names = { (reply: Reply) in Set(reply.headers.map { $0.name.lowercased() }).subtracting(Self.varying) }
+        #expect(names(viaHandler) == names(viaRouter))
+        for name in names(viaRouter) {
+            #expect(viaHandler.headers[name] == viaRouter.headers[name], "\(name)")
+        }
+        // meta/ is JSON made each time: the router's.
+        _ = try await fast.request("/thumbor/unsafe/meta/100x100/" + ProxyHarness.encoded(origin.url("/e.jpg").absoluteString))
+        #expect(try await fast.eventLoopAnswers() == 1)
+    }
+
     @Test func headAndConditionalHits() async throws {
         let harness = try await ProxyHarness.start()
         defer { Task { await harness.stop() } }

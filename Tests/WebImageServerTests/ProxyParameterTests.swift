@@ -74,6 +74,7 @@ import WebImageTestSupport
     @Test("explicit formats", arguments: [
         ("jpeg", ImageFormat.jpeg, "image/jpeg"), ("png", .png, "image/png"),
         ("webp", .webp, "image/webp"), ("gif", .gif, "image/gif"), ("jpg", .jpeg, "image/jpeg"),
+        ("avif", .avif, "image/avif"),
     ])
     func explicitFormat(_ name: String, format: ImageFormat, contentType: String) async throws {
         let harness = try await ProxyHarness.start()
@@ -124,21 +125,47 @@ import WebImageTestSupport
         return Double(total) / Double(max(count, 1))
     }
 
-    @Test func acceptNegotiatesWebP() async throws {
+    @Test func acceptNegotiatesAVIFThenWebP() async throws {
         let harness = try await ProxyHarness.start()
         defer { Task { await harness.stop() } }
         harness.origin.register("/e.jpg", data: try Fixture.elephants)
 
         let browser = try await harness.get("/e.jpg", "w=64", headers: [("Accept", "image/avif,image/webp,*/*;q=0.8")])
-        #expect(browser.format == .webp && browser.header("Content-Type") == "image/webp")
+        #expect(browser.format == .avif && browser.header("Content-Type") == "image/avif")
         #expect(browser.header("Vary") == "Accept")
+        #expect(try browser.decoded().image.width == 64)
+        let webpOnly = try await harness.get("/e.jpg", "w=64", headers: [("Accept", "image/webp,*/*")])
+        #expect(webpOnly.format == .webp && webpOnly.header("Content-Type") == "image/webp")
         let tool = try await harness.get("/e.jpg", "w=64", headers: [("Accept", "*/*")])
         #expect(tool.format == .jpeg && tool.header("Content-Type") == "image/jpeg")
         #expect(tool.header("Vary") == "Accept")
-        let refusing = try await harness.get("/e.jpg", "w=64", headers: [("Accept", "image/webp;q=0, image/*")])
+        let refusing = try await harness.get("/e.jpg", "w=64", headers: [("Accept", "image/avif;q=0, image/webp;q=0, image/*")])
         #expect(refusing.format == .jpeg)
-        // Two formats of one size, one download.
+        // Three formats of one size, one download.
         #expect(harness.origin.requestCount(path: "/e.jpg") == 1)
+    }
+
+    /// The preference order is the configuration's (`--auto-formats`): WebP alone, a browser
+    /// that takes AVIF gets WebP.
+    @Test func theAutoFormatsAreConfigured() async throws {
+        let harness = try await ProxyHarness.start { $0.autoFormats = [.webp] }
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/e.jpg", data: try Fixture.elephants)
+        let browser = try await harness.get("/e.jpg", "w=64", headers: [("Accept", "image/avif,image/webp,*/*;q=0.8")])
+        #expect(browser.format == .webp && browser.header("Vary") == "Accept")
+    }
+
+    /// A source in a format not every client shows, to a client that names none of the auto
+    /// formats: JPEG, PNG where transparency needs it, GIF for an animation.
+    @Test(arguments: [("avif-gradient.avif", ImageFormat.jpeg), ("avif-alpha.avif", .png), ("avif-animated.avif", .gif), ("heic-gradient.heic", .jpeg)])
+    func sourcesOnlySomeClientsShowBecomeOnesAllDo(_ fixture: String, expected: ImageFormat) async throws {
+        let harness = try await ProxyHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/\(fixture)", data: try Data(contentsOf: Fixture.fixtures.appendingPathComponent(fixture)))
+        let reply = try await harness.get("/\(fixture)", "w=16", headers: [("Accept", "*/*")])
+        #expect(reply.status == 200)
+        #expect(reply.format == expected, "\(fixture)")
+        #expect(try reply.decoded().image.width == 16)
     }
 
     @Test func animationsStayAnimatedWhereTheFormatCan() async throws {

@@ -11,7 +11,7 @@ import WebImageCore
         #expect(request.source == .remote(URL(string: "https://example.com/a.jpg")!))
         #expect(request.width == 100 && request.height == 50)
         #expect(request.pixelWidth == 200 && request.pixelHeight == 100)
-        #expect(request.fit == .cover && request.format == .webp && request.quality == 70)
+        #expect(request.fit == .cover && request.outputFormat == .webp && request.quality == 70)
         #expect(request.blur == 2.5 && request.pixelBlur == 5)
     }
 
@@ -26,7 +26,7 @@ import WebImageCore
     @Test func defaults() throws {
         let request = try ProxyRequest(query: source)
         #expect(request.width == nil && request.height == nil)
-        #expect(request.fit == .contain && request.format == .auto && request.quality == 80 && request.blur == 0 && request.dpr == 1)
+        #expect(request.fit == .contain && request.outputFormat == .auto && request.quality == 80 && request.blur == 0 && request.dpr == 1)
     }
 
     @Test("400 with a message naming the parameter", arguments: [
@@ -42,7 +42,7 @@ import WebImageCore
         ("url=https%3A%2F%2Fexample.com%2Fa.jpg&h=4097", "h must be an integer from 1 to 4096"),
         ("url=https%3A%2F%2Fexample.com%2Fa.jpg&w=3000&dpr=2", "w × dpr must be at most 4096"),
         ("url=https%3A%2F%2Fexample.com%2Fa.jpg&fit=crop", "fit must be contain, cover or fill"),
-        ("url=https%3A%2F%2Fexample.com%2Fa.jpg&format=tiff", "format must be auto, jpeg, png, webp or gif"),
+        ("url=https%3A%2F%2Fexample.com%2Fa.jpg&format=tiff", "format must be auto, jpeg, png, webp, gif or avif"),
         ("url=https%3A%2F%2Fexample.com%2Fa.jpg&q=0", "q must be an integer from 1 to 100"),
         ("url=https%3A%2F%2Fexample.com%2Fa.jpg&q=101", "q must be an integer from 1 to 100"),
         ("url=https%3A%2F%2Fexample.com%2Fa.jpg&blur=-1", "blur must be a number from 0 to 100"),

@@ -115,3 +115,64 @@ import Glibc
         }
     }
 }
+
+extension ThumborSideBySideTests {
+    /// The mean absolute difference of two decoded answers' R, G and B; nil when the sizes differ.
+    static func meanDifference(_ a: Data, _ b: Data) throws -> Double? {
+        let x = try CoderRegistry.system().decode(a).image, y = try CoderRegistry.system().decode(b).image
+        guard x.width == y.width, x.height == y.height else { return nil }
+        var total = 0
+        for row in 0..<x.height {
+            for column in 0..<x.width {
+                let p = row * x.bytesPerRow + column * x.pixelFormat.bytesPerPixel, q = row * y.bytesPerRow + column * y.pixelFormat.bytesPerPixel
+                for channel in 0..<3 { total += abs(Int(x.pixels[p + channel]) - Int(y.pixels[q + channel])) }
+            }
+        }
+        return Double(total) / Double(x.width * x.height * 3)
+    }
+
+    /// thumbor's colour filters give thumbor's pixels: after the filter, ours and thumbor's
+    /// differ no more than without it (their resize and ours differ a little), while the filter
+    /// itself changes the image.
+    @Test func colourFiltersGiveThumborsPixels() async throws {
+        let folder = TemporaryDirectory("thumbor-filters")
+        defer { folder.remove() }
+        guard let (thumbor, port) = try Self.startThumbor(in: folder) else { return }
+        defer {
+            kill(thumbor.processIdentifier, SIGKILL)
+            thumbor.waitUntilExit()
+        }
+        let harness = try await ProxyHarness.start { configuration in
+            configuration.originDirectory = Fixture.demoImages
+            configuration.thumbor.allowsUnsafe = true
+        }
+        defer { Task { await harness.stop() } }
+        func both(_ path: String) async throws -> (ours: Data, theirs: Data) {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
+            let theirs = Data((try await response.body.collect(upTo: 64 << 20)).readableBytesView)
+            let ours = try await harness.request("/thumbor" + path)
+            #expect(response.status.code == 200 && ours.status == 200, "\(path)")
+            return (ours.body, theirs)
+        }
+        let filters = [
+            "brightness(30)", "brightness(-45)", "contrast(40)", "contrast(-50)", "rgb(20,-10,5)", "saturation(1.8)", "saturation(0.3)",
+            "fill(white)", "fill(ff0000)", "fill(auto)", "fill(white,true)", "background_color(00f)",
+        ]
+        for image in ["elephants-1920x1080-progressive.jpg", "flower.webp", "Spring.png"] {
+            let plain = try await both("/unsafe/fit-in/200x200/filters:format(png)/\(image)")
+            let baseline = try #require(try Self.meanDifference(plain.ours, plain.theirs))
+            for filter in filters {
+                let filtered = try await both("/unsafe/fit-in/200x200/filters:\(filter):format(png)/\(image)")
+                #expect(Self.summary(200, filtered.ours) == Self.summary(200, filtered.theirs), "\(image) \(filter)")
+                guard let difference = try Self.meanDifference(filtered.ours, filtered.theirs) else { continue }
+                #expect(difference <= baseline + 1, "\(image) \(filter): \(difference) against \(baseline) without it")
+                // The effect is checked on the photos; Spring.png (soft greys, mostly transparent)
+                // is there for the transparency of fill and background_color, which change
+                // nothing of an opaque image.
+                if image.hasSuffix(".png") || filter.hasPrefix("background_color") { continue }
+                let changed = try Self.meanDifference(filtered.ours, plain.ours) ?? .infinity
+                #expect(changed > 3, "\(image) \(filter) changed nothing")
+            }
+        }
+    }
+}

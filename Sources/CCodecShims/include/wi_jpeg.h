@@ -81,6 +81,11 @@ void wi_jpeg_free(void *pointer);
 /// which is what a decode of only the DC scans must not do (see JPEGScanFilter.swift).
 void wi_jpeg_set_block_smoothing(wi_jpeg_decoder *decoder, int enabled);
 
+/// With `keeps` set, a CMYK or YCCK file's rows are left as libjpeg gives them (four samples a
+/// pixel, Adobe's inverted CMYK), not converted to RGBA: the caller converts them through the
+/// file's CMYK profile. Set before the rows are read.
+void wi_jpeg_set_keeps_cmyk(wi_jpeg_decoder *decoder, int keeps);
+
 /// Starts decompression at `scale_eighths`/8 of the stored size (1...8) to RGBA (CMYK and
 /// YCCK are converted, read as Adobe's inverted CMYK). `buffered` selects libjpeg's
 /// buffered-image mode (for incremental multi-scan files). Reports the output size.
@@ -135,5 +140,11 @@ wi_jpeg_status wi_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t he
 /// cannot import: they are composite macros.
 extern const uint32_t wi_lcms_type_rgba_8;
 extern const uint32_t wi_lcms_type_rgb_8;
+/// TYPE_CMYK_8_REV: CMYK with 0 as full ink (Adobe's inverted CMYK, as libjpeg gives it).
+extern const uint32_t wi_lcms_type_cmyk_8_rev;
+/// Grey read from the first byte of an RGBA8 or RGB8 pixel (the others skipped as extra
+/// channels): a grey image, which the decoders replicate to R, G and B.
+extern const uint32_t wi_lcms_type_gray_in_rgba_8;
+extern const uint32_t wi_lcms_type_gray_in_rgb_8;
 
 #endif

@@ -13,9 +13,10 @@ import WebImageCore
 ///   first. libavif's own `imageSizeLimit` and `imageCountLimit` are set from the same options,
 ///   so its parser and the AV1 decoder refuse what the options refuse.
 /// - Colour is libavif's default YUV to RGB conversion (the matrix the file's `nclx` names).
-///   Samples of more than 8 bits are reduced with rounding (`(v × 255 + max / 2) / max`). No
-///   colour management yet: an ICC profile is passed on in ``ImageContainer/iccProfile``, and a
-///   wide-gamut or HDR `nclx` (BT.2020, PQ, HLG) is not converted to sRGB.
+///   Samples of more than 8 bits are reduced with rounding (`(v × 255 + max / 2) / max`). The
+///   colour space is the file's ICC profile, else its `nclx` code points (Display P3, BT.2020…,
+///   as a profile built from them), converted to sRGB by default like any profile;
+///   HDR transfers (PQ, HLG) are left as stored.
 /// - The transformative properties are applied to the bitmap, in the order MIAF prescribes: the
 ///   clean aperture (`clap`, a crop; ignored when invalid, as libavif's own tools do), then the
 ///   rotation (`irot`, counter-clockwise quarter turns), then the mirror (`imir`). The returned
@@ -113,8 +114,7 @@ public struct AVIFDecoder: ImageDecoder {
             }
             frames.append(.init(bitmap: bitmap, duration: duration(decoder.pointee.imageTiming)))
         }
-        let icc = decoder.pointee.image.pointee.icc
-        let iccProfile = icc.size > 0 && icc.data != nil ? Data(bytes: icc.data, count: icc.size) : nil
+        let iccProfile = Self.colorProfile(of: decoder.pointee.image)
         let animation = frameCount > 1 ? AnimatedImage(frames: frames, loopCount: 0) : nil
         return ImageContainer(image: frames[0].bitmap, animation: animation, format: .avif, iccProfile: iccProfile)
     }
@@ -153,6 +153,14 @@ public struct AVIFDecoder: ImageDecoder {
     }
 
     /// A frame's duration from the track's timescale, exact to the nanosecond.
+    /// The colour profile of `image`: its ICC profile, else one for its `nclx` code points
+    /// (`nil` when those are sRGB's).
+    static func colorProfile(of image: UnsafeMutablePointer<avifImage>) -> Data? {
+        let icc = image.pointee.icc
+        if icc.size > 0, let bytes = icc.data { return Data(bytes: bytes, count: icc.size) }
+        return CodedColorSpace.iccProfile(primaries: Int(image.pointee.colorPrimaries), transfer: Int(image.pointee.transferCharacteristics))
+    }
+
     static func duration(_ timing: avifImageTiming) -> Duration {
         guard timing.timescale > 0 else { return .zero }
         let (scaled, overflow) = timing.durationInTimescales.multipliedReportingOverflow(by: 1_000_000_000)

@@ -35,8 +35,7 @@ final class AVIFFrameSource: AnimationFrameSource {
         self.options = options
         self.decoder = decoder
         let first = try Self.decodeNext(decoder, index: 0, of: imageCount)
-        let icc = decoder.pointee.image.pointee.icc
-        iccProfile = icc.size > 0 && icc.data != nil ? Data(bytes: icc.data, count: icc.size) : nil
+        iccProfile = AVIFDecoder.colorProfile(of: decoder.pointee.image)
         canvasWidth = first.bitmap.width
         canvasHeight = first.bitmap.height
         pending = first

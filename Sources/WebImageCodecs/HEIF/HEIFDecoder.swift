@@ -22,8 +22,9 @@ import WebImageCore
 ///   small one, decoding in a fraction of the time); otherwise the primary image is decoded
 ///   and resampled (Lanczos-3). Either way the result is exactly the requested size.
 /// - Samples of more than 8 bits are reduced with rounding (`(v × 255 + max / 2) / max`).
-///   Colour is libheif's YUV to RGB conversion (the file's `nclx` matrix); an ICC profile is
-///   passed on in ``ImageContainer/iccProfile``, not applied. Image sequences (`msf1`) and
+///   Colour is libheif's YUV to RGB conversion (the file's `nclx` matrix); the colour space, the
+///   file's ICC profile or else its `nclx` code points (as a profile built from them), is converted to
+///   sRGB by default like any profile (kept in ``ImageContainer/iccProfile`` with `.preserve`). Image sequences (`msf1`) and
 ///   auxiliary images (depth maps) other than alpha are not decoded: the primary image is.
 ///
 /// ```swift
@@ -97,6 +98,14 @@ public struct HEIFDecoder: ImageDecoder {
             throw ImageError.tooLarge("HEIF image \(width)×\(height) exceeds the limit of \(options.maximumPixelCount) pixels")
         }
         guard width > 0, height > 0 else { throw ImageError.corruptData("HEIF: an image without pixels") }
+        // A grid or overlay is composed on a canvas its own descriptor sizes, which its
+        // `ispe` need not match (finding #9): checked before libheif allocates it.
+        guard let canvas = ISOBMFFItems.largestDerivedCanvas(bytes) else {
+            throw ImageError.corruptData("HEIF: the item boxes cannot be read")
+        }
+        guard canvas <= options.maximumPixelCount else {
+            throw ImageError.tooLarge("HEIF: a derived image's canvas of \(canvas) pixels exceeds the limit of \(options.maximumPixelCount) pixels")
+        }
         return try body(primary)
     }
 
@@ -172,10 +181,17 @@ public struct HEIFDecoder: ImageDecoder {
         }
     }
 
-    /// The primary image's ICC profile (`colr` of type `prof`/`rICC`), if any.
+    /// The primary image's ICC profile (`colr` of type `prof`/`rICC`), else one for its `nclx`
+    /// code points (`CodedColorSpace`; `nil` when those are sRGB's or absent).
     static func iccProfile(of handle: OpaquePointer) -> Data? {
         let size = heif_image_handle_get_raw_color_profile_size(handle)
-        guard size > 0, size < 1 << 24 else { return nil }
+        guard size > 0 else {
+            var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
+            guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return nil }
+            defer { heif_nclx_color_profile_free(nclx) }
+            return CodedColorSpace.iccProfile(primaries: Int(nclx.pointee.color_primaries.rawValue), transfer: Int(nclx.pointee.transfer_characteristics.rawValue))
+        }
+        guard size < 1 << 24 else { return nil }
         var profile = Data(count: size)
         let error = profile.withUnsafeMutableBytes { heif_image_handle_get_raw_color_profile(handle, $0.baseAddress) }
         return error.code == heif_error_Ok ? profile : nil

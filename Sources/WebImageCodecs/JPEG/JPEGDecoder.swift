@@ -19,8 +19,9 @@ import WebImageCore
 /// and nearly every CMYK JPEG writes, and converted with `R = C·K/255` (likewise G, B): the
 /// reading of Chrome, Firefox and Pillow, applied whether or not the Adobe APP14 marker is
 /// present, so an image looks as it does in a browser. The marker's transform flag tells
-/// YCCK (2) from CMYK (0). A CMYK profile is not applied (converting through it is not done
-/// yet): in sRGB mode it is dropped and the pixels are the naive conversion's.
+/// YCCK (2) from CMYK (0). A file with a CMYK profile is converted through it instead (lcms2,
+/// perceptual intent), as Photoshop and Pillow's ImageCms do, unless `.preserve` keeps the
+/// stored values: then the naive conversion's pixels come with the profile, as before.
 ///
 /// Damaged files: a file that ends early, or whose compressed data is corrupt past the
 /// header, decodes as far as its data goes, the rest mid-grey, as browsers show it (libjpeg
@@ -70,11 +71,12 @@ public struct JPEGDecoder: ImageDecoder {
                 throw ImageError.corruptData("JPEG: the file ends before any image data")
             }
             let bitmap: Bitmap, complete: Bool
+            let cmyk = Self.cmykTransform(header, options: options, always: convertsToSRGB)
             if header.eighths == 1, header.info.progressive != 0, engine == .automatic,
                let dcScans = JPEGScanFilter.dcScansOnly(bytes) {
-                (bitmap, complete) = try Self.decodeDCScans(dcScans, header: header)
+                (bitmap, complete) = try Self.decodeDCScans(dcScans, header: header, cmyk: cmyk)
             } else if header.isCMYK || engine == .libjpeg {
-                bitmap = try Self.decodeWithLibJPEG(decompressor, header: header)
+                bitmap = try Self.decodeWithLibJPEG(decompressor, header: header, cmyk: cmyk)
                 complete = decompressor.warnings == 0
             } else {
                 (bitmap, complete) = try Self.decodeWithTurboJPEG(bytes, header: header)
@@ -96,20 +98,30 @@ public struct JPEGDecoder: ImageDecoder {
         JPEGIncrementalDecoder(options: options, convertsToSRGB: convertsToSRGB)
     }
 
-    /// The whole file at the header's scale, through the libjpeg decompressor that read it.
-    static func decodeWithLibJPEG(_ decompressor: LibJPEGDecompressor, header: JPEGHeader) throws -> Bitmap {
+    /// The transform through a CMYK file's own profile, when the decode converts to sRGB and
+    /// the file has one; `nil` for the naive conversion.
+    static func cmykTransform(_ header: JPEGHeader, options: ImageDecodingOptions, always: Bool) -> SRGBTransform? {
+        guard header.isCMYK, options.colorSpace == .sRGB || always else { return nil }
+        return SRGBTransform.cmyk(profile: header.iccProfile)
+    }
+
+    /// The whole file at the header's scale, through the libjpeg decompressor that read it;
+    /// CMYK through `cmyk` when given.
+    static func decodeWithLibJPEG(_ decompressor: LibJPEGDecompressor, header: JPEGHeader, cmyk: SRGBTransform? = nil) throws -> Bitmap {
+        if cmyk != nil { decompressor.keepCMYK() }
         guard let (width, height) = try decompressor.start(eighths: header.eighths, buffered: false) else {
             throw ImageError.corruptData("JPEG: decompression could not start")
         }
-        return try Bitmap(width: width, height: height, pixelFormat: .rgba8) { pixels in
+        let bitmap = try Bitmap(width: width, height: height, pixelFormat: .rgba8) { pixels in
             let (complete, _) = try decompressor.readRows(into: pixels, bytesPerRow: width * 4)
             guard complete else { throw ImageError.corruptData("JPEG: decompression stopped early") }
         }
+        return cmyk?.apply(bitmap) ?? bitmap
     }
 
     /// A 1/8-scale decode of a progressive file's DC scans alone (see `JPEGScanFilter`), and
     /// whether it met no damage.
-    static func decodeDCScans(_ data: Data, header: JPEGHeader) throws -> (Bitmap, complete: Bool) {
+    static func decodeDCScans(_ data: Data, header: JPEGHeader, cmyk: SRGBTransform?) throws -> (Bitmap, complete: Bool) {
         try data.withUnsafeBytes { bytes in
             let decompressor = try LibJPEGDecompressor()
             decompressor.borrowInput(bytes)
@@ -117,7 +129,7 @@ public struct JPEGDecoder: ImageDecoder {
                 throw ImageError.corruptData("JPEG: the header is incomplete")
             }
             decompressor.setBlockSmoothing(false)
-            return (try decodeWithLibJPEG(decompressor, header: header), decompressor.warnings == 0)
+            return (try decodeWithLibJPEG(decompressor, header: header, cmyk: cmyk), decompressor.warnings == 0)
         }
     }
 

@@ -52,6 +52,8 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoder {
     /// The pixels of the last progressive preview (shared with it, not copied).
     private var lastShown: [UInt8]?
     private var result: ImageContainer?
+    /// The conversion through a CMYK file's profile (see ``JPEGDecoder``), once the header is read.
+    private var cmyk: SRGBTransform?
 
     public init(options: ImageDecodingOptions, convertsToSRGB: Bool = false) {
         self.options = options
@@ -150,15 +152,19 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoder {
             guard let info = try decompressor.readHeader() else { return }
             header = try JPEGHeader(info, decompressor: decompressor, options: options)
             buffered = info.multiple_scans != 0
+            cmyk = JPEGDecoder.cmykTransform(header!, options: options, always: convertsToSRGB)
+            if cmyk != nil { decompressor.keepCMYK() }
         }
         guard let header else { return }
         if !started {
             guard let size = try decompressor.start(eighths: header.eighths, buffered: buffered) else { return }
             (width, height) = size
-            // Mid-grey where nothing has been decoded yet (see the type's documentation).
+            // Mid-grey where nothing has been decoded yet (see the type's documentation); kept
+            // CMYK samples get libjpeg's own filler, 128 in every channel.
+            let filler: UInt32 = cmyk == nil ? 0xFF80_8080 : 0x8080_8080
             pixels = [UInt8](unsafeUninitializedCapacity: width * height * 4) { buffer, count in
                 UnsafeMutableRawBufferPointer(buffer).bindMemory(to: UInt32.self)
-                    .initialize(repeating: UInt32(0xFF80_8080).littleEndian)
+                    .initialize(repeating: filler.littleEndian)
                 count = width * height * 4
             }
             started = true
@@ -186,7 +192,8 @@ public final class JPEGIncrementalDecoder: IncrementalImageDecoder {
     }
 
     private func container(header: JPEGHeader, isPreview: Bool) throws -> ImageContainer {
-        let bitmap = try Bitmap(width: width, height: height, pixelFormat: .rgba8, pixels: pixels)
+        var bitmap = try Bitmap(width: width, height: height, pixelFormat: .rgba8, pixels: pixels)
+        if let cmyk { bitmap = cmyk.apply(bitmap) }
         let container = ImageContainer(
             image: bitmap,
             format: .jpeg,

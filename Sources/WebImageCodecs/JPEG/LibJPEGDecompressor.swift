@@ -75,6 +75,11 @@ final class LibJPEGDecompressor {
         wi_jpeg_set_block_smoothing(decoder, enabled ? 1 : 0)
     }
 
+    /// Leaves CMYK rows as stored (see `wi_jpeg_set_keeps_cmyk`).
+    func keepCMYK() {
+        wi_jpeg_set_keeps_cmyk(decoder, 1)
+    }
+
     /// Starts decompressing at `eighths`/8 scale; the output size, or `nil` if suspended.
     func start(eighths: Int, buffered: Bool) throws -> (width: Int, height: Int)? {
         var width: UInt32 = 0, height: UInt32 = 0

@@ -5,9 +5,10 @@ import WebImageCore
 ///
 /// Every colour type and bit depth decodes to ``PixelFormat/rgba8``: palettes and `tRNS`
 /// expanded, grey replicated to RGB, 16-bit samples reduced to their high byte, Adam7
-/// interlacing undone. No gamma correction is applied (`gAMA` is ignored, as Pillow and
-/// browsers without colour management do): the pixels are the stored samples. An `iCCP`
-/// profile is returned in ``ImageContainer/iccProfile`` and an `eXIf` orientation in
+/// interlacing undone. The colour space is the file's `cICP` code points, else its `iCCP`
+/// profile, else (without `sRGB`) its `cHRM` primaries with its `gAMA` curve, as a profile in
+/// ``ImageContainer/iccProfile`` that the decode converts to sRGB by default; a `gAMA` alone is
+/// not applied (the samples are taken as sRGB). An `eXIf` orientation is returned in
 /// ``ImageContainer/orientation``.
 ///
 /// APNG frames are composed onto the full canvas with their dispose ops (none, background,
@@ -150,8 +151,13 @@ public struct PNGDecoder: ImageDecoder {
         var orientation: ImageOrientation = .up
 
         init(_ file: PNGFile, _ bytes: UnsafeRawBufferPointer) {
-            if let profile = file.iccProfile {
+            // PNG's order of precedence: cICP, iCCP, sRGB, then cHRM with gAMA.
+            if let coded = file.colorChunks.codePoints {
+                iccProfile = CodedColorSpace.iccProfile(primaries: coded.primaries, transfer: coded.transfer)
+            } else if let profile = file.iccProfile {
                 iccProfile = try? LibPNG.inflate(bytes, profile, limit: PNGDecoder.iccProfileLimit, what: "the iCCP profile")
+            } else {
+                iccProfile = file.colorChunks.profileFromGammaAndChromaticities()
             }
             if let exif = file.exif {
                 // Exif.orientation(inExifChunk:) also takes the JPEG "Exif\0\0" prefix some writers keep.

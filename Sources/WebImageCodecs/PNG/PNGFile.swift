@@ -50,6 +50,9 @@ struct PNGFile {
     var sharedChunks: [Range<Int>] = []
     /// The zlib stream of the `iCCP` profile.
     var iccProfile: Range<Int>?
+    /// The colour chunks other than `iCCP`, in the order of precedence PNG's third edition gives
+    /// them: `cICP` code points, then (after `iCCP`) `sRGB`, then `cHRM` and `gAMA`.
+    var colorChunks = ColorChunks()
     /// The TIFF structure of `eXIf`.
     var exif: Range<Int>?
     /// The zlib streams of `zTXt` and compressed `iTXt` chunks, checked for bombs.
@@ -176,6 +179,9 @@ struct PNGFile {
             guard beforeImage, iccProfile == nil, Self.crcMatches(data, in: bytes),
                   let stream = Self.compressedPayload(data, in: bytes, afterKeywordSkipping: 1) else { return }
             iccProfile = stream
+        case Chunk.cicp, Chunk.srgb, Chunk.gama, Chunk.chrm:
+            guard beforeImage, Self.crcMatches(data, in: bytes) else { return }
+            colorChunks.read(type, UnsafeRawBufferPointer(rebasing: bytes[data]))
         case Chunk.exif:
             guard exif == nil, Self.crcMatches(data, in: bytes) else { return }
             exif = data
@@ -220,6 +226,10 @@ struct PNGFile {
         static let plte: UInt32 = 0x504C_5445
         static let trns: UInt32 = 0x7452_4E53
         static let iccp: UInt32 = 0x6943_4350
+        static let cicp: UInt32 = 0x6349_4350
+        static let srgb: UInt32 = 0x7352_4742
+        static let gama: UInt32 = 0x6741_4D41
+        static let chrm: UInt32 = 0x6348_524D
         static let exif: UInt32 = 0x6558_4966
         static let ztxt: UInt32 = 0x7A54_5874
         static let itxt: UInt32 = 0x6954_5874

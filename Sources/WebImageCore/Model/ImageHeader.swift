@@ -33,16 +33,17 @@ public struct ImageHeader: Sendable, Hashable, Sniffable {
     /// For WebP, which of the three layouts the file uses; `nil` for other formats.
     public var webPEncoding: WebPEncoding?
     /// Whether the file holds an animation. Known for APNG (`acTL` frame count), WebP (the
-    /// `VP8X` animation flag), GIF (a second image in the file) and still-only formats
-    /// (JPEG, BMP, ICO); `nil` when the header does not say (TIFF pages, HEIF, JPEG XL, SVG) or the
-    /// bytes stop first.
+    /// `VP8X` animation flag), GIF (a second image in the file), JPEG XL (its codestream
+    /// header) and still-only formats (JPEG, BMP, ICO); `nil` when the header does not say
+    /// (TIFF pages, HEIF, SVG) or the bytes stop first.
     public var isAnimated: Bool?
     /// Whether the file declares transparency: an alpha channel (PNG, WebP, BMP bit masks,
     /// TIFF extra samples) or a transparent colour (PNG `tRNS`, GIF). Declared is not used:
     /// the pixels may all be opaque.
     public var hasAlpha: Bool?
     /// The stored width in pixels, before any EXIF orientation is applied. For GIF, the
-    /// logical screen; for ICO, the largest icon in the directory.
+    /// logical screen; for ICO, the largest icon in the directory; for JPEG XL, whose decoder
+    /// turns the pixels itself, the upright size.
     public var pixelWidth: Int?
     /// The stored height in pixels, before any EXIF orientation is applied.
     public var pixelHeight: Int?

@@ -22,7 +22,11 @@ import Foundation
 /// - **WebP**: alpha, animation and ICC profile from the `VP8X` flags, the loop count from
 ///   `ANIM`, frames and durations from `ANMF` chunks, orientation from `EXIF`.
 /// - **TIFF**: orientation from IFD0. **BMP, ICO, SVG**: what ``ImageHeader`` knows, upright
-///   and one frame. **HEIF, AVIF, JPEG XL**: what ``ImageHeader`` knows; the rest `nil`.
+///   and one frame. **HEIF, AVIF**: what ``ImageHeader`` knows; the rest `nil`.
+/// - **JPEG XL**: the size, sample depth, animation flag and loop count from the codestream's
+///   header (bare or in the container's `jxlc`/`jxlp` box), as libjxl decodes it: the size
+///   upright and the orientation `.up`; an animation's frames are not counted (their headers
+///   are bit-packed behind the metadata).
 ///
 /// Values follow the decoders' conventions (``AnimatedImage``): a loop count is plays with 0
 /// meaning forever; durations are as stored, before ``AnimatedImage/Frame/displayDuration``'s
@@ -44,7 +48,7 @@ public struct ImageMetadata: Sendable, Hashable {
     /// The stored height in pixels, before orientation.
     public var pixelHeight: Int?
     /// How the stored pixels must be turned to be seen upright; `.up` when the file stores
-    /// none, `nil` when the format may store one that is not read here (HEIF, JPEG XL).
+    /// none, `nil` when the format may store one that is not read here (HEIF).
     public var orientation: ImageOrientation?
     /// Whether the file declares transparency (see ``ImageHeader/hasAlpha``); for GIF, a
     /// transparent colour in any frame.
@@ -53,7 +57,7 @@ public struct ImageMetadata: Sendable, Hashable {
     /// APNG, the `VP8X` animation flag for WebP.
     public var isAnimated: Bool?
     /// Frames in the file: 1 for a still image, `nil` when the format does not say (TIFF
-    /// pages, HEIF, JPEG XL). When ``isTruncated`` is true, a lower bound.
+    /// pages, HEIF, a JPEG XL animation). When ``isTruncated`` is true, a lower bound.
     public var frameCount: Int?
     /// Plays of an animation, 0 meaning forever; `nil` for a still image, or a WebP animation
     /// without its `ANIM` chunk.

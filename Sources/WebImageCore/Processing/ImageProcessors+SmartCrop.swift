@@ -2,8 +2,9 @@ extension ImageProcessors {
     /// Cuts out a `width` × `height` rectangle where the image draws the eye, instead of its
     /// centre: thumbor's `smart` and imgproxy's `g:sm`, without a face detector.
     ///
-    /// The rectangle is centred on the most interesting point (detail, saturated colour and skin
-    /// tones, scored on a copy of the image reduced to at most 160 cells a side) and kept inside the image;
+    /// The rectangle is centred on the most interesting point, found as libvips' "attention"
+    /// strategy finds it (detail, skin tones and saturated colour, scored on a reduced copy and
+    /// gathered into a 32 × 32 grid blurred over a tenth of the crop), and kept inside the image;
     /// a side larger than the image keeps that side whole. A focal point, when the caller knows
     /// one, overrides the search (``init(width:height:focus:)``). Animated images are cut where
     /// their first frame is most interesting, every frame alike.
@@ -63,7 +64,7 @@ extension ImageProcessors {
             } else if cropWidth == bitmap.width && cropHeight == bitmap.height {
                 center = (bitmap.width / 2, bitmap.height / 2)   // nothing to choose
             } else {
-                center = AttentionMap(bitmap).center
+                center = AttentionMap(bitmap, cropWidth: cropWidth, cropHeight: cropHeight).center
             }
             let x = min(max(0, center.x - cropWidth / 2), bitmap.width - cropWidth)
             let y = min(max(0, center.y - cropHeight / 2), bitmap.height - cropHeight)

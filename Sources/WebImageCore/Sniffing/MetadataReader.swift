@@ -1,5 +1,5 @@
 /// Reads an ``ImageMetadata``: starts from what ``HeaderSniffer`` found, then walks the file's
-/// structure for the rest (MetadataReader+GIF, +PNG, +JPEG, +WebP).
+/// structure for the rest (MetadataReader+GIF, +PNG, +JPEG, +WebP, +JXL).
 ///
 /// The rules every walk follows, on top of the sniffer's (bounds-checked reads through
 /// ``ByteReader``, nothing traps):
@@ -36,8 +36,9 @@ struct MetadataReader {
             metadata.orientation = .up
             metadata.frameCount = 1
             metadata.isAnimated = false
-        case .heic, .heif, .avif, .jxl:
-            break // orientation and frames live in boxes and codestreams this does not read
+        case .jxl: readJXL()
+        case .heic, .heif, .avif:
+            break // orientation and frames live in boxes this does not read
         }
         return metadata
     }

@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCodecs_JPEG_JPEGDecoder_1() async throws {
-#sourceLocation(file: "Sources/WebImageCodecs/JPEG/JPEGDecoder.swift", line: 31)
+#sourceLocation(file: "Sources/WebImageCodecs/JPEG/JPEGDecoder.swift", line: 32)
     let registry = CoderRegistry(decoders: [JPEGDecoder()])
     var options = ImageDecodingOptions()
     options.thumbnail = .maxPixelSize(256)

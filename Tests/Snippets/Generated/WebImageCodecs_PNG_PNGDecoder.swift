@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCodecs_PNG_PNGDecoder_1() async throws {
-#sourceLocation(file: "Sources/WebImageCodecs/PNG/PNGDecoder.swift", line: 39)
+#sourceLocation(file: "Sources/WebImageCodecs/PNG/PNGDecoder.swift", line: 40)
     let container = try PNGDecoder().decode(bytes, options: .init())
     let pixelFormat = container.image.pixelFormat   // .rgba8
     let loops = container.animation?.loopCount        // APNG num_plays, 0 = forever

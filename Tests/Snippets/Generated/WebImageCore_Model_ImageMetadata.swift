@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCore_Model_ImageMetadata_1() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Model/ImageMetadata.swift", line: 32)
+#sourceLocation(file: "Sources/WebImageCore/Model/ImageMetadata.swift", line: 36)
     let metadata = try ImageMetadata(reading: data)
     print(metadata.format)                            // gif
     print(metadata.frameCount ?? 0)                   // 42, without decoding one frame
@@ -17,7 +17,7 @@ func snippet_WebImageCore_Model_ImageMetadata_1() async throws {
 }
 
 func snippet_WebImageCore_Model_ImageMetadata_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Model/ImageMetadata.swift", line: 128)
+#sourceLocation(file: "Sources/WebImageCore/Model/ImageMetadata.swift", line: 132)
     let metadata = try ImageMetadata(reading: bytes)
     if metadata.isAnimated == true { print(metadata.frameCount!, "frames") }
 #sourceLocation()
@@ -25,7 +25,7 @@ func snippet_WebImageCore_Model_ImageMetadata_2() async throws {
 }
 
 func snippet_WebImageCore_Model_ImageMetadata_3() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Model/ImageMetadata.swift", line: 143)
+#sourceLocation(file: "Sources/WebImageCore/Model/ImageMetadata.swift", line: 147)
     let metadata = try ImageMetadata(reading: Data(contentsOf: url, options: .mappedIfSafe))
 #sourceLocation()
     _ = metadata

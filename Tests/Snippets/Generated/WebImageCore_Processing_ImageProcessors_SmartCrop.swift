@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCore_Processing_ImageProcessors_SmartCrop_1() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Processing/ImageProcessors+SmartCrop.swift", line: 12)
+#sourceLocation(file: "Sources/WebImageCore/Processing/ImageProcessors+SmartCrop.swift", line: 13)
     // A square thumbnail of a landscape photo that keeps its subject.
     let square = ImageProcessors.SmartCrop(width: 1000, height: 1000)
     print(square.identifier)   // smartcrop(w=1000,h=1000)

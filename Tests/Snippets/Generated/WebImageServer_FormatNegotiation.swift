@@ -6,8 +6,9 @@ import WebImageServer
 
 func snippet_WebImageServer_FormatNegotiation_1() async throws {
 #sourceLocation(file: "Sources/WebImageServer/FormatNegotiation.swift", line: 11)
-    let webp = FormatNegotiation.acceptsWebP("image/avif,image/webp,*/*;q=0.8")   // true
-    let refused = FormatNegotiation.acceptsWebP("image/webp;q=0")               // false
+    let accept = ["image/avif,image/webp,*/*;q=0.8"]
+    let first = FormatNegotiation.preferred([.avif, .webp], accept: accept)   // avif
+    let refused = FormatNegotiation.acceptsWebP("image/webp;q=0")             // false
 #sourceLocation()
-    _ = (webp, refused)
+    _ = (accept, first, refused)
 }

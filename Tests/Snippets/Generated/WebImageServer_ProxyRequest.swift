@@ -9,7 +9,7 @@ func snippet_WebImageServer_ProxyRequest_1() async throws {
     let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300&dpr=2&format=webp",
                                    limits: .init())
     print(request.pixelWidth ?? 0)   // 600
-    print(request.format)            // webp
+    print(request.outputFormat)      // webp
 #sourceLocation()
     _ = request
 }

@@ -1,0 +1,143 @@
+import Foundation
+
+/// What the HEIF decoder checks in a file's item boxes before libheif allocates anything.
+package enum ISOBMFFItems {
+    /// See ``HeaderSniffer/isoBMFFLargestDerivedCanvas(_:)``.
+    package static func largestDerivedCanvas(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        HeaderSniffer.isoBMFFLargestDerivedCanvas(bytes)
+    }
+}
+
+extension HeaderSniffer {
+    /// The largest canvas, in pixels, of the derived images (`grid`, `iovl`) in an ISO-BMFF
+    /// file: the size their own descriptors give, which libheif allocates when it composes
+    /// them. An `ispe` is only a claim: fuzz finding #9 was a 1 KB HEIC whose grid item said
+    /// 48 × 32 in its `ispe` and some 15,000 × 15,000 in its grid descriptor, and libheif 1.15
+    /// allocated the latter (906 MB) before any tile decoded. `0` when the file has no derived
+    /// image; `nil` when the `meta` box cannot be read or a derived image's descriptor cannot be
+    /// found (the decoder then refuses the file rather than guess).
+    static func isoBMFFLargestDerivedCanvas(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        let sniffer = HeaderSniffer(bytes, wantsDetails: true)
+        guard let ftyp = sniffer.bmffBox(at: 0, limit: bytes.count), ftyp.type == 0x6674_7970 else { return nil } // ftyp
+        return sniffer.isoBMFFLargestDerivedCanvas(after: ftyp.end)
+    }
+
+    private func isoBMFFLargestDerivedCanvas(after offset: Int) -> Int? {
+        guard let meta = bmffChild(named: 0x6D65_7461, from: offset, to: reader.count) else { return nil } // meta
+        let children = meta.payload + 4
+        guard let iinf = bmffChild(named: 0x6969_6E66, from: children, to: meta.end) else { return 0 } // iinf
+        let derived = derivedItems(in: iinf)
+        guard let derived else { return nil }
+        if derived.isEmpty { return 0 }
+        guard let iloc = bmffChild(named: 0x696C_6F63, from: children, to: meta.end), // iloc
+              let locations = itemLocations(in: iloc) else { return nil }
+        let idat = bmffChild(named: 0x6964_6174, from: children, to: meta.end) // idat
+        var largest = 0
+        for (item, isGrid) in derived {
+            guard let location = locations[item] else { return nil }
+            let start: Int
+            if location.method == 1 {
+                guard let idat else { return nil }
+                start = idat.payload + location.offset
+            } else if location.method == 0 {
+                start = location.offset
+            } else {
+                return nil
+            }
+            guard let canvas = isGrid ? gridCanvas(at: start) : overlayCanvas(at: start) else { return nil }
+            largest = max(largest, canvas)
+        }
+        return largest
+    }
+
+    /// The `grid` (true) and `iovl` (false) items listed in `iinf`; `nil` if it is malformed.
+    private func derivedItems(in iinf: BMFFBox) -> [UInt32: Bool]? {
+        guard let version = reader.u8(iinf.payload) else { return nil }
+        var entry = iinf.payload + (version == 0 ? 6 : 8)
+        var items: [UInt32: Bool] = [:]
+        for _ in 0..<Self.isoBMFFMaxEntries {
+            guard let infe = bmffBox(at: entry, limit: iinf.end) else { break }
+            entry = infe.end
+            // infe version 2 has a 16-bit item ID, version 3 a 32-bit one; older ones no type.
+            guard infe.type == 0x696E_6665, let infeVersion = reader.u8(infe.payload), infeVersion >= 2 else { continue }
+            let wide = infeVersion >= 3
+            guard let item = wide ? reader.u32be(infe.payload + 4) : reader.u16be(infe.payload + 4).map(UInt32.init),
+                  let type = reader.u32be(infe.payload + (wide ? 10 : 8)) else { return nil }
+            if type == 0x6772_6964 { items[item] = true } // grid
+            if type == 0x696F_766C { items[item] = false } // iovl
+        }
+        return items
+    }
+
+    /// Where each item's first extent starts: the construction method (0 the file, 1 `idat`)
+    /// and the offset in it; `nil` if `iloc` is malformed.
+    private func itemLocations(in iloc: BMFFBox) -> [UInt32: (method: Int, offset: Int)]? {
+        guard let version = reader.u8(iloc.payload), version <= 2,
+              let sizes = reader.u8(iloc.payload + 4), let sizes2 = reader.u8(iloc.payload + 5) else { return nil }
+        let offsetSize = Int(sizes >> 4), lengthSize = Int(sizes & 0xF), baseSize = Int(sizes2 >> 4)
+        let indexSize = version == 0 ? 0 : Int(sizes2 & 0xF)
+        var cursor = iloc.payload + 6
+        guard let count = version < 2 ? reader.u16be(cursor).map(Int.init) : reader.u32be(cursor).map(Int.init) else { return nil }
+        cursor += version < 2 ? 2 : 4
+        var locations: [UInt32: (method: Int, offset: Int)] = [:]
+        for _ in 0..<min(count, Self.isoBMFFMaxEntries) {
+            guard let item = version < 2 ? reader.u16be(cursor).map(UInt32.init) : reader.u32be(cursor) else { return nil }
+            cursor += version < 2 ? 2 : 4
+            var method = 0
+            if version >= 1 {
+                guard let word = reader.u16be(cursor) else { return nil }
+                method = Int(word & 0xF)
+                cursor += 2
+            }
+            cursor += 2 // data reference index
+            guard let base = unsigned(at: cursor, size: baseSize), let extents = reader.u16be(cursor + baseSize) else { return nil }
+            cursor += baseSize + 2
+            var first: Int?
+            for _ in 0..<Int(extents) {
+                cursor += indexSize
+                guard let offset = unsigned(at: cursor, size: offsetSize) else { return nil }
+                if first == nil { first = offset }
+                cursor += offsetSize + lengthSize
+                guard cursor <= iloc.end else { return nil }
+            }
+            guard let first else { continue }
+            let (start, overflow) = base.addingReportingOverflow(first)
+            guard !overflow else { return nil }
+            locations[item] = (method, start)
+        }
+        return locations
+    }
+
+    /// A big-endian unsigned field of 0, 4 or 8 bytes (0 reads as 0).
+    private func unsigned(at offset: Int, size: Int) -> Int? {
+        switch size {
+        case 0: return 0
+        case 4: return reader.u32be(offset).map(Int.init)
+        case 8:
+            guard let high = reader.u32be(offset), let low = reader.u32be(offset + 4), high < 1 << 30 else { return nil }
+            return Int(high) << 32 | Int(low)
+        default: return nil
+        }
+    }
+
+    /// A grid descriptor: version, flags (bit 0: 32-bit sizes), rows − 1, columns − 1, width, height.
+    private func gridCanvas(at offset: Int) -> Int? {
+        guard let flags = reader.u8(offset + 1) else { return nil }
+        return canvas(at: offset + 4, wide: flags & 1 != 0)
+    }
+
+    /// An overlay descriptor: version, flags (bit 0: 32-bit sizes), four 16-bit fill values,
+    /// width, height.
+    private func overlayCanvas(at offset: Int) -> Int? {
+        guard let flags = reader.u8(offset + 1) else { return nil }
+        return canvas(at: offset + 10, wide: flags & 1 != 0)
+    }
+
+    private func canvas(at offset: Int, wide: Bool) -> Int? {
+        let width = wide ? reader.u32be(offset).map(Int.init) : reader.u16be(offset).map(Int.init)
+        let height = wide ? reader.u32be(offset + 4).map(Int.init) : reader.u16be(offset + 2).map(Int.init)
+        guard let width, let height else { return nil }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow ? .max : pixels
+    }
+}
