@@ -37,7 +37,8 @@ enum ProxyGalleryPage {
             }.sorted { $0.width < $1.width }
             let chosen = candidates.first { $0.width >= cellSize }?.url ?? candidates.last?.url ?? source
             guard let thumbnail = URL(string: chosen, relativeTo: base)?.absoluteURL else { return nil }
-            let name = text(of: "figcaption", in: figure) ?? attribute("alt", in: figure) ?? full.lastPathComponent
+            // The image's alt text is its name; the caption may carry more markup after it.
+            let name = attribute("alt", in: figure) ?? full.lastPathComponent
             return GalleryItem(name: name, thumbnail: thumbnail, full: full)
         }
     }
@@ -46,11 +47,6 @@ enum ProxyGalleryPage {
     private static func attribute(_ name: String, in html: String) -> String? {
         guard let start = html.range(of: " \(name)=\""), let end = html[start.upperBound...].firstIndex(of: "\"") else { return nil }
         return unescaped(html[start.upperBound..<end])
-    }
-
-    private static func text(of element: String, in html: String) -> String? {
-        guard let start = html.range(of: "<\(element)>"), let end = html.range(of: "</\(element)>", range: start.upperBound..<html.endIndex) else { return nil }
-        return unescaped(html[start.upperBound..<end.lowerBound])
     }
 
     /// The five entities the proxy's page escapes.
