@@ -9,7 +9,11 @@ PORT        ?= 8080
 FUZZ_SECONDS ?= 60
 SERVE_HOST  ?= 127.0.0.1
 
-.PHONY: all deps build run test snippets docs bench fuzz sanitize clean
+# Where `make gallery` writes the window when there is no display (README's screenshot:
+# GALLERY_SHOT=docs/gtk-gallery.png).
+GALLERY_SHOT ?= .build/gallery.png
+
+.PHONY: all deps build run gallery test snippets docs bench fuzz sanitize clean
 
 all: build
 
@@ -31,6 +35,21 @@ run: deps
 	@echo
 	@echo "Starting the image proxy over Demo/images: open the address below for the gallery (Ctrl-C stops it)."
 	@exec "$$($(SWIFT) build --show-bin-path)/webimage" serve --origin-dir Demo/images --host $(SERVE_HOST) --port $(PORT) --cache-dir .build/serve-cache
+
+# The desktop gallery, webimage-gtk, over the demo images. Without a display ($DISPLAY and
+# $WAYLAND_DISPLAY unset) it says so, and renders the window under Xvfb into GALLERY_SHOT
+# instead (`--screenshot`: once the thumbnails on screen have loaded); the cairo renderer,
+# since Xvfb has no GL.
+gallery: deps
+	$(SWIFT) build --product webimage-gtk
+	@bin="$$($(SWIFT) build --show-bin-path)/webimage-gtk"; \
+	if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+	  exec "$$bin" Demo/images; \
+	else \
+	  echo "make gallery: no display (DISPLAY is not set), so no window: rendering it under Xvfb into $(GALLERY_SHOT) instead."; \
+	  GSK_RENDERER=cairo NO_AT_BRIDGE=1 xvfb-run -a -s "-screen 0 1280x800x24" \
+	    "$$bin" Demo/images --no-disk-cache --size 800x400 --cell 120 --screenshot $(GALLERY_SHOT); \
+	fi
 
 # `swift build --build-tests` also builds WebImageSnippets: every ```swift example of README.md,
 # the DocC catalog and the public API's `///` comments, regenerated first from the documentation
@@ -74,6 +93,7 @@ bench: deps
 	$(SWIFT) build -c release --product WebImageBenchmarks
 	$(SWIFT) build -c release --product webimage
 	$(SWIFT) build -c release --product webimage-gtk-probe
+	$(SWIFT) build -c release --product webimage-gtk
 	BENCH_JSON=$(BENCH_OUT)/latest.json $(SWIFT) run -c release --skip-build WebImageBenchmarks $(GROUPS) | tee $(BENCH_OUT)/latest.md
 	@if [ -z "$(GROUPS)" ] || echo " $(GROUPS) " | grep -q " proxy "; then \
 	  echo; echo "The image proxy under wrk, beside nginx image_filter, thumbor and nginx static (see docs/benchmarks.md):"; \

@@ -45,6 +45,8 @@ let package = Package(
         .executable(name: "webimage", targets: ["webimage"]),
         // GTK 4 views over the binder: WebImageView and the main-actor integration.
         .library(name: "WebImageGTK", targets: ["WebImageGTK"]),
+        // The desktop gallery over WebImageGTK: its own executable, so `webimage` never links GTK.
+        .executable(name: "webimage-gtk", targets: ["webimage-gtk"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
@@ -132,6 +134,12 @@ let package = Package(
             name: "webimage-gtk-probe",
             dependencies: ["WebImageGTK", "CGTK", "CWebImageGTK"],
             path: "Tests/GTKProbe"
+        ),
+        // The desktop gallery: a folder, a list of URLs or a running `webimage serve`, in a
+        // GtkGridView of WebImageViews (docs in README's GTK section).
+        .executableTarget(
+            name: "webimage-gtk",
+            dependencies: ["WebImage", "WebImageGTK", "CGTK", "CWebImageGTK"]
         ),
         .executableTarget(
             name: "webimage",

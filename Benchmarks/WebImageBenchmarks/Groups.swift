@@ -10,6 +10,8 @@ let benchmarkGroups: [(String, @Sendable (Report) -> Void)] = [
     ("prefetch", runPrefetchBenchmarks),
     ("scroll", runScrollBenchmarks),
     ("gtk", runGTKBenchmarks),
+    // The GTK gallery under Xvfb (skipped, with a line saying so, without Xvfb or webimage-gtk).
+    ("gallery", runGalleryScrollBenchmarks),
     ("s3-sign", runS3SignBenchmarks),
     ("s3-store", runS3StoreBenchmarks),
 ]

@@ -85,6 +85,10 @@ public final class TestOrigin: Sendable {
         public var connectionClosed: Bool
         /// Body bytes the server handed to the socket for this response.
         public var bodyBytesSent: Int
+        /// When the request arrived, on `CLOCK_MONOTONIC` (nanoseconds): one clock for every
+        /// process of the machine, so that a benchmark can order arrivals against what another
+        /// process (the gallery) logged.
+        public var arrivalNanoseconds: UInt64 = 0
 
         /// The first value of header `name` (case-insensitive).
         public func header(_ name: String) -> String? {
@@ -312,13 +316,19 @@ public final class TestOrigin: Sendable {
             let record = Record(
                 index: state.records.count, method: head.method.rawValue, uri: head.uri, path: path,
                 headers: head.headers.map { (name: $0.name, value: $0.value) }, connection: connection,
-                outcome: .pending, connectionClosed: false, bodyBytesSent: 0)
+                outcome: .pending, connectionClosed: false, bodyBytesSent: 0, arrivalNanoseconds: Self.monotonicNow())
             state.records.append(record)
             state.recordByURI[head.uri] = record.index
             state.inFlight += 1
             state.maxInFlight = max(state.maxInFlight, state.inFlight)
             return record.index
         }
+    }
+
+    static func monotonicNow() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     /// The path of a request target, without its query.

@@ -1,0 +1,48 @@
+import CGTK
+import Foundation
+import WebImage
+import WebImageGTK
+
+/// The large view of one item: a ``WebImageView`` of the full image (progressive previews, a
+/// fade, and animations playing, as WebImageView plays them), loaded through a binder of its
+/// own so that full-size images never crowd the thumbnails out of their memory cache.
+@MainActor
+final class DetailPage {
+    let widget: UnsafeMutablePointer<GtkWidget>
+    let view: WebImageView
+    private let caption: UnsafeMutablePointer<GtkWidget>
+    private let statistics: GalleryStatistics
+
+    init(binder: ImageBinder, statistics: GalleryStatistics) {
+        self.statistics = statistics
+        view = WebImageView(binder: binder)
+        widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6)!
+        _ = g_object_ref_sink(widget)
+        caption = gtk_label_new(nil)!
+        gtk_widget_set_vexpand(view.widget, 1)
+        gtk_widget_set_hexpand(view.widget, 1)
+        gtk_widget_set_margin_top(view.widget, 12)
+        gtk_label_set_selectable(OpaquePointer(caption), 1)
+        gtk_label_set_ellipsize(OpaquePointer(caption), PANGO_ELLIPSIZE_MIDDLE)
+        widget.withMemoryRebound(to: GtkBox.self, capacity: 1) { box in
+            gtk_box_append(box, view.widget)
+            gtk_box_append(box, caption)
+        }
+    }
+
+    /// Shows `item`, the grid's thumbnail (in memory already) standing in until the full image
+    /// arrives.
+    func show(_ item: GalleryItem, placeholder: ImageContainer?) {
+        gtk_label_set_text(OpaquePointer(caption), item.name + "  ·  " + item.full.absoluteString)
+        view.setImage(
+            with: item.full, placeholder: placeholder, requestOptions: .progressiveLoad, transition: .fade(.milliseconds(150))
+        ) { [statistics] result in
+            statistics.record(result)
+        }
+    }
+
+    /// Back to the grid: the full image stops loading (and playing).
+    func clear() {
+        view.setImage(with: nil)
+    }
+}

@@ -1,0 +1,61 @@
+import CGTK
+import Foundation
+import WebImage
+import WebImageGTK
+
+/// One cell of the grid: a ``WebImageView`` that GTK recycles from item to item as the grid
+/// scrolls. Bound, it loads its item's thumbnail (a memory hit shows at once); unbound, its load
+/// is cancelled, so an item scrolled past before its download started costs no request.
+@MainActor
+final class ThumbnailCell {
+    let view: WebImageView
+    /// The item (its position in the grid) the cell shows now; `nil` while unbound.
+    private(set) var position: Int?
+    private(set) var item: GalleryItem?
+    /// Whether the load of the current item has ended, in an image or a failure.
+    private(set) var isSettled = false
+    /// Called when the view is shown anything that is not the current item's (never, unless
+    /// the binding is broken): what the scroll benchmark counts.
+    var onStaleDisplay: (@MainActor (_ position: Int?, _ shown: URL) -> Void)?
+
+    init(binder: ImageBinder, size: Int, fades: Bool) {
+        view = WebImageView(binder: binder)
+        gtk_widget_set_size_request(view.widget, Int32(size), Int32(size))
+        gtk_picture_set_content_fit(OpaquePointer(view.picture), GTK_CONTENT_FIT_COVER)
+        // Unbinding cancels a cell scrolled away. Unmapped, a cell is on the grid page while the
+        // detail page shows: its load goes on, or it would come back as a placeholder for good.
+        view.unmappedCancellationDelay = nil
+        self.fades = fades
+        view.onDisplay = { [unowned self] display in
+            guard let url = display.response?.url, url != item?.thumbnail else { return }
+            onStaleDisplay?(position, url)
+        }
+    }
+
+    private let fades: Bool
+
+    func bind(to item: GalleryItem, at position: Int, placeholder: ImageContainer, statistics: GalleryStatistics) {
+        self.position = position
+        self.item = item
+        isSettled = false
+        gtk_widget_set_tooltip_text(view.widget, item.name)
+        // Thumbnails: the first frame of an animation (it plays in the detail view), and large
+        // images decoded straight to about the cell's size (the manager's scale-down limit).
+        view.setImage(
+            with: item.thumbnail, placeholder: placeholder, requestOptions: GalleryPipeline.thumbnailOptions,
+            transition: fades ? .fade(.milliseconds(150)) : .none
+        ) { [weak self] result in
+            statistics.record(result)
+            // A cancelled load was superseded: only the current binding's end settles the cell.
+            if case .failure(.cancelled) = result { return }
+            if let self, self.position == position, self.item == item { self.isSettled = true }
+        }
+    }
+
+    func unbind() {
+        view.cancelImageLoad(using: view.binder)
+        position = nil
+        item = nil
+        isSettled = false
+    }
+}
