@@ -45,7 +45,8 @@ public final class WebImageView: MainActorImageTarget {
     }
     /// How long the widget may stay unmapped before its load is cancelled: long enough that a
     /// cell scrolled briefly out of view keeps its download, short enough that a page the user
-    /// left stops loading. `nil` never cancels on unmap. Default: 2 seconds.
+    /// left stops loading. When the widget is mapped again, the same bind starts again (its
+    /// completion is then called once more). `nil` never cancels on unmap. Default: 2 seconds.
     public var unmappedCancellationDelay: Duration? = .seconds(2)
     /// Called with everything the view shows, after it shows it: a caption that follows the
     /// image, a test that watches previews arrive.
@@ -69,6 +70,10 @@ public final class WebImageView: MainActorImageTarget {
     private var fadeTick: guint = 0
     private var unmappedTimer: guint = 0
     private var animation: PictureAnimation?
+    /// The last bind, to start again when its load was cancelled for staying unmapped too long
+    /// and the widget is mapped again (a page the user comes back to shows its images).
+    private var lastBind: (@MainActor () -> Void)?
+    private var reloadsOnMap = false
     /// Making the player for an image whose frames come from its bytes (off the main thread).
     private var animationStart: Task<Void, Never>?
 
@@ -128,6 +133,12 @@ public final class WebImageView: MainActorImageTarget {
         let current = binding
         cancelUnmappedTimer()
         isLoading = false
+        reloadsOnMap = false
+        lastBind = { [weak self] in
+            self?.setImage(
+                with: url, placeholder: placeholder, options: options, requestOptions: requestOptions,
+                transition: transition, completion: completion, progress: progress)
+        }
         let task = setImage(
             with: url, using: binder, placeholder: placeholder, options: options, requestOptions: requestOptions,
             transition: transition,
@@ -299,6 +310,7 @@ public final class WebImageView: MainActorImageTarget {
             view.cancelUnmappedTimer()
             view.cancelLoad()
             view.stopAnimation()
+            view.lastBind = nil
         }
     }
 
@@ -306,6 +318,10 @@ public final class WebImageView: MainActorImageTarget {
         view(data) { view in
             view.cancelUnmappedTimer()
             view.animation?.play()
+            if view.reloadsOnMap {
+                view.reloadsOnMap = false
+                view.lastBind?()
+            }
         }
     }
 
@@ -325,6 +341,7 @@ public final class WebImageView: MainActorImageTarget {
         view(data) { view in
             view.unmappedTimer = 0
             view.cancelLoad()
+            view.reloadsOnMap = true
         }
         return 0   // G_SOURCE_REMOVE
     }

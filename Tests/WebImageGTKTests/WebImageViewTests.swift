@@ -130,7 +130,8 @@ extension WebImageViewTests {
     }
 
     /// Unmapped for a moment (a cell scrolled out and back), the load goes on; unmapped for
-    /// longer than the grace period (200 ms here), it is cancelled and its connection closed.
+    /// longer than the grace period (200 ms here), it is cancelled and its connection closed,
+    /// and mapped again, it loads again.
     @Test("a load survives a brief unmap and is cancelled after the grace period")
     func unmappingCancelsAfterTheGracePeriod() async throws {
         let origin = try await TestOrigin.start()
@@ -138,7 +139,7 @@ extension WebImageViewTests {
         origin.register("/kept.png", data: try Self.solid(255, 0, 255))
         origin.register("/held.png", data: try Self.solid(255, 255, 0))
         let keptGate = origin.gate("/kept.png")
-        _ = origin.gate("/held.png")
+        let heldGate = origin.gate("/held.png")
 
         let display = try await Xvfb.start()
         defer { display.stop() }
@@ -159,6 +160,14 @@ extension WebImageViewTests {
         #expect(await origin.waitForConnectionClose(path: "/held.png"))
         #expect(await probe.waitForLine { $0.hasPrefix("completed /held.png") } == "completed /held.png failed")
         #expect(await probe.ask("spinner", expecting: "spinner") == "spinner off")
+
+        // Mapped again, the view binds the same URL again: a second request, and the image.
+        let seen = probe.stdout.count
+        #expect(await probe.ask("show", expecting: "visible") != nil)
+        #expect(await origin.waitForRequests(path: "/held.png", count: 2))
+        heldGate.open()
+        #expect(await probe.waitForLine(skipping: seen) { $0.hasPrefix("completed /held.png") } == "completed /held.png ok")
+        #expect(Self.rgb(await probe.ask("pixel", expecting: "pixel")) == [255, 255, 0])
         probe.send("quit")
         #expect(await probe.waitForExit() == 0)
     }

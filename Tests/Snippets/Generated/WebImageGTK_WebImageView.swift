@@ -18,7 +18,7 @@ func snippet_WebImageGTK_WebImageView_1() async throws {
 }
 
 func snippet_WebImageGTK_WebImageView_2() async throws {
-#sourceLocation(file: "Sources/WebImageGTK/WebImageView.swift", line: 111)
+#sourceLocation(file: "Sources/WebImageGTK/WebImageView.swift", line: 116)
     @MainActor func bind(_ view: WebImageView, to url: URL) {
         view.setImage(with: url, requestOptions: .progressiveLoad) { result in
             if case .failure(let error) = result { print(error) }
