@@ -133,4 +133,18 @@ import WebImageTestSupport
         let grid = try CoderRegistry.system().decode(try Files.fixture("heic-grid.heic"))
         #expect(grid.image.width > 0)
     }
+
+    /// Fuzz finding #11 (Tests/Fixtures/fuzz/fuzz-decode/heic-nclx-unknown-primaries-leak): a
+    /// HEIC whose `nclx` box names colour primaries 48, which libheif 1.15 reports as an error
+    /// after allocating the profile it then never frees; the decoder frees it (the fuzz smoke
+    /// replays the file under LeakSanitizer). Here: the file decodes, its colours left as
+    /// stored: the same pixels as a decode that keeps the colour space as it is.
+    @Test func unknownNCLXPrimariesLeaveTheColoursAsStored() throws {
+        let data = try Files.fixture("fuzz/fuzz-decode/heic-nclx-unknown-primaries-leak")
+        let converted = try HEIFDecoder().decode(data, options: .init())
+        let stored = try HEIFDecoder().decode(data, options: .preservingColor)
+        #expect(converted.image.width == 32 && converted.image.height == 48)
+        #expect(converted.iccProfile == nil && stored.iccProfile == nil)
+        #expect(converted.image == stored.image)
+    }
 }

@@ -187,8 +187,11 @@ public struct HEIFDecoder: ImageDecoder {
         let size = heif_image_handle_get_raw_color_profile_size(handle)
         guard size > 0 else {
             var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-            guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return nil }
-            defer { heif_nclx_color_profile_free(nclx) }
+            let error = heif_image_handle_get_nclx_color_profile(handle, &nclx)
+            // libheif 1.15 allocates the profile before it checks the code points, and returns
+            // an error without freeing it for unknown ones (fuzz finding #11, a leak).
+            defer { if let nclx { heif_nclx_color_profile_free(nclx) } }
+            guard error.code == heif_error_Ok, let nclx else { return nil }
             return CodedColorSpace.iccProfile(primaries: Int(nclx.pointee.color_primaries.rawValue), transfer: Int(nclx.pointee.transfer_characteristics.rawValue))
         }
         guard size < 1 << 24 else { return nil }
