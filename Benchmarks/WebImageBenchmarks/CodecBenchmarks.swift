@@ -231,7 +231,7 @@ private func childPeakKiB(_ arguments: [String]) -> Int {
 }
 
 /// Median seconds of `body` over `rounds` runs after one warm-up.
-private func seconds(rounds: Int, _ body: () -> Void) -> Double {
+func seconds(rounds: Int, _ body: () -> Void) -> Double {
     nanosecondsPerOperation(operations: 1, rounds: rounds, body) / 1e9
 }
 

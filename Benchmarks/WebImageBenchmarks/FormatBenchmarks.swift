@@ -28,8 +28,8 @@ func runFormatBenchmarks(_ report: Report) {
         if name.hasSuffix(".heic") || name.hasSuffix(".avif") {
             var thumbnail = ImageDecodingOptions()
             thumbnail.thumbnail = .maxPixelSize(256)
-            ours["decode:" + name] = medianSeconds(rounds: 5) { blackHole(try? registry.decode(data)) }
-            ours["thumbnail:" + name] = medianSeconds(rounds: 5) { blackHole(try? registry.decode(data, options: thumbnail)) }
+            ours["decode:" + name] = seconds(rounds: 5) { blackHole(try? registry.decode(data)) }
+            ours["thumbnail:" + name] = seconds(rounds: 5) { blackHole(try? registry.decode(data, options: thumbnail)) }
         } else if name.hasSuffix("-512.png"), let image = try? registry.decode(data) {
             var options = ImageEncodingOptions()
             options.quality = 60
@@ -37,7 +37,7 @@ func runFormatBenchmarks(_ report: Report) {
             guard let avif = try? encoder.encode(image, options: options) else { continue }
             let stem = String(name.dropLast("-512.png".count))
             try? avif.write(to: folder.url.appendingPathComponent(stem + "-ours.avif"))
-            ours["encode:" + stem] = medianSeconds(rounds: 3) { blackHole(try? encoder.encode(image, options: options)) }
+            ours["encode:" + stem] = seconds(rounds: 3) { blackHole(try? encoder.encode(image, options: options)) }
         }
     }
     guard let theirs = runPeerScript(["time", folder.path]) else { return }
@@ -64,17 +64,6 @@ private func reportFormats(_ report: Report, ours: [String: Double], theirs: [St
     report.add(.init(
         group: "formats", name: "AVIF 512 px DSSIM at equal size (lower is better), summed",
         ours: quality, reference: theirQuality, referenceName: "pyvips heifsave", unit: "", goal: .ratioAtMost(1.0)))
-}
-
-private func medianSeconds(rounds: Int, _ body: () -> Void) -> Double {
-    body()
-    var samples: [Double] = []
-    for _ in 0..<rounds {
-        let start = now()
-        body()
-        samples.append(Double(now() - start) / 1e9)
-    }
-    return samples.sorted()[samples.count / 2]
 }
 
 /// Runs formats_peers.py; its JSON output (empty for `prepare`), or `nil` after saying why.

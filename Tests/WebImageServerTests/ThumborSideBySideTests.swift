@@ -83,10 +83,12 @@ struct ThumborSideBySideTests {
         return "200 \(ImageFormat(sniffing: body).map { "\($0)" } ?? "?") \(container.image.width)x\(container.image.height)"
     }
 
-    @Test func sameFormatsAndSizesAsThumbor() async throws {
+    /// thumbor serving Demo/images and the proxy over the same folder, both answering unsafe
+    /// URLs, for `body`; thumbor is killed after it.
+    static func withThumborAndProxy(_ body: (_ folder: TemporaryDirectory, _ port: Int, _ harness: ProxyHarness) async throws -> Void) async throws {
         let folder = TemporaryDirectory("thumbor-side-by-side")
         defer { folder.remove() }
-        guard let (thumbor, port) = try Self.startThumbor(in: folder) else { return }
+        guard let (thumbor, port) = try startThumbor(in: folder) else { return }
         // SIGKILL: a process started from the test runner's threads inherits their blocked
         // signal mask, so thumbor would never see a SIGTERM (each run left one behind).
         defer {
@@ -98,21 +100,27 @@ struct ThumborSideBySideTests {
             configuration.thumbor.allowsUnsafe = true
         }
         defer { Task { await harness.stop() } }
-        for image in Self.images {
-            for options in Self.options {
-                let path = "/unsafe/\(options)/\(image)"
-                let response: HTTPClientResponse
-                do {
-                    response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
-                } catch {
-                    let log = (try? String(contentsOf: folder.url.appendingPathComponent("thumbor.log"), encoding: .utf8)) ?? ""
-                    Issue.record("thumbor did not answer \(path): \(error); its log: \(log.suffix(3000))")
-                    return
+        try await body(folder, port, harness)
+    }
+
+    @Test func sameFormatsAndSizesAsThumbor() async throws {
+        try await Self.withThumborAndProxy { folder, port, harness in
+            for image in Self.images {
+                for options in Self.options {
+                    let path = "/unsafe/\(options)/\(image)"
+                    let response: HTTPClientResponse
+                    do {
+                        response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
+                    } catch {
+                        let log = (try? String(contentsOf: folder.url.appendingPathComponent("thumbor.log"), encoding: .utf8)) ?? ""
+                        Issue.record("thumbor did not answer \(path): \(error); its log: \(log.suffix(3000))")
+                        return
+                    }
+                    let body = try await response.body.collect(upTo: 64 << 20)
+                    let theirs = Self.summary(Int(response.status.code), Data(body.readableBytesView))
+                    let ours = try await harness.request("/thumbor" + path)
+                    #expect(Self.summary(ours.status, ours.body) == theirs, "\(path)")
                 }
-                let body = try await response.body.collect(upTo: 64 << 20)
-                let theirs = Self.summary(Int(response.status.code), Data(body.readableBytesView))
-                let ours = try await harness.request("/thumbor" + path)
-                #expect(Self.summary(ours.status, ours.body) == theirs, "\(path)")
             }
         }
     }
@@ -137,43 +145,33 @@ extension ThumborSideBySideTests {
     /// differ no more than without it (their resize and ours differ a little), while the filter
     /// itself changes the image.
     @Test func colourFiltersGiveThumborsPixels() async throws {
-        let folder = TemporaryDirectory("thumbor-filters")
-        defer { folder.remove() }
-        guard let (thumbor, port) = try Self.startThumbor(in: folder) else { return }
-        defer {
-            kill(thumbor.processIdentifier, SIGKILL)
-            thumbor.waitUntilExit()
-        }
-        let harness = try await ProxyHarness.start { configuration in
-            configuration.originDirectory = Fixture.demoImages
-            configuration.thumbor.allowsUnsafe = true
-        }
-        defer { Task { await harness.stop() } }
-        func both(_ path: String) async throws -> (ours: Data, theirs: Data) {
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
-            let theirs = Data((try await response.body.collect(upTo: 64 << 20)).readableBytesView)
-            let ours = try await harness.request("/thumbor" + path)
-            #expect(response.status.code == 200 && ours.status == 200, "\(path)")
-            return (ours.body, theirs)
-        }
-        let filters = [
-            "brightness(30)", "brightness(-45)", "contrast(40)", "contrast(-50)", "rgb(20,-10,5)", "saturation(1.8)", "saturation(0.3)",
-            "fill(white)", "fill(ff0000)", "fill(auto)", "fill(white,true)", "background_color(00f)",
-        ]
-        for image in ["elephants-1920x1080-progressive.jpg", "flower.webp", "Spring.png"] {
-            let plain = try await both("/unsafe/fit-in/200x200/filters:format(png)/\(image)")
-            let baseline = try #require(try Self.meanDifference(plain.ours, plain.theirs))
-            for filter in filters {
-                let filtered = try await both("/unsafe/fit-in/200x200/filters:\(filter):format(png)/\(image)")
-                #expect(Self.summary(200, filtered.ours) == Self.summary(200, filtered.theirs), "\(image) \(filter)")
-                guard let difference = try Self.meanDifference(filtered.ours, filtered.theirs) else { continue }
-                #expect(difference <= baseline + 1, "\(image) \(filter): \(difference) against \(baseline) without it")
-                // The effect is checked on the photos; Spring.png (soft greys, mostly transparent)
-                // is there for the transparency of fill and background_color, which change
-                // nothing of an opaque image.
-                if image.hasSuffix(".png") || filter.hasPrefix("background_color") { continue }
-                let changed = try Self.meanDifference(filtered.ours, plain.ours) ?? .infinity
-                #expect(changed > 3, "\(image) \(filter) changed nothing")
+        try await Self.withThumborAndProxy { _, port, harness in
+            func both(_ path: String) async throws -> (ours: Data, theirs: Data) {
+                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
+                let theirs = Data((try await response.body.collect(upTo: 64 << 20)).readableBytesView)
+                let ours = try await harness.request("/thumbor" + path)
+                #expect(response.status.code == 200 && ours.status == 200, "\(path)")
+                return (ours.body, theirs)
+            }
+            let filters = [
+                "brightness(30)", "brightness(-45)", "contrast(40)", "contrast(-50)", "rgb(20,-10,5)", "saturation(1.8)", "saturation(0.3)",
+                "fill(white)", "fill(ff0000)", "fill(auto)", "fill(white,true)", "background_color(00f)",
+            ]
+            for image in ["elephants-1920x1080-progressive.jpg", "flower.webp", "Spring.png"] {
+                let plain = try await both("/unsafe/fit-in/200x200/filters:format(png)/\(image)")
+                let baseline = try #require(try Self.meanDifference(plain.ours, plain.theirs))
+                for filter in filters {
+                    let filtered = try await both("/unsafe/fit-in/200x200/filters:\(filter):format(png)/\(image)")
+                    #expect(Self.summary(200, filtered.ours) == Self.summary(200, filtered.theirs), "\(image) \(filter)")
+                    guard let difference = try Self.meanDifference(filtered.ours, filtered.theirs) else { continue }
+                    #expect(difference <= baseline + 1, "\(image) \(filter): \(difference) against \(baseline) without it")
+                    // The effect is checked on the photos; Spring.png (soft greys, mostly transparent)
+                    // is there for the transparency of fill and background_color, which change
+                    // nothing of an opaque image.
+                    if image.hasSuffix(".png") || filter.hasPrefix("background_color") { continue }
+                    let changed = try Self.meanDifference(filtered.ours, plain.ours) ?? .infinity
+                    #expect(changed > 3, "\(image) \(filter) changed nothing")
+                }
             }
         }
     }
