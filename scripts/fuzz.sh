@@ -7,6 +7,12 @@
 #                                         default limits (FUZZ_TIMEOUT does not apply)
 #   scripts/fuzz.sh list                  the targets
 #
+# FUZZ_SEED=N makes a run repeat libFuzzer's choices (CI's smoke sets it: a finding there must
+# come back when the same commit is run again); campaigns leave it unset and explore afresh.
+# A run that finds something prints each new artifact (up to 48 KB) in Base64 after its summary,
+# so that a finding made on another machine (CI) can be replayed from the log alone:
+#   base64 -d > input <<< 'THE LINE'; .build-asan/…/debug/fuzz-incremental input
+#
 # A target's corpus grows in $FUZZ_CORPUS/<target> (default Fuzz/.corpus/<build>, not committed), seeded
 # from the repository's fixtures; findings land in Fuzz/.artifacts/<target>/ and fail the run.
 # Each run prints libFuzzer's final statistics; the summary table lists executions, exec/s,
@@ -151,8 +157,11 @@ case "${1:-}" in
       log="$ARTIFACTS/$target/last-run.log"
       echo "fuzz: $target for ${seconds}s"
       status=0
+      seed=()
+      [ -n "${FUZZ_SEED:-}" ] && seed=(-seed="$FUZZ_SEED")
+      find "$ARTIFACTS/$target" -maxdepth 1 -type f ! -name '*.log' -printf '%f\n' | sort > "$ARTIFACTS/$target/.before"
       UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
-      "$bin/$target" "$corpus" "$(seeds_of "$target")" "${extra[@]}" \
+      "$bin/$target" "$corpus" "$(seeds_of "$target")" "${extra[@]}" "${seed[@]}" \
         -dict="$(dictionary_of "$target")" -max_total_time="$seconds" -timeout="$timeout" \
         -rss_limit_mb=512 -malloc_limit_mb=512 -max_len=131072 -print_final_stats=1 \
         -artifact_prefix="$ARTIFACTS/$target/" >"$log" 2>&1 || status=$?
@@ -167,16 +176,31 @@ case "${1:-}" in
         result="FINDING (exit $status, see $log)"
         failed=1
         grep -E 'ERROR|fuzz finding|SUMMARY|Test unit written|runtime error' "$log" | head -20 || true
+        find "$ARTIFACTS/$target" -maxdepth 1 -type f ! -name '*.log' ! -name '.before' -printf '%f\n' | sort \
+          | comm -13 "$ARTIFACTS/$target/.before" - | sed "s|^|$ARTIFACTS/$target/|" >> "$ARTIFACTS/.new"
       fi
+      rm -f "$ARTIFACTS/$target/.before"
       summary+=("$(printf '%-20s %12s %8s %7s %8s %7s  %s' "$target" "$runs" "$speed" "$cov" "$ft" "$units" "$result")")
     done
     echo
     printf '%-20s %12s %8s %7s %8s %7s  %s\n' target executions exec/s cov ft corpus result
     printf '%s\n' "${summary[@]}"
+    if [ -s "$ARTIFACTS/.new" ]; then
+      echo
+      while read -r artifact; do
+        if [ "$(stat -c %s "$artifact")" -le 49152 ]; then
+          echo "fuzz: $artifact ($(stat -c %s "$artifact") bytes) in Base64:"
+          base64 -w0 "$artifact"; echo
+        else
+          echo "fuzz: $artifact is $(stat -c %s "$artifact") bytes, too large to print"
+        fi
+      done < "$ARTIFACTS/.new"
+    fi
+    rm -f "$ARTIFACTS/.new"
     exit "$failed"
     ;;
   *)
-    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,/^set -e/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac
