@@ -365,6 +365,27 @@ extension JPEGTests {
         return result
     }
 
+    /// The byte ranges of the marker segments after the first scan's data has begun (the
+    /// tables and scan headers between a progressive file's scans), found by their markers:
+    /// inside entropy-coded data a 0xFF is followed by 0x00 or a restart marker.
+    static func segmentsBetweenScans(of jpeg: Data) -> [Range<Int>] {
+        let bytes = [UInt8](jpeg)
+        guard let first = segments(of: jpeg).last, first.marker == 0xDA else { return [] }
+        var ranges: [Range<Int>] = []
+        var index = first.range.upperBound
+        while index + 4 <= bytes.count {
+            let marker = bytes[index + 1]
+            if bytes[index] == 0xFF, [0xC4, 0xDA, 0xDB, 0xDD].contains(marker) {
+                let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+                ranges.append(index..<(index + 2 + length))
+                index += 2 + length
+            } else {
+                index += 1
+            }
+        }
+        return ranges
+    }
+
     /// `jpeg` with an APP1 EXIF segment whose IFD0 holds only the orientation tag.
     static func withEXIFOrientation(_ value: UInt8, _ jpeg: Data) -> Data {
         let tiff: [UInt8] = [

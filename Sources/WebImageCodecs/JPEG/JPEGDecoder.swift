@@ -78,8 +78,12 @@ public struct JPEGDecoder: ImageDecoder {
             } else if header.isCMYK || engine == .libjpeg {
                 bitmap = try Self.decodeWithLibJPEG(decompressor, header: header, cmyk: cmyk)
                 complete = decompressor.warnings == 0
+            } else if let undamaged = try Self.decodeWithTurboJPEG(bytes, header: header) {
+                (bitmap, complete) = (undamaged, true)
             } else {
-                (bitmap, complete) = try Self.decodeWithTurboJPEG(bytes, header: header)
+                // Damaged data: libjpeg's own loop knows which rows it wrote (see decodeWithTurboJPEG).
+                bitmap = try Self.decodeWithLibJPEG(decompressor, header: header)
+                complete = decompressor.warnings == 0
             }
             var container = ImageContainer(
                 image: bitmap,
@@ -133,17 +137,24 @@ public struct JPEGDecoder: ImageDecoder {
         }
     }
 
-    /// Grey, RGB and YCbCr through TurboJPEG straight into the bitmap, and whether it met no
-    /// damage. TurboJPEG reads the header again (cheap); scaling is chosen by giving it the
-    /// scaled size.
-    static func decodeWithTurboJPEG(_ bytes: UnsafeRawBufferPointer, header: JPEGHeader) throws -> (Bitmap, complete: Bool) {
+    /// Grey, RGB and YCbCr through TurboJPEG straight into the bitmap, or `nil` when libjpeg
+    /// reported anything, a warning included. TurboJPEG reads the header again (cheap); scaling
+    /// is chosen by giving it the scaled size.
+    ///
+    /// Damage is left to the libjpeg path because TurboJPEG cannot say which rows it wrote: once
+    /// a warning has been raised, `tjGetErrorCode` answers `TJERR_WARNING` even for a fatal error
+    /// after it, which stopped the decode with rows never written. Fuzz finding #12: a
+    /// progressive file with stray bytes before one scan (a warning) and impossible parameters
+    /// in the next (fatal) came back as a whole bitmap of uninitialised memory, whatever the
+    /// heap held, served as an image.
+    static func decodeWithTurboJPEG(_ bytes: UnsafeRawBufferPointer, header: JPEGHeader) throws -> Bitmap? {
         guard let handle = tjInitDecompress() else {
             throw ImageError.tooLarge("JPEG: out of memory creating a TurboJPEG decompressor")
         }
         defer { tjDestroy(handle) }
         let width = JPEGHeader.scaled(header.width, eighths: header.eighths)
         let height = JPEGHeader.scaled(header.height, eighths: header.eighths)
-        var complete = true
+        var clean = true
         let bitmap = try Bitmap(width: width, height: height, pixelFormat: .rgba8) { pixels in
             let result = tjDecompress2(
                 handle,
@@ -154,12 +165,16 @@ public struct JPEGDecoder: ImageDecoder {
                 // TJFLAG_LIMITSCANS: refuse more than 500 progressive scans, as the libjpeg path does.
                 TJFLAG_LIMITSCANS
             )
-            // A warning (truncated or corrupt data decoded past) still fills every row.
-            if result != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
-                throw ImageError.corruptData("JPEG: \(String(cString: tjGetErrorStr2(handle)))")
+            if result != 0 {
+                // Not a warning at all: no second decode can do better.
+                if tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
+                    throw ImageError.corruptData("JPEG: \(String(cString: tjGetErrorStr2(handle)))")
+                }
+                // The buffer is dropped; zeroed so that it is initialised as `Bitmap` requires.
+                pixels.initializeMemory(as: UInt8.self, repeating: 0)
+                clean = false
             }
-            complete = result == 0
         }
-        return (bitmap, complete)
+        return clean ? bitmap : nil
     }
 }
