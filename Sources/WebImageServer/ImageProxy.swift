@@ -184,6 +184,8 @@ public final class ImageProxy: Sendable {
     package let resultStore: ResultStore?
     /// ``Configuration/autoFormats`` that the registry has an encoder for.
     let autoFormats: [ImageFormat]
+    /// ``ImgproxyConfiguration/watermarkData``, decoded once at start.
+    private let configuredWatermark: Bitmap?
 
     /// Opens the disk cache (when the configuration names a folder) and starts the egress
     /// guard every origin connection goes through.
@@ -254,6 +256,13 @@ public final class ImageProxy: Sendable {
         manager = ImageManager(configuration: managerConfiguration)
         signer = configuration.signingKey.map(URLSigner.init(key:))
         limiter = ConcurrencyLimiter(limit: configuration.maximumConcurrentRequests)
+        configuredWatermark = try configuration.imgproxy.watermarkData.map { data in
+            do {
+                return try registry.decode(data, options: managerConfiguration.decodingOptions).image
+            } catch {
+                throw ImageError.corruptData("the configured imgproxy watermark: \(error)")
+            }
+        }
     }
 
     /// Waits for the pipeline's work (disk writes included) to finish, then closes the HTTP
@@ -366,7 +375,7 @@ public final class ImageProxy: Sendable {
     /// - Throws: a ``ProxyError`` with the status to answer.
     func sourceSize(of recipe: RenderRecipe) async throws(ProxyError) -> (width: Int, height: Int, frames: Int) {
         _ = try plan(for: recipe, accepted: nil)
-        let url = try await checkedSourceURL(recipe)
+        let url = try await checkedSourceURL(recipe.source)
         do {
             let container = try await manager.image(for: ImageRequest(url: url, options: [.retryFailed])).container
             return (container.image.width, container.image.height, container.animation?.frames.count ?? 1)
@@ -413,18 +422,27 @@ public final class ImageProxy: Sendable {
         var key = request.variantKey(format: target?.rawValue ?? "source")
         // Variants that kept the profile are kept apart from the (default) sRGB ones.
         if configuration.keepsColorProfile { key += "|icc=keep" }
-        if case .remote(let url) = request.source, url.scheme == "s3" {
-            try checkBucket(of: url)
-        } else if case .remote(let url) = request.source {
-            do {
-                try originGuard.checkWithoutResolving(url)
-            } catch {
-                throw .forbiddenOrigin("\(error)")
-            }
-            // Variants made under another origin policy are never found: see policyDigest.
-            key += "|policy=" + policyDigest
-        }
+        var remote = try checkWithoutResolving(request.source)
+        if case .source(let source)? = request.watermark?.origin { remote = try checkWithoutResolving(source) || remote }
+        // Variants made under another origin policy are never found: see policyDigest.
+        if remote { key += "|policy=" + policyDigest }
         return Plan(target: target, key: key, variesOnAccept: request.negotiatesFormat && request.format == nil)
+    }
+
+    /// The checks of `source` that need no DNS, and whether it is an HTTP origin (whose
+    /// variants then carry the origin policy in their keys).
+    private func checkWithoutResolving(_ source: ProxyRequest.Source) throws(ProxyError) -> Bool {
+        guard case .remote(let url) = source else { return false }
+        if url.scheme == "s3" {
+            try checkBucket(of: url)
+            return false
+        }
+        do {
+            try originGuard.checkWithoutResolving(url)
+        } catch {
+            throw .forbiddenOrigin("\(error)")
+        }
+        return true
     }
 
     /// Refuses an `s3://` source when no S3 service is configured or its bucket is not allowed.
@@ -441,8 +459,8 @@ public final class ImageProxy: Sendable {
     /// The URL the pipeline loads: the remote URL once the guard accepts it (the loader checks
     /// it again, with every redirect), the `s3://` URL as it is (``plan(for:accepted:)``
     /// checked its bucket), or the file inside the origin folder.
-    private func checkedSourceURL(_ request: RenderRecipe) async throws(ProxyError) -> URL {
-        switch request.source {
+    private func checkedSourceURL(_ source: ProxyRequest.Source) async throws(ProxyError) -> URL {
+        switch source {
         case .remote(let url) where url.scheme == "s3":
             return url
         case .remote(let url):
@@ -472,7 +490,7 @@ public final class ImageProxy: Sendable {
             await variants.store(image, forKey: key)
             return Rendered(image: image, isComplete: true, isFromResultStore: true)
         }
-        let rendered = try await render(request, from: try await checkedSourceURL(request), as: target)
+        let rendered = try await render(request, from: try await checkedSourceURL(request.source), as: target)
         // An image of a damaged source is answered, never kept as if it were whole.
         if rendered.isComplete {
             await variants.store(rendered.image, forKey: key)
@@ -489,6 +507,9 @@ public final class ImageProxy: Sendable {
         let (thumbnail, processors) = Self.processors(for: recipe, maximumDimension: configuration.limits.maximumDimension)
         imageRequest.thumbnail = thumbnail
         imageRequest.processors = processors
+        if let watermark = recipe.watermark {
+            imageRequest.processors.append(WatermarkOverlay(watermark: watermark, mark: try await watermarkImage(of: watermark)))
+        }
         let container = try await manager.image(for: imageRequest).container
         let registry = configuration.registry
         let format = target ?? FormatNegotiation.sourceOutput(container, registry: registry)
@@ -501,6 +522,25 @@ public final class ImageProxy: Sendable {
         }
         let image = EncodedImage(data: data, contentType: format == .apng ? "image/png" : format.mimeType)
         return Rendered(image: image, isComplete: container.isComplete)
+    }
+
+    /// The image of `watermark`: the configured one, or its source loaded through the pipeline
+    /// (the origin guard, the caches and the limits of a source), first frame only.
+    private func watermarkImage(of watermark: RenderRecipe.Watermark) async throws -> Bitmap {
+        let url: URL
+        switch watermark.origin {
+        case .source(let source):
+            url = try await checkedSourceURL(source)
+        case .configured:
+            if let configuredWatermark { return configuredWatermark }
+            guard let configured = configuration.imgproxy.watermarkURL else {
+                throw ProxyError.badRequest("watermark: no watermark image is configured")
+            }
+            url = try await checkedSourceURL(.remote(configured))
+        }
+        var request = ImageRequest(url: url, options: [.retryFailed, .decodeFirstFrameOnly])
+        if configuration.cachesDisabled { request.options.insert(.fromLoaderOnly) }
+        return try await manager.image(for: request).container.image
     }
 
     /// `container` encoded as `format`; with `maxBytes`, a lossy format at the highest quality

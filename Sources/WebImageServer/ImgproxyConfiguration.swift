@@ -28,6 +28,15 @@ public struct ImgproxyConfiguration: Sendable, Hashable {
     /// imgproxy's `IMGPROXY_PRESETS`: options by preset name (`"thumb": "rs:fill:160:160/q:70"`).
     /// The `default` preset applies to every URL, before its own options.
     public var presets: [String: String] = [:]
+    /// The watermark image of imgproxy's `watermark` (`wm`) option: the bytes of
+    /// `IMGPROXY_WATERMARK_DATA` (decoded from Base64) or of the file `IMGPROXY_WATERMARK_PATH`
+    /// names. Without it (and without ``watermarkURL``), `wm` with an opacity above 0 is a `400`.
+    public var watermarkData: Data?
+    /// imgproxy's `IMGPROXY_WATERMARK_URL`: the watermark image fetched, as a source is, through
+    /// the origin guard (and cached); used when ``watermarkData`` is `nil`.
+    public var watermarkURL: URL?
+    /// imgproxy's `IMGPROXY_WATERMARK_OPACITY`: every `wm`'s opacity is multiplied by it (0 to 1).
+    public var watermarkOpacity = 1.0
 
     public init() {}
 
@@ -64,6 +73,24 @@ public struct ImgproxyConfiguration: Sendable, Hashable {
             }
         }
         return presets
+    }
+
+    /// What the variant keys say of the configured watermark, so that variants made with
+    /// another watermark (after a restart with a new one) are never found; `nil` when none is
+    /// configured.
+    var watermarkDigest: String? {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ bytes: some Sequence<UInt8>) {
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        }
+        if let watermarkData {
+            mix(watermarkData)
+        } else if let watermarkURL {
+            mix(watermarkURL.absoluteString.utf8)
+        } else {
+            return nil
+        }
+        return String(hash, radix: 16) + "x" + ProxyRequest.text(watermarkOpacity)
     }
 
     /// The prefix without its trailing `/` (`""` for the root), or `nil` when off.

@@ -5,7 +5,7 @@ import WebImage
 /// what they ask for, before ``ImgproxyURL`` turns them into a ``RenderRecipe``.
 ///
 /// An option the proxy cannot do as imgproxy does is a `400` that names it, never ignored:
-/// `trim`, `watermark`, `pixelate`, `sharpen`,
+/// `pixelate`, `sharpen`,
 /// `min-width`, `min-height`, gravity offsets, a `zoom` with two different factors,
 /// `strip_metadata:false`, and imgproxy Pro's options. The ones that are off at their zero
 /// value (`wm:0`, `mb:0`, `pix:0`, `sh:0`, `mw:0`, `mh:0`) are accepted at it, so that a
@@ -52,6 +52,18 @@ struct ImgproxyOptions: Sendable {
     var expires: Int?
     var filename: String?
     var returnsAttachment = false
+    /// `watermark`; `nil` when off (opacity 0).
+    var watermark: Watermark?
+
+    /// `watermark:%opacity:%position:%x_offset:%y_offset:%scale`.
+    struct Watermark: Sendable, Hashable {
+        var opacity: Double
+        /// A compass position; `nil` for `re` (replicated over the whole image).
+        var alignment: RenderRecipe.Alignment? = .center
+        var x = 0.0
+        var y = 0.0
+        var scale = 0.0
+    }
 
     /// Applies the options of `text` (`name:args/name:args`) in order, presets expanded from
     /// `presets` (at most `depth` levels deep).
@@ -150,8 +162,9 @@ struct ImgproxyOptions: Sendable {
             try count(arguments, name, 1...1)
             guard try Self.number(arguments[0], name, in: 0...1e9) == 0 else { throw Self.unsupported(name) }
         case "watermark", "wm":
-            try count(arguments, name, 1...6)
-            guard try Self.number(arguments[0], name, in: 0...1) == 0 else { throw Self.unsupported(name) }
+            try count(arguments, name, 1...5)
+            let opacity = try Self.number(arguments[0], name, in: 0...1)
+            watermark = opacity == 0 ? nil : try Self.watermark(opacity, Array(arguments.dropFirst()), name)
         case "strip_metadata", "sm":
             try count(arguments, name, 1...1)
             // The proxy's encoders never write EXIF or XMP: there is nothing to keep them with.
@@ -210,6 +223,33 @@ struct ImgproxyOptions: Sendable {
         if arguments.count > 2, !arguments[2].isEmpty { trim.equalHorizontal = try Self.boolean(arguments[2], name) }
         if arguments.count > 3, !arguments[3].isEmpty { trim.equalVertical = try Self.boolean(arguments[3], name) }
         self.trim = trim
+    }
+
+    /// The rest of a `watermark` option after its opacity: position (a compass point or `re`),
+    /// x and y offsets (signed), scale (0 to 1; 0 keeps the watermark's size); empty ones
+    /// left at their defaults.
+    static func watermark(_ opacity: Double, _ arguments: [Substring], _ name: String) throws(ProxyError) -> Watermark {
+        var mark = Watermark(opacity: opacity)
+        if let position = arguments.first, !position.isEmpty {
+            if position == "re" {
+                mark.alignment = nil
+            } else if let alignment = compass[String(position)] {
+                mark.alignment = alignment
+            } else {
+                throw .badRequest("\(name)'s position must be ce, no, so, ea, we, noea, nowe, soea, sowe or re")
+            }
+        }
+        if arguments.count > 1, !arguments[1].isEmpty { mark.x = try signedNumber(arguments[1], name) }
+        if arguments.count > 2, !arguments[2].isEmpty { mark.y = try signedNumber(arguments[2], name) }
+        if arguments.count > 3, !arguments[3].isEmpty { mark.scale = try number(arguments[3], name, in: 0...1) }
+        return mark
+    }
+
+    /// A number that may be negative, at most 100,000 either way.
+    static func signedNumber(_ text: Substring, _ name: String) throws(ProxyError) -> Double {
+        let negative = text.first == "-"
+        let magnitude = try number(negative ? text.dropFirst() : text, name, in: 0...100_000)
+        return negative ? -magnitude : magnitude
     }
 
     /// `[width:height:enlarge:extend…]` of `resize` and `size`, empty arguments left as they are.

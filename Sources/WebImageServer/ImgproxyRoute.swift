@@ -14,6 +14,8 @@ struct ImgproxyRoute: Sendable {
     /// `nil` with a key when the key or salt is not hex: then nothing validates.
     let signer: ImgproxySigner?
     let presets: [String: String]
+    /// The configured watermark's digest and base opacity, for `wm`; `nil` when none is configured.
+    let watermark: (digest: String, opacity: Double)?
 
     /// `nil` when the dialect is off.
     init?(_ configuration: ImgproxyConfiguration) {
@@ -22,6 +24,7 @@ struct ImgproxyRoute: Sendable {
         requiresSignature = configuration.key != nil || configuration.salt != nil
         signer = configuration.key.flatMap { ImgproxySigner(key: $0, salt: configuration.salt ?? "", signatureSize: configuration.signatureSize) }
         presets = configuration.presets
+        watermark = configuration.watermarkDigest.map { ($0, configuration.watermarkOpacity) }
     }
 
     /// The path below the prefix (`/insecure/…`) when `path` is imgproxy's, else `nil`.
@@ -42,7 +45,7 @@ struct ImgproxyRoute: Sendable {
         if requiresSignature {
             guard let signer, signer.isValid(signature: String(parts[0]), path: "/" + parts[1]) else { throw .badSignature }
         }
-        return try ImgproxyURL(path: relative, presets: presets, limits: limits, allowsLocal: allowsLocal, now: now)
+        return try ImgproxyURL(path: relative, presets: presets, limits: limits, allowsLocal: allowsLocal, watermark: watermark, now: now)
     }
 }
 

@@ -30,8 +30,11 @@ package struct ImgproxyURL: Sendable {
     ///
     /// - Throws: ``ProxyError`` 400 naming what is wrong (an unsupported option among them),
     ///   404 when the URL has expired.
+    /// `watermark` is the configured watermark's digest and base opacity (see
+    /// ``ImgproxyConfiguration/watermarkData``), `nil` when there is none.
     package init(
-        path: Substring, presets: [String: String] = [:], limits: ProxyRequest.Limits, allowsLocal: Bool, now: Date = Date()
+        path: Substring, presets: [String: String] = [:], limits: ProxyRequest.Limits, allowsLocal: Bool,
+        watermark: (digest: String, opacity: Double)? = nil, now: Date = Date()
     ) throws(ProxyError) {
         let parts = path.drop { $0 == "/" }.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
@@ -56,6 +59,37 @@ package struct ImgproxyURL: Sendable {
         filename = options.filename
         returnsAttachment = options.returnsAttachment
         recipe = try Self.recipe(options, source: ProxyRequest.source(source, allowsLocal: allowsLocal), limits: limits)
+        if let mark = options.watermark {
+            guard let watermark else { throw .badRequest("watermark: no watermark image is configured (IMGPROXY_WATERMARK_DATA, _PATH or _URL)") }
+            recipe.watermark = Self.watermark(mark, configured: watermark, dpr: options.dpr)
+        }
+    }
+
+    /// The recipe's watermark for the `watermark` option `mark`: compass positions with their
+    /// offsets (from the edge the gravity names, from the centre for `ce`; 1 and over are
+    /// pixels times `dpr`, under 1 a fraction of the side), `re` as tiles the offsets apart,
+    /// `scale` as a share of both sides.
+    static func watermark(_ mark: ImgproxyOptions.Watermark, configured: (digest: String, opacity: Double), dpr: Double) -> RenderRecipe.Watermark {
+        func length(_ value: Double) -> RenderRecipe.Watermark.Length {
+            abs(value) >= 1 || value == 0 ? .pixels(Int((value * dpr).rounded())) : .fraction(value)
+        }
+        func placement(_ half: Int, _ offset: Double) -> RenderRecipe.Watermark.Placement {
+            switch half {
+            case 0: .start(length(offset))
+            case 2: .end(length(offset))
+            default: .center(length(offset))
+            }
+        }
+        let horizontal: RenderRecipe.Watermark.Placement, vertical: RenderRecipe.Watermark.Placement
+        if let alignment = mark.alignment {
+            (horizontal, vertical) = (placement(alignment.horizontal, mark.x), placement(alignment.vertical, mark.y))
+        } else {
+            (horizontal, vertical) = (.tiled(spacing: Int((max(mark.x, 0) * dpr).rounded())), .tiled(spacing: Int((max(mark.y, 0) * dpr).rounded())))
+        }
+        let share = mark.scale > 0 ? mark.scale : nil
+        return RenderRecipe.Watermark(
+            origin: .configured(digest: configured.digest), horizontal: horizontal, vertical: vertical,
+            opacity: .scaled(min(1, mark.opacity * configured.opacity)), widthShare: share, heightShare: share)
     }
 
     /// The source's text and the extension after it, from what follows the options.

@@ -40,8 +40,7 @@ struct RecipeCanvas: ImageProcessor, Hashable {
         let keepsAlpha = background == nil || (canvas.keepsTransparency && bitmap.pixelFormat.hasAlpha)
         let format: PixelFormat = keepsAlpha ? .rgba8 : .rgb8
         let outputBytes = format.bytesPerPixel
-        let inputFormat = bitmap.pixelFormat
-        let inputBytes = inputFormat.bytesPerPixel
+        let rgba = bitmap.straightRGBA8()
         return try Bitmap(width: layout.width, height: layout.height, pixelFormat: format, scale: bitmap.scale) { output in
             let out = output.bindMemory(to: UInt8.self)
             // The background everywhere first (transparent black without one).
@@ -49,31 +48,19 @@ struct RecipeCanvas: ImageProcessor, Hashable {
             for index in 0..<(layout.width * layout.height) {
                 for channel in 0..<outputBytes { out[index * outputBytes + channel] = fill[channel] }
             }
-            bitmap.pixels.withUnsafeBufferPointer { input in
-                for row in 0..<bitmap.height {
-                    for column in 0..<bitmap.width {
-                        let from = row * bitmap.bytesPerRow + column * inputBytes
-                        var (r, g, b, a): (Int, Int, Int, Int)
-                        switch inputFormat.channels {
-                        case .gray: (r, g, b, a) = (Int(input[from]), Int(input[from]), Int(input[from]), 255)
-                        case .grayAlpha: (r, g, b, a) = (Int(input[from]), Int(input[from]), Int(input[from]), Int(input[from + 1]))
-                        case .rgb: (r, g, b, a) = (Int(input[from]), Int(input[from + 1]), Int(input[from + 2]), 255)
-                        case .rgba: (r, g, b, a) = (Int(input[from]), Int(input[from + 1]), Int(input[from + 2]), Int(input[from + 3]))
-                        }
-                        if inputFormat.alpha == .premultiplied, a > 0, a < 255 {
-                            // Back to straight values: what both outputs below start from.
-                            r = min(255, (r * 255 + a / 2) / a); g = min(255, (g * 255 + a / 2) / a); b = min(255, (b * 255 + a / 2) / a)
-                        }
-                        let to = ((row + layout.y) * layout.width + column + layout.x) * outputBytes
-                        if let background, !keepsAlpha {
-                            // Over the background colour: straight alpha, rounded.
-                            out[to] = UInt8((r * a + Int(background[0]) * (255 - a) + 127) / 255)
-                            out[to + 1] = UInt8((g * a + Int(background[1]) * (255 - a) + 127) / 255)
-                            out[to + 2] = UInt8((b * a + Int(background[2]) * (255 - a) + 127) / 255)
-                        } else {
-                            out[to] = UInt8(r); out[to + 1] = UInt8(g); out[to + 2] = UInt8(b)
-                            if outputBytes == 4 { out[to + 3] = UInt8(a) }
-                        }
+            for row in 0..<bitmap.height {
+                for column in 0..<bitmap.width {
+                    let from = (row * bitmap.width + column) * 4
+                    let r = Int(rgba[from]), g = Int(rgba[from + 1]), b = Int(rgba[from + 2]), a = Int(rgba[from + 3])
+                    let to = ((row + layout.y) * layout.width + column + layout.x) * outputBytes
+                    if let background, !keepsAlpha {
+                        // Over the background colour: straight alpha, rounded.
+                        out[to] = UInt8((r * a + Int(background[0]) * (255 - a) + 127) / 255)
+                        out[to + 1] = UInt8((g * a + Int(background[1]) * (255 - a) + 127) / 255)
+                        out[to + 2] = UInt8((b * a + Int(background[2]) * (255 - a) + 127) / 255)
+                    } else {
+                        out[to] = UInt8(r); out[to + 1] = UInt8(g); out[to + 2] = UInt8(b)
+                        if outputBytes == 4 { out[to + 3] = UInt8(a) }
                     }
                 }
             }

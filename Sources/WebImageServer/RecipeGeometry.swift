@@ -17,8 +17,11 @@ struct RecipeGeometry: ImageProcessor, Hashable {
     var adaptive: Bool
     var alignment: RenderRecipe.Alignment
     var focus: RenderRecipe.Focus?
-    /// Place a `fill` window with ``ImageProcessors/SmartCrop`` (when there is no ``focus``).
+    /// Place a `fill` window with ``ImageProcessors/SmartCrop`` (when there is no ``focus`` and
+    /// no ``focalRegions``).
     var isSmart: Bool
+    /// thumbor's `focal()` regions, in source pixels: the window centres on them.
+    var focalRegions: [RenderRecipe.Rectangle]
     var sizedCrop: RenderRecipe.SizedCrop?
     var upscale: Bool
     var proportion: Double
@@ -38,7 +41,8 @@ struct RecipeGeometry: ImageProcessor, Hashable {
         adaptive = recipe.adaptive
         alignment = recipe.alignment
         focus = recipe.focus
-        isSmart = recipe.isSmart && recipe.focus == nil
+        isSmart = recipe.isSmart && recipe.focus == nil && recipe.focalRegions.isEmpty
+        focalRegions = recipe.focus == nil ? recipe.focalRegions : []
         sizedCrop = recipe.sizedCrop
         upscale = recipe.upscale
         proportion = recipe.proportion
@@ -49,6 +53,7 @@ struct RecipeGeometry: ImageProcessor, Hashable {
         return "geometry(\(trim.map { $0.key + "," } ?? "")crop=\(cut),w=\(widthIsOriginal ? "orig" : String(width)),h=\(heightIsOriginal ? "orig" : String(height)),"
             + "\(box.rawValue),adaptive=\(adaptive),align=\(alignment.horizontal)\(alignment.vertical),up=\(upscale),prop=\(proportion),max=\(maximumDimension)"
             + (focus.map { ",focus=\($0.x),\($0.y)" } ?? "") + (isSmart ? ",smart" : "")
+            + (focalRegions.isEmpty ? "" : ",focal=" + focalRegions.map { "\($0.x),\($0.y),\($0.width),\($0.height)" }.joined(separator: ";"))
             + (sizedCrop.map { ",sized=\($0.width)x\($0.height)@\($0.alignment.horizontal)\($0.alignment.vertical)" + ($0.focus.map { "fp\($0.x),\($0.y)" } ?? "") } ?? "") + ")"
     }
 
@@ -86,7 +91,11 @@ struct RecipeGeometry: ImageProcessor, Hashable {
 
     private func apply(_ bitmap: Bitmap, trimmed: RenderRecipe.Rectangle?, smartOrigin: (x: Int, y: Int)?) throws -> Bitmap {
         var image = try cropped(bitmap, trimmed: trimmed)
-        var plan = plan(width: image.width, height: image.height)
+        var geometry = self
+        if !focalRegions.isEmpty {
+            geometry.focus = focalFocus(in: (bitmap.width, bitmap.height), trimmed: trimmed, croppedSize: (image.width, image.height))
+        }
+        var plan = geometry.plan(width: image.width, height: image.height)
         if let smartOrigin {
             plan.window.x = min(smartOrigin.x, image.width - plan.window.width)
             plan.window.y = min(smartOrigin.y, image.height - plan.window.height)
@@ -104,6 +113,39 @@ struct RecipeGeometry: ImageProcessor, Hashable {
             image = try image.resized(width: scaledWidth, height: scaledHeight)
         }
         return image
+    }
+
+    /// The point the ``focalRegions`` give, as a focus in the image after the trim and the
+    /// manual crop (of `croppedSize`), as thumbor computes it: each region's centre (its
+    /// integer middle), weighted by its area, floored; regions whose centre the crop leaves
+    /// out do not count; `nil` when none is left.
+    func focalFocus(
+        in size: (width: Int, height: Int), trimmed: RenderRecipe.Rectangle?, croppedSize: (width: Int, height: Int)
+    ) -> RenderRecipe.Focus? {
+        var originX = 0, originY = 0
+        var visible = RenderRecipe.Rectangle(x: 0, y: 0, width: size.width, height: size.height)
+        if let trimmed {
+            (originX, originY) = (trimmed.x, trimmed.y)
+            visible = trimmed
+        }
+        if let crop, let clamped = Self.clamp(crop, width: visible.width, height: visible.height) {
+            originX += clamped.x
+            originY += clamped.y
+            visible = .init(x: originX, y: originY, width: clamped.width, height: clamped.height)
+        }
+        var totalWeight = 0.0, totalX = 0.0, totalY = 0.0
+        for region in focalRegions {
+            let centerX = region.x + region.width / 2, centerY = region.y + region.height / 2
+            guard centerX >= visible.x, centerX <= visible.x + visible.width,
+                  centerY >= visible.y, centerY <= visible.y + visible.height else { continue }
+            let weight = Double(region.width) * Double(region.height)
+            totalWeight += weight
+            totalX += Double(centerX - originX) * weight
+            totalY += Double(centerY - originY) * weight
+        }
+        guard totalWeight > 0, croppedSize.width > 0, croppedSize.height > 0 else { return nil }
+        return .init(x: (totalX / totalWeight).rounded(.down) / Double(croppedSize.width),
+                     y: (totalY / totalWeight).rounded(.down) / Double(croppedSize.height))
     }
 
     /// The crop inside the image, or `nil` when nothing of it is (thumbor then keeps the whole image).

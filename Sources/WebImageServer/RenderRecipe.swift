@@ -8,7 +8,7 @@ import WebImage
 ///
 /// The order of the work is fixed: the manual crop (source pixels), the resize into the box
 /// (with the crop window an aligned `fill` keeps), the flips, the quarter turns, grayscale,
-/// the blur, then the encoder.
+/// the blur, the canvas, the watermark, then the encoder.
 struct RenderRecipe: Sendable, Hashable {
     /// How the image meets a `width` × `height` box.
     enum Box: String, Sendable, Hashable {
@@ -130,8 +130,13 @@ struct RenderRecipe: Sendable, Hashable {
     /// The Gaussian sigma in output pixels.
     var blur = 0.0
     /// A `fill` window placed where the image draws the eye (thumbor's `smart`, imgproxy's
-    /// `g:sm`), unless a ``focus`` is given.
+    /// `g:sm`), unless a ``focus`` or ``focalRegions`` are given.
     var isSmart = false
+    /// Regions of the source, in its pixels, that a `fill` window centres on, weighted by their
+    /// areas (thumbor's `focal()`): they override ``alignment`` and ``isSmart``.
+    var focalRegions: [Rectangle] = []
+    /// An image drawn over the output, last of all.
+    var watermark: Watermark?
     /// The most bytes a lossy output (JPEG, WebP, AVIF) may take: its quality is lowered until
     /// it fits, or to 1 (thumbor's `max_bytes`, imgproxy's `mb`). Other formats are left as they are.
     var maxBytes: Int?
@@ -163,7 +168,8 @@ struct RenderRecipe: Sendable, Hashable {
     /// size); anything else needs ``RecipeGeometry``, which sees the decoded size.
     var isPlainResize: Bool {
         trim == nil && crop == nil && sizedCrop == nil && !widthIsOriginal && !heightIsOriginal && !upscale && proportion == 1
-            && (!hasBox || (!adaptive && (box == .fit || box == .stretch || (box == .fill && alignment == .center && focus == nil && !isSmart))))
+            && (!hasBox || (!adaptive && (box == .fit || box == .stretch
+                || (box == .fill && alignment == .center && focus == nil && !isSmart && focalRegions.isEmpty))))
     }
 
     /// The key of one output: the source and everything that changes the bytes, in a fixed order,
@@ -187,7 +193,10 @@ struct RenderRecipe: Sendable, Hashable {
         if adaptive, hasBox, box != .stretch { fields.append("adaptive") }
         if hasBox, box.crops, alignment != .center { fields.append("align=\(alignment.horizontal),\(alignment.vertical)") }
         if hasBox, box.crops, let focus { fields.append("focus=\(ProxyRequest.text(focus.x)),\(ProxyRequest.text(focus.y))") }
-        if hasBox, box.crops, isSmart, focus == nil { fields.append("smart") }
+        if hasBox, box.crops, isSmart, focus == nil, focalRegions.isEmpty { fields.append("smart") }
+        if hasBox, box.crops, focus == nil, !focalRegions.isEmpty {
+            fields.append("focal=" + focalRegions.map { "\($0.x),\($0.y),\($0.width),\($0.height)" }.joined(separator: ";"))
+        }
         if let sizedCrop {
             var field = "gcrop=\(ProxyRequest.text(sizedCrop.width))x\(ProxyRequest.text(sizedCrop.height))@\(sizedCrop.alignment.horizontal),\(sizedCrop.alignment.vertical)"
             if let focus = sizedCrop.focus { field += "fp\(ProxyRequest.text(focus.x)),\(ProxyRequest.text(focus.y))" }
@@ -202,6 +211,7 @@ struct RenderRecipe: Sendable, Hashable {
         if let maxBytes { fields.append("mb=\(maxBytes)") }
         if stripsICC { fields.append("noicc") }
         if let canvas { fields.append(canvas.key) }
+        if let watermark { fields.append(watermark.key) }
         if lossy, !formatQuality.isEmpty {
             fields.append("fq=" + formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ","))
         }

@@ -12,6 +12,7 @@ enum ThumborFilters {
         "quality", "format", "blur", "grayscale", "rotate", "upscale", "no_upscale", "stretch",
         "strip_exif", "strip_icc", "proportion", "max_age", "max_bytes",
         "brightness", "contrast", "rgb", "saturation", "fill", "background_color",
+        "watermark", "focal",
     ]
 
     /// One parsed filter: its name and its raw arguments.
@@ -49,8 +50,11 @@ enum ThumborFilters {
         return calls
     }
 
-    /// Applies `call` to `recipe` (and `maxAge`), checking its arguments against `limits`.
-    static func apply(_ call: Call, to recipe: inout RenderRecipe, maxAge: inout Int?, limits: ProxyRequest.Limits) throws(ProxyError) {
+    /// Applies `call` to `recipe` (and `maxAge`), checking its arguments against `limits`; a
+    /// watermark's URL may name a file in the origin folder when `allowsLocal`.
+    static func apply(
+        _ call: Call, to recipe: inout RenderRecipe, maxAge: inout Int?, limits: ProxyRequest.Limits, allowsLocal: Bool = false
+    ) throws(ProxyError) {
         let name = call.name, arguments = call.arguments
         switch name {
         case "quality":
@@ -86,6 +90,10 @@ enum ThumborFilters {
             recipe.colorFilters.append(.saturation(try number(arguments, name, in: -10...10)))
         case "fill":
             try fill(arguments, into: &recipe)
+        case "watermark":
+            recipe.watermark = try watermark(arguments, allowsLocal: allowsLocal)
+        case "focal":
+            try focal(arguments, into: &recipe)
         case "background_color":
             guard arguments.count == 1 else { throw .badRequest("background_color() takes a colour") }
             // Transparency painted over the colour, the size unchanged.
@@ -114,6 +122,58 @@ enum ThumborFilters {
         }
         canvas.keepsTransparency = !fillsTransparency
         recipe.canvas = canvas
+    }
+
+    /// `watermark(url,x,y,alpha[,w_ratio,h_ratio])`: x and y are pixels from the left (top), or
+    /// from the right (bottom) when negative (`-0` flush with it), `Np` for N % of the side,
+    /// `center`, or `repeat`; alpha is the percentage of transparency added (0 to 100); the
+    /// ratios are the largest percentage of the image's width and height it may take (`none`
+    /// for either).
+    private static func watermark(_ arguments: [Substring], allowsLocal: Bool) throws(ProxyError) -> RenderRecipe.Watermark {
+        guard (4...6).contains(arguments.count), !arguments[0].isEmpty else {
+            throw .badRequest("watermark() takes a URL, x, y, alpha and optional width and height ratios")
+        }
+        let source = try ThumborURL.source(arguments[0], allowsLocal: allowsLocal)
+        let alpha = try integer([arguments[3]], "watermark", in: 0...100)
+        func ratio(_ index: Int) throws(ProxyError) -> Double? {
+            guard arguments.count > index, arguments[index] != "none" else { return nil }
+            return Double(try integer([arguments[index]], "watermark", in: 1...100)) / 100
+        }
+        return RenderRecipe.Watermark(
+            origin: .source(source),
+            horizontal: try watermarkPosition(arguments[1]), vertical: try watermarkPosition(arguments[2]),
+            opacity: .lessTransparency(percent: alpha), widthShare: try ratio(4), heightShare: try ratio(5))
+    }
+
+    /// One of `watermark()`'s positions.
+    private static func watermarkPosition(_ text: Substring) throws(ProxyError) -> RenderRecipe.Watermark.Placement {
+        switch text {
+        case "center": return .center(.pixels(0))
+        case "repeat": return .spread
+        default: break
+        }
+        let fromEnd = text.first == "-"
+        let magnitude = fromEnd ? text.dropFirst() : text
+        let length: RenderRecipe.Watermark.Length
+        if magnitude.last == "p" {
+            length = .fraction(Double(try integer([magnitude.dropLast()], "watermark", in: 0...100)) / 100)
+        } else {
+            length = .pixels(try integer([magnitude], "watermark", in: 0...100_000))
+        }
+        return fromEnd ? .end(length) : .start(length)
+    }
+
+    /// `focal(LxT:RxB)`: a region of the source (in its pixels) that a fill's window centres
+    /// on instead of the alignment or `smart`; several are weighted by their areas. An empty
+    /// region is ignored, as thumbor ignores it.
+    private static func focal(_ arguments: [Substring], into recipe: inout RenderRecipe) throws(ProxyError) {
+        guard arguments.count == 1, let edges = ThumborURL.numbers(arguments[0], "x:x") else {
+            throw .badRequest("focal() takes a region LEFTxTOP:RIGHTxBOTTOM")
+        }
+        let (left, top, right, bottom) = (edges[0], edges[1], edges[2], edges[3])
+        guard right > left, bottom > top else { return }
+        guard recipe.focalRegions.count < 16 else { throw .badRequest("at most 16 focal() regions") }
+        recipe.focalRegions.append(.init(x: left, y: top, width: right - left, height: bottom - top))
     }
 
     /// The filters that take no argument.

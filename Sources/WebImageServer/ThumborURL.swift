@@ -49,14 +49,14 @@ package struct ThumborURL: Sendable {
         // thumbor's default: fill the box (cropping the overflow), enlarging if need be.
         recipe.box = .fill
         recipe.upscale = true
-        try parseOptions(&cursor, limits: limits)
+        try parseOptions(&cursor, limits: limits, allowsLocal: allowsLocal)
         guard !cursor.rest.isEmpty else { throw .badRequest("the image is missing") }
         image = String(cursor.rest)
         recipe.source = try Self.source(cursor.rest, allowsLocal: allowsLocal)
     }
 
     /// The options before the filters and the image, in thumbor's order.
-    private mutating func parseOptions(_ cursor: inout Cursor, limits: ProxyRequest.Limits) throws(ProxyError) {
+    private mutating func parseOptions(_ cursor: inout Cursor, limits: ProxyRequest.Limits, allowsLocal: Bool) throws(ProxyError) {
         if cursor.take({ $0 == "meta" }) != nil { isMeta = true }
         if let trim = cursor.take({ $0 == "trim" || $0.hasPrefix("trim:") }) {
             recipe.trim = try Self.trim(trim)
@@ -85,7 +85,7 @@ package struct ThumborURL: Sendable {
             guard let end = cursor.rest.firstRange(of: ")/") else { throw .badRequest("filters must be followed by the image") }
             let list = cursor.rest[cursor.rest.index(cursor.rest.startIndex, offsetBy: 8)..<cursor.rest.index(after: end.lowerBound)]
             for call in try ThumborFilters.calls(list) {
-                try ThumborFilters.apply(call, to: &recipe, maxAge: &maxAge, limits: limits)
+                try ThumborFilters.apply(call, to: &recipe, maxAge: &maxAge, limits: limits, allowsLocal: allowsLocal)
             }
             cursor.rest = cursor.rest[end.upperBound...]
         }

@@ -134,6 +134,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("An imgproxy preset, name=options (repeatable; also $IMGPROXY_PRESETS, name=options separated by commas); the preset default applies to every URL.", valueName: "preset"))
     var imgproxyPreset: [String] = []
 
+    @Option(help: ArgumentHelp("imgproxy's watermark image for its wm option: a file, or an http(s) URL fetched through the origin checks (also $IMGPROXY_WATERMARK_PATH, $IMGPROXY_WATERMARK_URL, or $IMGPROXY_WATERMARK_DATA in Base64; $IMGPROXY_WATERMARK_OPACITY scales every wm's opacity).", valueName: "file-or-url"))
+    var imgproxyWatermark: String?
+
     @Option(help: ArgumentHelp("trace, debug, info (the default: one line per request), notice, warning (no request lines), error or critical.", valueName: "level"))
     var logLevel: String?
 
@@ -260,6 +263,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("imgproxy presets: \(error.message)")
         }
+        try applyImgproxyWatermark(to: &configuration, environment: environment)
         // imgproxy's source limits, in its units (megapixels; bytes, 0 for none).
         if maxSourcePixels == nil, environment["WEBIMAGE_MAX_SOURCE_PIXELS"] == nil, let text = environment["IMGPROXY_MAX_SRC_RESOLUTION"] {
             guard let megapixels = Double(text), megapixels > 0, megapixels < 1e6 else {
@@ -270,6 +274,40 @@ struct ServeCommand: AsyncParsableCommand {
         if maxSourceBytes == nil, environment["WEBIMAGE_MAX_SOURCE_BYTES"] == nil, let text = environment["IMGPROXY_MAX_SRC_FILE_SIZE"] {
             guard let bytes = Int(text), bytes >= 0 else { throw ValidationError("IMGPROXY_MAX_SRC_FILE_SIZE must be a number of bytes") }
             if bytes > 0 { configuration.maximumSourceBytes = bytes }
+        }
+    }
+
+    /// imgproxy's watermark: `--imgproxy-watermark` (a file or an http(s) URL), else
+    /// `IMGPROXY_WATERMARK_DATA`, `_PATH` or `_URL`, and `IMGPROXY_WATERMARK_OPACITY`. A file
+    /// is read here, at most as large as a source may be.
+    func applyImgproxyWatermark(to configuration: inout ImageProxy.Configuration, environment: [String: String]) throws {
+        var path = environment["IMGPROXY_WATERMARK_PATH"], url = environment["IMGPROXY_WATERMARK_URL"]
+        if let imgproxyWatermark {
+            let isURL = imgproxyWatermark.hasPrefix("http://") || imgproxyWatermark.hasPrefix("https://")
+            (path, url) = isURL ? (nil, imgproxyWatermark) : (imgproxyWatermark, nil)
+        }
+        if imgproxyWatermark == nil, let text = environment["IMGPROXY_WATERMARK_DATA"] {
+            guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), !data.isEmpty else {
+                throw ValidationError("IMGPROXY_WATERMARK_DATA must be Base64")
+            }
+            configuration.imgproxy.watermarkData = data
+        } else if let path {
+            let file = URL(fileURLWithPath: path)
+            let size = (try? file.resourceValues(forKeys: [.fileSizeKey, .isRegularFileKey])) ?? URLResourceValues()
+            guard size.isRegularFile == true, let bytes = size.fileSize, bytes <= configuration.maximumSourceBytes,
+                  let data = try? Data(contentsOf: file) else {
+                throw ValidationError("the imgproxy watermark \(path) must be a readable file of at most \(configuration.maximumSourceBytes) bytes")
+            }
+            configuration.imgproxy.watermarkData = data
+        } else if let url {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased()) else {
+                throw ValidationError("the imgproxy watermark URL must be http or https")
+            }
+            configuration.imgproxy.watermarkURL = parsed
+        }
+        if let text = environment["IMGPROXY_WATERMARK_OPACITY"] {
+            guard let opacity = Double(text), (0...1).contains(opacity) else { throw ValidationError("IMGPROXY_WATERMARK_OPACITY must be from 0 to 1") }
+            configuration.imgproxy.watermarkOpacity = opacity
         }
     }
 

@@ -203,8 +203,8 @@ import WebImage
         let refused = try await harness.request("/imgproxy/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/nope:1/x")
         #expect(refused.status == 403 && refused.text == "missing or invalid signature\n")
         // The same statuses as /image for what is wrong with a signed URL.
-        let unknown = try await harness.request("/imgproxy" + signer.sign("/wm:0.5/plain/" + harness.origin.url("/q.png").absoluteString))
-        #expect(unknown.status == 400 && unknown.text == "option wm is not supported\n")
+        let unknown = try await harness.request("/imgproxy" + signer.sign("/ar:1/plain/" + harness.origin.url("/q.png").absoluteString))
+        #expect(unknown.status == 400 && unknown.text == "option ar is not supported\n")
         #expect(try await harness.request("/imgproxy" + signer.sign("/w:99999/plain/http://a.com/b.jpg")).status == 400)
         #expect(try await harness.request("/imgproxy" + signer.sign("/aHR0cDovL2V4YW1wbGUuY29tL2Eua")).status == 400)
         #expect(try await harness.request("/imgproxy" + signer.sign("/plain/local:///x.jpg")).status

@@ -111,8 +111,7 @@ import WebImage
     @Test func unsupportedOptionsAreNamed() throws {
         let source = "/plain/http://example.com/a.jpg"
         let named = [
-            ("wm:0.5:ce", "option wm is not supported"),
-            ("watermark:1", "option watermark is not supported"),
+            ("wm:0.5:ce", "watermark: no watermark image is configured (IMGPROXY_WATERMARK_DATA, _PATH or _URL)"),
             ("pix:5", "option pix is not supported"),
             ("pixelate:5", "option pixelate is not supported"), ("sh:1", "option sh is not supported"),
             ("sharpen:0.5", "option sharpen is not supported"), ("mw:100", "option mw is not supported"),

@@ -96,9 +96,28 @@ import WebImage
         #expect(try parse("/unsafe/filters:max_age(60)/example.com/a.jpg").maxAge == 60)
     }
 
+    /// `watermark()` and `focal()` as the recipe takes them: signs, percentages, ratios, the
+    /// watermark's URL read as an image part is (a file in the origin folder when local).
+    @Test func watermarkAndFocal() throws {
+        let recipe = try parse("/unsafe/300x200/filters:watermark(w.png,-10,20p,30,none,40):focal(10x20:30x60)/example.com/a.jpg").recipe
+        let mark = try #require(recipe.watermark)
+        #expect(mark.origin == .source(.remote(URL(string: "http://w.png")!)))
+        #expect(mark.horizontal == .end(.pixels(10)) && mark.vertical == .start(.fraction(0.2)))
+        #expect(mark.opacity == .lessTransparency(percent: 30) && mark.widthShare == nil && mark.heightShare == 0.4)
+        #expect(recipe.focalRegions == [.init(x: 10, y: 20, width: 20, height: 40)])
+        let local = try parse("/unsafe/filters:watermark(marks%2Fw.png,center,repeat,0)/a.jpg", local: true).recipe.watermark
+        #expect(local?.origin == .source(.local("marks/w.png")) && local?.horizontal == .center(.pixels(0)) && local?.vertical == .spread)
+        // An empty focal region is ignored, as thumbor ignores it; the key tells the others apart.
+        #expect(try parse("/unsafe/300x200/filters:focal(10x20:10x60)/a.com/a.jpg").recipe.focalRegions.isEmpty)
+        let keys = try ["focal(0x0:10x10)", "focal(0x0:20x20)", "watermark(w.png,0,0,10)", "watermark(w.png,0,0,20)"].map {
+            try parse("/unsafe/300x200/filters:\($0)/a.com/a.jpg").recipe.variantKey(format: "source")
+        }
+        #expect(Set(keys).count == 4)
+    }
+
     /// Every filter that is not implemented is refused by name, never ignored.
     @Test func unsupportedAndMalformed() {
-        #expect(message("/unsafe/filters:watermark(http://x.com/w.png,0,0,0)/example.com/a.jpg") == "filter watermark is not supported")
+        #expect(message("/unsafe/filters:frame(http://x.com/f.png)/example.com/a.jpg") == "filter frame is not supported")
         #expect(message("/unsafe/filters:quality(80):sharpen(1,1,true)/example.com/a.jpg") == "filter sharpen is not supported")
         #expect(message("/unsafe/filters:round_corner(20,255,255,255)/example.com/a.jpg") == "filter round_corner is not supported")
         #expect(message("/unsafe/trim/example.com/a.jpg") == nil)
