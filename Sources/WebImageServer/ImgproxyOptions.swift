@@ -5,10 +5,9 @@ import WebImage
 /// what they ask for, before ``ImgproxyURL`` turns them into a ``RenderRecipe``.
 ///
 /// An option the proxy cannot do as imgproxy does is a `400` that names it, never ignored:
-/// `pixelate`, `sharpen`,
-/// `min-width`, `min-height`, gravity offsets, a `zoom` with two different factors,
+/// `pixelate`, `sharpen`, gravity offsets, a `zoom` with two different factors,
 /// `strip_metadata:false`, and imgproxy Pro's options. The ones that are off at their zero
-/// value (`wm:0`, `mb:0`, `pix:0`, `sh:0`, `mw:0`, `mh:0`) are accepted at it, so that a
+/// value (`wm:0`, `mb:0`, `pix:0`, `sh:0`) are accepted at it, so that a
 /// preset can be turned off.
 struct ImgproxyOptions: Sendable {
     enum ResizingType: String, Sendable {
@@ -20,6 +19,9 @@ struct ImgproxyOptions: Sendable {
     var width = 0
     var height = 0
     var zoom = 1.0
+    /// `min-width`, `min-height`, in CSS pixels (before ``dpr``); 0 for none.
+    var minimumWidth = 0
+    var minimumHeight = 0
     var dpr = 1.0
     var enlarge = false
     var extend = false
@@ -95,9 +97,12 @@ struct ImgproxyOptions: Sendable {
         case "height", "h":
             try count(arguments, name, 1...1)
             height = try Self.integer(arguments[0], name, in: 0...maximum)
-        case "min-width", "mw", "min_width", "min-height", "mh", "min_height":
+        case "min-width", "mw", "min_width":
             try count(arguments, name, 1...1)
-            guard try Self.integer(arguments[0], name, in: 0...maximum) == 0 else { throw Self.unsupported(name) }
+            minimumWidth = try Self.integer(arguments[0], name, in: 0...maximum)
+        case "min-height", "mh", "min_height":
+            try count(arguments, name, 1...1)
+            minimumHeight = try Self.integer(arguments[0], name, in: 0...maximum)
         case "zoom", "z":
             try count(arguments, name, 1...2)
             let x = try Self.number(arguments[0], name, in: 0.01...limits.maximumDPR)

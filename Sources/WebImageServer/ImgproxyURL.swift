@@ -134,6 +134,11 @@ package struct ImgproxyURL: Sendable {
             return max(pixels, 1)
         }
         let width = try scaled(options.width, "width"), height = try scaled(options.height, "height")
+        func scaledMinimum(_ side: Int, _ name: String) throws(ProxyError) -> Int {
+            let pixels = Int((Double(side) * options.dpr).rounded())
+            guard pixels <= maximum else { throw .badRequest("\(name) × dpr must be at most \(maximum)") }
+            return pixels
+        }
         if !hasSize, options.zoom != 1 { recipe.proportion = options.enlarge ? options.zoom : min(options.zoom, 1) }
         recipe.box = switch options.resizingType {
         case .fit: .fit
@@ -143,9 +148,13 @@ package struct ImgproxyURL: Sendable {
         case .auto: .auto
         }
         recipe.upscale = options.enlarge
+        // Minimum sizes follow dpr, not zoom (imgproxy raises the scale after zooming).
+        recipe.minimumWidth = try scaledMinimum(options.minimumWidth, "min-width")
+        recipe.minimumHeight = try scaledMinimum(options.minimumHeight, "min-height")
         let turns = options.rotate / 90 % 4
         let sideways = turns % 2 == 1
         (recipe.width, recipe.height) = sideways ? (height, width) : (width, height)
+        if sideways { swap(&recipe.minimumWidth, &recipe.minimumHeight) }
         // imgproxy flips after it turns; the recipe flips before: a turn of 90° swaps the axes.
         (recipe.flipHorizontal, recipe.flipVertical) = sideways
             ? (options.flipVertical, options.flipHorizontal) : (options.flipHorizontal, options.flipVertical)

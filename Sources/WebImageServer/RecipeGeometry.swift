@@ -25,6 +25,9 @@ struct RecipeGeometry: ImageProcessor, Hashable {
     var sizedCrop: RenderRecipe.SizedCrop?
     var upscale: Bool
     var proportion: Double
+    /// The smallest output width and height (imgproxy's `min-width`, `min-height`; 0 for none).
+    var minimumWidth: Int
+    var minimumHeight: Int
     /// No output side is made larger than this (a `full-fit-in` box on a long, thin image, or
     /// an enlarged `orig`): the scale is lowered to keep within it.
     var maximumDimension: Int
@@ -46,6 +49,8 @@ struct RecipeGeometry: ImageProcessor, Hashable {
         sizedCrop = recipe.sizedCrop
         upscale = recipe.upscale
         proportion = recipe.proportion
+        minimumWidth = recipe.minimumWidth
+        minimumHeight = recipe.minimumHeight
     }
 
     var identifier: String {
@@ -54,6 +59,7 @@ struct RecipeGeometry: ImageProcessor, Hashable {
             + "\(box.rawValue),adaptive=\(adaptive),align=\(alignment.horizontal)\(alignment.vertical),up=\(upscale),prop=\(proportion),max=\(maximumDimension)"
             + (focus.map { ",focus=\($0.x),\($0.y)" } ?? "") + (isSmart ? ",smart" : "")
             + (focalRegions.isEmpty ? "" : ",focal=" + focalRegions.map { "\($0.x),\($0.y),\($0.width),\($0.height)" }.joined(separator: ";"))
+            + (minimumWidth > 0 || minimumHeight > 0 ? ",min=\(minimumWidth)x\(minimumHeight)" : "")
             + (sizedCrop.map { ",sized=\($0.width)x\($0.height)@\($0.alignment.horizontal)\($0.alignment.vertical)" + ($0.focus.map { "fp\($0.x),\($0.y)" } ?? "") } ?? "") + ")"
     }
 
@@ -184,6 +190,26 @@ struct RecipeGeometry: ImageProcessor, Hashable {
     /// For a `sourceWidth` × `sourceHeight` image (after the manual crop): the window of it to
     /// keep and the size to scale that window to.
     func plan(width sourceWidth: Int, height sourceHeight: Int) -> (window: RenderRecipe.Rectangle, size: (width: Int, height: Int)) {
+        let plan = boxPlan(width: sourceWidth, height: sourceHeight)
+        guard minimumWidth > 0 || minimumHeight > 0, box != .stretch else { return plan }
+        // imgproxy's min-width and min-height raise the scale (enlarging if need be); the box's
+        // given sides then crop what grew past them, at the gravity.
+        let scale = Double(plan.size.width) / Double(plan.window.width)
+        let raised = max(scale, Double(minimumWidth) / Double(sourceWidth), Double(minimumHeight) / Double(sourceHeight))
+        guard raised > scale else { return plan }
+        let limit = Double(maximumDimension) / Double(max(sourceWidth, sourceHeight))
+        let final = min(raised, max(limit, scale))
+        let grown = (max(1, Int((Double(sourceWidth) * final).rounded())), max(1, Int((Double(sourceHeight) * final).rounded())))
+        let boxWidth = widthIsOriginal ? sourceWidth : width, boxHeight = heightIsOriginal ? sourceHeight : height
+        let output = (width: boxWidth > 0 ? min(boxWidth, grown.0) : grown.0, height: boxHeight > 0 ? min(boxHeight, grown.1) : grown.1)
+        let windowWidth = min(sourceWidth, max(1, Int((Double(output.width) / final).rounded())))
+        let windowHeight = min(sourceHeight, max(1, Int((Double(output.height) / final).rounded())))
+        let (x, y) = Self.place(windowWidth, windowHeight, in: (sourceWidth, sourceHeight), alignment: alignment, focus: focus)
+        return (.init(x: x, y: y, width: windowWidth, height: windowHeight), output)
+    }
+
+    /// ``plan(width:height:)`` before the minimum sizes.
+    private func boxPlan(width sourceWidth: Int, height sourceHeight: Int) -> (window: RenderRecipe.Rectangle, size: (width: Int, height: Int)) {
         let full = RenderRecipe.Rectangle(x: 0, y: 0, width: sourceWidth, height: sourceHeight)
         var boxWidth = widthIsOriginal ? sourceWidth : width, boxHeight = heightIsOriginal ? sourceHeight : height
         if adaptive, boxWidth > 0, boxHeight > 0, (sourceWidth > sourceHeight) != (boxWidth > boxHeight), sourceWidth != sourceHeight {

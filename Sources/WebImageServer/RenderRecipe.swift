@@ -118,6 +118,11 @@ struct RenderRecipe: Sendable, Hashable {
     /// `format_quality`): the format is known only once the source is decoded.
     var formatQuality: [ImageFormat: Int] = [:]
     var upscale = false
+    /// The smallest output width and height, in output pixels (imgproxy's `min-width` and
+    /// `min-height`): the scale is raised to reach them, enlarging if need be, and a given side
+    /// of the box then crops what grew past it. 0 for none.
+    var minimumWidth = 0
+    var minimumHeight = 0
     /// The output scaled once more by this factor after the resize (thumbor `proportion()`).
     var proportion = 1.0
     var flipHorizontal = false
@@ -164,10 +169,16 @@ struct RenderRecipe: Sendable, Hashable {
     /// Whether both sides of the box are given (directly or as the source's own).
     var hasBox: Bool { (width != nil || widthIsOriginal) && (height != nil || heightIsOriginal) }
 
+    /// Whether the output may be a window of the image, so that where the window goes
+    /// (alignment, focus, smart, focal regions) changes the pixels: a box that crops, or a
+    /// minimum size that can grow the image past a given side.
+    var windowMatters: Bool { (hasBox && box.crops) || minimumWidth > 0 || minimumHeight > 0 }
+
     /// Whether the plain resize of the `/image` dialect renders it (and may decode at reduced
     /// size); anything else needs ``RecipeGeometry``, which sees the decoded size.
     var isPlainResize: Bool {
         trim == nil && crop == nil && sizedCrop == nil && !widthIsOriginal && !heightIsOriginal && !upscale && proportion == 1
+            && minimumWidth == 0 && minimumHeight == 0
             && (!hasBox || (!adaptive && (box == .fit || box == .stretch
                 || (box == .fill && alignment == .center && focus == nil && !isSmart && focalRegions.isEmpty))))
     }
@@ -191,10 +202,10 @@ struct RenderRecipe: Sendable, Hashable {
         if let crop { fields.append("crop=\(crop.x),\(crop.y),\(crop.width),\(crop.height)") }
         if widthIsOriginal || heightIsOriginal { fields.append("orig=\(widthIsOriginal ? "w" : "")\(heightIsOriginal ? "h" : "")") }
         if adaptive, hasBox, box != .stretch { fields.append("adaptive") }
-        if hasBox, box.crops, alignment != .center { fields.append("align=\(alignment.horizontal),\(alignment.vertical)") }
-        if hasBox, box.crops, let focus { fields.append("focus=\(ProxyRequest.text(focus.x)),\(ProxyRequest.text(focus.y))") }
-        if hasBox, box.crops, isSmart, focus == nil, focalRegions.isEmpty { fields.append("smart") }
-        if hasBox, box.crops, focus == nil, !focalRegions.isEmpty {
+        if windowMatters, alignment != .center { fields.append("align=\(alignment.horizontal),\(alignment.vertical)") }
+        if windowMatters, let focus { fields.append("focus=\(ProxyRequest.text(focus.x)),\(ProxyRequest.text(focus.y))") }
+        if windowMatters, isSmart, focus == nil, focalRegions.isEmpty { fields.append("smart") }
+        if windowMatters, focus == nil, !focalRegions.isEmpty {
             fields.append("focal=" + focalRegions.map { "\($0.x),\($0.y),\($0.width),\($0.height)" }.joined(separator: ";"))
         }
         if let sizedCrop {
@@ -203,6 +214,7 @@ struct RenderRecipe: Sendable, Hashable {
             fields.append(field)
         }
         if upscale { fields.append("up") }
+        if minimumWidth > 0 || minimumHeight > 0 { fields.append("min=\(minimumWidth)x\(minimumHeight)") }
         if proportion != 1 { fields.append("prop=\(ProxyRequest.text(proportion))") }
         if flipHorizontal || flipVertical { fields.append("flip=\(flipHorizontal ? "h" : "")\(flipVertical ? "v" : "")") }
         if quarterTurns % 4 != 0 { fields.append("rot=\(quarterTurns % 4)") }
