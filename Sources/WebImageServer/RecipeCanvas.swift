@@ -32,52 +32,70 @@ struct RecipeCanvas: ImageProcessor, Hashable {
         let layout = layout(width: bitmap.width, height: bitmap.height)
         let resized = layout.width != bitmap.width || layout.height != bitmap.height
         let background = canvas.meanBackground ? Self.mean(of: bitmap) : canvas.background
-        guard resized || (background != nil && bitmap.pixelFormat.hasAlpha && !canvas.keepsTransparency) else { return bitmap }
+        let painted = background != nil || canvas.blurredBackground
+        guard resized || (painted && bitmap.pixelFormat.hasAlpha && !canvas.keepsTransparency) else { return bitmap }
         guard layout.width <= max(maximumDimension, bitmap.width), layout.height <= max(maximumDimension, bitmap.height) else {
             throw ImageError.tooLarge("the canvas \(layout.width)×\(layout.height) exceeds \(maximumDimension)")
         }
-        // Alpha is kept without a background, or when the image's transparency is to stay.
-        let keepsAlpha = background == nil || (canvas.keepsTransparency && bitmap.pixelFormat.hasAlpha)
+        let backdrop = canvas.blurredBackground ? try Self.backdrop(of: bitmap, width: layout.width, height: layout.height) : nil
+        // Alpha is kept without a background, when the image's transparency is to stay, or
+        // when the background is the image itself (its transparency blurred).
+        let keepsAlpha = !painted || (canvas.keepsTransparency || backdrop != nil) && bitmap.pixelFormat.hasAlpha
         let format: PixelFormat = keepsAlpha ? .rgba8 : .rgb8
         let outputBytes = format.bytesPerPixel
-        let inputFormat = bitmap.pixelFormat
-        let inputBytes = inputFormat.bytesPerPixel
         return try Bitmap(width: layout.width, height: layout.height, pixelFormat: format, scale: bitmap.scale) { output in
             let out = output.bindMemory(to: UInt8.self)
             // The background everywhere first (transparent black without one).
-            let fill: [UInt8] = background.map { keepsAlpha ? $0 + [255] : $0 } ?? [0, 0, 0, 0]
-            for index in 0..<(layout.width * layout.height) {
-                for channel in 0..<outputBytes { out[index * outputBytes + channel] = fill[channel] }
+            if let backdrop {
+                for row in 0..<layout.height {
+                    for column in 0..<layout.width {
+                        let pixel = Self.straight(backdrop, column, row), to = (row * layout.width + column) * outputBytes
+                        for channel in 0..<outputBytes { out[to + channel] = UInt8(pixel[channel]) }
+                    }
+                }
+            } else {
+                let fill: [UInt8] = background.map { keepsAlpha ? $0 + [255] : $0 } ?? [0, 0, 0, 0]
+                for index in 0..<(layout.width * layout.height) {
+                    for channel in 0..<outputBytes { out[index * outputBytes + channel] = fill[channel] }
+                }
             }
-            bitmap.pixels.withUnsafeBufferPointer { input in
-                for row in 0..<bitmap.height {
-                    for column in 0..<bitmap.width {
-                        let from = row * bitmap.bytesPerRow + column * inputBytes
-                        var (r, g, b, a): (Int, Int, Int, Int)
-                        switch inputFormat.channels {
-                        case .gray: (r, g, b, a) = (Int(input[from]), Int(input[from]), Int(input[from]), 255)
-                        case .grayAlpha: (r, g, b, a) = (Int(input[from]), Int(input[from]), Int(input[from]), Int(input[from + 1]))
-                        case .rgb: (r, g, b, a) = (Int(input[from]), Int(input[from + 1]), Int(input[from + 2]), 255)
-                        case .rgba: (r, g, b, a) = (Int(input[from]), Int(input[from + 1]), Int(input[from + 2]), Int(input[from + 3]))
+            for row in 0..<bitmap.height {
+                for column in 0..<bitmap.width {
+                    let pixel = Self.straight(bitmap, column, row), a = pixel[3]
+                    let to = ((row + layout.y) * layout.width + column + layout.x) * outputBytes
+                    if painted, !canvas.keepsTransparency || !keepsAlpha {
+                        // Over the background: straight alpha, rounded.
+                        let under = outputBytes == 4 ? Int(out[to + 3]) : 255
+                        let coverage = a * 255 + under * (255 - a)
+                        for channel in 0..<3 {
+                            out[to + channel] = coverage == 0 ? 0
+                                : UInt8((pixel[channel] * a * 255 + Int(out[to + channel]) * under * (255 - a) + coverage / 2) / coverage)
                         }
-                        if inputFormat.alpha == .premultiplied, a > 0, a < 255 {
-                            // Back to straight values: what both outputs below start from.
-                            r = min(255, (r * 255 + a / 2) / a); g = min(255, (g * 255 + a / 2) / a); b = min(255, (b * 255 + a / 2) / a)
-                        }
-                        let to = ((row + layout.y) * layout.width + column + layout.x) * outputBytes
-                        if let background, !keepsAlpha {
-                            // Over the background colour: straight alpha, rounded.
-                            out[to] = UInt8((r * a + Int(background[0]) * (255 - a) + 127) / 255)
-                            out[to + 1] = UInt8((g * a + Int(background[1]) * (255 - a) + 127) / 255)
-                            out[to + 2] = UInt8((b * a + Int(background[2]) * (255 - a) + 127) / 255)
-                        } else {
-                            out[to] = UInt8(r); out[to + 1] = UInt8(g); out[to + 2] = UInt8(b)
-                            if outputBytes == 4 { out[to + 3] = UInt8(a) }
-                        }
+                        if outputBytes == 4 { out[to + 3] = UInt8((coverage + 127) / 255) }
+                    } else {
+                        for channel in 0..<outputBytes { out[to + channel] = UInt8(pixel[channel]) }
                     }
                 }
             }
         }
+    }
+
+    /// The pixel at (`column`, `row`) as straight R, G, B and A, whatever the format.
+    static func straight(_ bitmap: Bitmap, _ column: Int, _ row: Int) -> SIMD4<Int> {
+        let format = bitmap.pixelFormat, from = row * bitmap.bytesPerRow + column * format.bytesPerPixel
+        let input = bitmap.pixels
+        var pixel: SIMD4<Int>
+        switch format.channels {
+        case .gray: pixel = SIMD4(Int(input[from]), Int(input[from]), Int(input[from]), 255)
+        case .grayAlpha: pixel = SIMD4(Int(input[from]), Int(input[from]), Int(input[from]), Int(input[from + 1]))
+        case .rgb: pixel = SIMD4(Int(input[from]), Int(input[from + 1]), Int(input[from + 2]), 255)
+        case .rgba: pixel = SIMD4(Int(input[from]), Int(input[from + 1]), Int(input[from + 2]), Int(input[from + 3]))
+        }
+        let a = pixel[3]
+        if format.alpha == .premultiplied, a > 0, a < 255 {
+            for channel in 0..<3 { pixel[channel] = min(255, (pixel[channel] * 255 + a / 2) / a) }
+        }
+        return pixel
     }
 
     /// The mean red, green and blue of `bitmap` (rounded down, as thumbor's `fill(auto)`).
