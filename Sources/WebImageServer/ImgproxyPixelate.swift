@@ -1,10 +1,11 @@
 import WebImage
 
 /// imgproxy's `pixelate:%size`/`pix:%size`: the image as blocks of `size` × `size` pixels, each
-/// of one colour, the mean of the pixels it covers (libvips' shrink, then zoom back, as imgproxy
-/// does). The blocks start at the top-left corner; those at the right and bottom edges are cut
-/// by the image's size and average only what they cover. Colour is averaged weighted by alpha,
-/// so transparent pixels lend a block no colour; the format is kept.
+/// of one colour, the mean of the pixels it covers, as imgproxy makes them (libvips' shrink by
+/// `size`, then zoom back). The blocks start at the top-left corner; those cut by the right and
+/// bottom edges average as if the edge pixels went on (imgproxy first extends the image to whole
+/// blocks by repeating them). Colour is averaged weighted by alpha, so transparent pixels lend
+/// a block no colour; the format is kept.
 struct ImgproxyPixelate: ImageProcessor, Hashable {
     var size: Int
 
@@ -28,17 +29,21 @@ struct ImgproxyPixelate: ImageProcessor, Hashable {
                 for left in stride(from: 0, to: bitmap.width, by: size) {
                     let right = min(bitmap.width, left + size)
                     var sums = SIMD4<Int>.zero
+                    // The whole block, the edge pixels standing in for what lies past the edges:
+                    // the last row and column of the image count as often as they are repeated.
                     for row in top..<bottom {
+                        let rowWeight = row == bitmap.height - 1 ? top + size - row : 1
                         for column in left..<right {
+                            let weight = rowWeight * (column == bitmap.width - 1 ? left + size - column : 1)
                             let offset = row * bitmap.bytesPerRow + column * step
                             let alpha = format.hasAlpha ? Int(bitmap.pixels[offset + step - 1]) : 255
                             for channel in 0..<colours {
-                                sums[channel] += Int(bitmap.pixels[offset + channel]) * (weighs ? alpha : 1)
+                                sums[channel] += Int(bitmap.pixels[offset + channel]) * (weighs ? alpha : 1) * weight
                             }
-                            sums[3] += alpha
+                            sums[3] += alpha * weight
                         }
                     }
-                    let count = (bottom - top) * (right - left)
+                    let count = size * size
                     var block = SIMD4<Int>.zero
                     for channel in 0..<colours {
                         let divisor = weighs ? sums[3] : count
