@@ -36,11 +36,13 @@ extension RecipeCanvas {
         let total = weights.reduce(0, +)
         weights = weights.map { $0 / total }
         var plane = [SIMD4<Float>](repeating: .zero, count: width * height)
-        for row in 0..<height {
-            for column in 0..<width {
-                let pixel = straight(bitmap, column, row)
-                let alpha = Float(pixel[3])
-                plane[row * width + column] = SIMD4(Float(pixel[0]) * alpha, Float(pixel[1]) * alpha, Float(pixel[2]) * alpha, alpha * 255) / 255
+        bitmap.pixels.withUnsafeBufferPointer { input in
+            for row in 0..<height {
+                for column in 0..<width {
+                    let pixel = straight(bitmap, input, column, row)
+                    let alpha = Float(pixel[3])
+                    plane[row * width + column] = SIMD4(Float(pixel[0]) * alpha, Float(pixel[1]) * alpha, Float(pixel[2]) * alpha, alpha * 255) / 255
+                }
             }
         }
         var line = [SIMD4<Float>](repeating: .zero, count: max(width, height))

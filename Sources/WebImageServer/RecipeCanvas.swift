@@ -47,10 +47,12 @@ struct RecipeCanvas: ImageProcessor, Hashable {
             let out = output.bindMemory(to: UInt8.self)
             // The background everywhere first (transparent black without one).
             if let backdrop {
-                for row in 0..<layout.height {
-                    for column in 0..<layout.width {
-                        let pixel = Self.straight(backdrop, column, row), to = (row * layout.width + column) * outputBytes
-                        for channel in 0..<outputBytes { out[to + channel] = UInt8(pixel[channel]) }
+                backdrop.pixels.withUnsafeBufferPointer { input in
+                    for row in 0..<layout.height {
+                        for column in 0..<layout.width {
+                            let pixel = Self.straight(backdrop, input, column, row), to = (row * layout.width + column) * outputBytes
+                            for channel in 0..<outputBytes { out[to + channel] = UInt8(pixel[channel]) }
+                        }
                     }
                 }
             } else {
@@ -59,31 +61,33 @@ struct RecipeCanvas: ImageProcessor, Hashable {
                     for channel in 0..<outputBytes { out[index * outputBytes + channel] = fill[channel] }
                 }
             }
-            for row in 0..<bitmap.height {
-                for column in 0..<bitmap.width {
-                    let pixel = Self.straight(bitmap, column, row), a = pixel[3]
-                    let to = ((row + layout.y) * layout.width + column + layout.x) * outputBytes
-                    if painted, !canvas.keepsTransparency || !keepsAlpha {
-                        // Over the background: straight alpha, rounded.
-                        let under = outputBytes == 4 ? Int(out[to + 3]) : 255
-                        let coverage = a * 255 + under * (255 - a)
-                        for channel in 0..<3 {
-                            out[to + channel] = coverage == 0 ? 0
-                                : UInt8((pixel[channel] * a * 255 + Int(out[to + channel]) * under * (255 - a) + coverage / 2) / coverage)
+            bitmap.pixels.withUnsafeBufferPointer { input in
+                for row in 0..<bitmap.height {
+                    for column in 0..<bitmap.width {
+                        let pixel = Self.straight(bitmap, input, column, row), a = pixel[3]
+                        let to = ((row + layout.y) * layout.width + column + layout.x) * outputBytes
+                        if painted, !canvas.keepsTransparency || !keepsAlpha {
+                            // Over the background: straight alpha, rounded.
+                            let under = outputBytes == 4 ? Int(out[to + 3]) : 255
+                            let coverage = a * 255 + under * (255 - a)
+                            for channel in 0..<3 {
+                                out[to + channel] = coverage == 0 ? 0
+                                    : UInt8((pixel[channel] * a * 255 + Int(out[to + channel]) * under * (255 - a) + coverage / 2) / coverage)
+                            }
+                            if outputBytes == 4 { out[to + 3] = UInt8((coverage + 127) / 255) }
+                        } else {
+                            for channel in 0..<outputBytes { out[to + channel] = UInt8(pixel[channel]) }
                         }
-                        if outputBytes == 4 { out[to + 3] = UInt8((coverage + 127) / 255) }
-                    } else {
-                        for channel in 0..<outputBytes { out[to + channel] = UInt8(pixel[channel]) }
                     }
                 }
             }
         }
     }
 
-    /// The pixel at (`column`, `row`) as straight R, G, B and A, whatever the format.
-    static func straight(_ bitmap: Bitmap, _ column: Int, _ row: Int) -> SIMD4<Int> {
+    /// The pixel at (`column`, `row`) of `bitmap`, whose bytes are `input`, as straight R, G, B
+    /// and A, whatever the format.
+    static func straight(_ bitmap: Bitmap, _ input: UnsafeBufferPointer<UInt8>, _ column: Int, _ row: Int) -> SIMD4<Int> {
         let format = bitmap.pixelFormat, from = row * bitmap.bytesPerRow + column * format.bytesPerPixel
-        let input = bitmap.pixels
         var pixel: SIMD4<Int>
         switch format.channels {
         case .gray: pixel = SIMD4(Int(input[from]), Int(input[from]), Int(input[from]), 255)
