@@ -589,9 +589,19 @@ public final class ImageProxy: Sendable {
         if recipe.flipVertical { processors.append(ImageProcessors.Flip(.vertical)) }
         if recipe.quarterTurns % 4 != 0 { processors.append(ImageProcessors.Rotate(quarterTurns: recipe.quarterTurns % 4)) }
         if !recipe.colorFilters.isEmpty { processors.append(ThumborColorFilter(operations: recipe.colorFilters)) }
+        if recipe.equalizes { processors.append(ThumborEqualize()) }
         if recipe.grayscale { processors.append(ImageProcessors.Grayscale()) }
         if recipe.blur > 0 { processors.append(ImageProcessors.GaussianBlur(radius: recipe.blur)) }
+        if let sharpen = recipe.sharpen { processors.append(sharpen) }
+        if recipe.sharpenSigma > 0 { processors.append(ImgproxySharpen(sigma: recipe.sharpenSigma)) }
+        if recipe.pixelate > 1 { processors.append(ImgproxyPixelate(size: recipe.pixelate)) }
+        if let noise = recipe.noise, noise.amount > 1 {
+            // The same recipe always draws the same noise, so its variant is stable.
+            let seed = ThumborNoise.seed([RenderRecipe.sourceKey(recipe.source), String(noise.amount), String(noise.seed)])
+            processors.append(ThumborNoise(amount: noise.amount, seed: seed))
+        }
         if let canvas = recipe.canvas { processors.append(RecipeCanvas(canvas: canvas, maximumDimension: maximumDimension)) }
+        if let roundCorner = recipe.roundCorner { processors.append(roundCorner) }
         return (thumbnail, processors)
     }
 

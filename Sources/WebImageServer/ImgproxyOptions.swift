@@ -5,9 +5,9 @@ import WebImage
 /// what they ask for, before ``ImgproxyURL`` turns them into a ``RenderRecipe``.
 ///
 /// An option the proxy cannot do as imgproxy does is a `400` that names it, never ignored:
-/// `pixelate`, `sharpen`, gravity offsets, a `zoom` with two different factors,
-/// `strip_metadata:false`, and imgproxy Pro's options. The ones that are off at their zero
-/// value (`wm:0`, `mb:0`, `pix:0`, `sh:0`) are accepted at it, so that a
+/// gravity offsets, a `zoom` with two different factors, `strip_metadata:false`, and
+/// imgproxy Pro's options. The ones that are off at their zero value (`wm:0`, `mb:0`, `pix:0`,
+/// `sh:0`) are accepted at it, so that a
 /// preset can be turned off.
 struct ImgproxyOptions: Sendable {
     enum ResizingType: String, Sendable {
@@ -45,6 +45,10 @@ struct ImgproxyOptions: Sendable {
     var flipVertical = false
     var background: [UInt8]?
     var blur = 0.0
+    /// The sharpening's sigma; 0 is none.
+    var sharpen = 0.0
+    /// The pixelation's block size in output pixels; 0 (or 1) is none.
+    var pixelate = 0
     var stripsColorProfile = false
     /// 0 is the default quality.
     var quality = 0
@@ -163,9 +167,12 @@ struct ImgproxyOptions: Sendable {
             try count(arguments, name, 1...1)
             let bytes = try Self.number(arguments[0], name, in: 0...1e9)
             maxBytes = bytes == 0 ? nil : Int(bytes)
-        case "sharpen", "sh", "pixelate", "pix":
+        case "sharpen", "sh":
             try count(arguments, name, 1...1)
-            guard try Self.number(arguments[0], name, in: 0...1e9) == 0 else { throw Self.unsupported(name) }
+            sharpen = try Self.number(arguments[0], name, in: 0...limits.maximumBlur)
+        case "pixelate", "pix":
+            try count(arguments, name, 1...1)
+            pixelate = try Self.integer(arguments[0], name, in: 0...maximum)
         case "watermark", "wm":
             try count(arguments, name, 1...5)
             let opacity = try Self.number(arguments[0], name, in: 0...1)

@@ -173,6 +173,8 @@ package struct ImgproxyURL: Sendable {
             recipe.sizedCrop = crop
         }
         recipe.blur = options.blur
+        recipe.sharpenSigma = options.sharpen
+        recipe.pixelate = options.pixelate > 1 ? options.pixelate : 0
         recipe.format = options.format
         if options.quality > 0 { recipe.quality = options.quality }
         recipe.formatQuality = options.formatQuality

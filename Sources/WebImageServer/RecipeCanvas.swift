@@ -32,35 +32,52 @@ struct RecipeCanvas: ImageProcessor, Hashable {
         let layout = layout(width: bitmap.width, height: bitmap.height)
         let resized = layout.width != bitmap.width || layout.height != bitmap.height
         let background = canvas.meanBackground ? Self.mean(of: bitmap) : canvas.background
-        guard resized || (background != nil && bitmap.pixelFormat.hasAlpha && !canvas.keepsTransparency) else { return bitmap }
+        let painted = background != nil || canvas.blurredBackground
+        guard resized || (painted && bitmap.pixelFormat.hasAlpha && !canvas.keepsTransparency) else { return bitmap }
         guard layout.width <= max(maximumDimension, bitmap.width), layout.height <= max(maximumDimension, bitmap.height) else {
             throw ImageError.tooLarge("the canvas \(layout.width)×\(layout.height) exceeds \(maximumDimension)")
         }
-        // Alpha is kept without a background, or when the image's transparency is to stay.
-        let keepsAlpha = background == nil || (canvas.keepsTransparency && bitmap.pixelFormat.hasAlpha)
+        let backdrop = canvas.blurredBackground ? try Self.backdrop(of: bitmap, width: layout.width, height: layout.height) : nil
+        // Alpha is kept without a background, when the image's transparency is to stay, or
+        // when the background is the image itself (its transparency blurred).
+        let keepsAlpha = !painted || (canvas.keepsTransparency || backdrop != nil) && bitmap.pixelFormat.hasAlpha
         let format: PixelFormat = keepsAlpha ? .rgba8 : .rgb8
         let outputBytes = format.bytesPerPixel
-        let rgba = bitmap.straightRGBA8()
         return try Bitmap(width: layout.width, height: layout.height, pixelFormat: format, scale: bitmap.scale) { output in
             let out = output.bindMemory(to: UInt8.self)
             // The background everywhere first (transparent black without one).
-            let fill: [UInt8] = background.map { keepsAlpha ? $0 + [255] : $0 } ?? [0, 0, 0, 0]
-            for index in 0..<(layout.width * layout.height) {
-                for channel in 0..<outputBytes { out[index * outputBytes + channel] = fill[channel] }
+            if let backdrop {
+                backdrop.pixels.withUnsafeBufferPointer { input in
+                    for row in 0..<layout.height {
+                        for column in 0..<layout.width {
+                            let pixel = backdrop.straightPixel(input, column, row), to = (row * layout.width + column) * outputBytes
+                            for channel in 0..<outputBytes { out[to + channel] = UInt8(pixel[channel]) }
+                        }
+                    }
+                }
+            } else {
+                let fill: [UInt8] = background.map { keepsAlpha ? $0 + [255] : $0 } ?? [0, 0, 0, 0]
+                for index in 0..<(layout.width * layout.height) {
+                    for channel in 0..<outputBytes { out[index * outputBytes + channel] = fill[channel] }
+                }
             }
-            for row in 0..<bitmap.height {
-                for column in 0..<bitmap.width {
-                    let from = (row * bitmap.width + column) * 4
-                    let r = Int(rgba[from]), g = Int(rgba[from + 1]), b = Int(rgba[from + 2]), a = Int(rgba[from + 3])
-                    let to = ((row + layout.y) * layout.width + column + layout.x) * outputBytes
-                    if let background, !keepsAlpha {
-                        // Over the background colour: straight alpha, rounded.
-                        out[to] = UInt8((r * a + Int(background[0]) * (255 - a) + 127) / 255)
-                        out[to + 1] = UInt8((g * a + Int(background[1]) * (255 - a) + 127) / 255)
-                        out[to + 2] = UInt8((b * a + Int(background[2]) * (255 - a) + 127) / 255)
-                    } else {
-                        out[to] = UInt8(r); out[to + 1] = UInt8(g); out[to + 2] = UInt8(b)
-                        if outputBytes == 4 { out[to + 3] = UInt8(a) }
+            bitmap.pixels.withUnsafeBufferPointer { input in
+                for row in 0..<bitmap.height {
+                    for column in 0..<bitmap.width {
+                        let pixel = bitmap.straightPixel(input, column, row), a = pixel[3]
+                        let to = ((row + layout.y) * layout.width + column + layout.x) * outputBytes
+                        if painted, !canvas.keepsTransparency || !keepsAlpha {
+                            // Over the background: straight alpha, rounded.
+                            let under = outputBytes == 4 ? Int(out[to + 3]) : 255
+                            let coverage = a * 255 + under * (255 - a)
+                            for channel in 0..<3 {
+                                out[to + channel] = coverage == 0 ? 0
+                                    : UInt8((pixel[channel] * a * 255 + Int(out[to + channel]) * under * (255 - a) + coverage / 2) / coverage)
+                            }
+                            if outputBytes == 4 { out[to + 3] = UInt8((coverage + 127) / 255) }
+                        } else {
+                            for channel in 0..<outputBytes { out[to + channel] = UInt8(pixel[channel]) }
+                        }
                     }
                 }
             }

@@ -75,6 +75,9 @@ struct RenderRecipe: Sendable, Hashable {
         /// The image's own transparent pixels stay so; only the new area is painted (thumbor's
         /// `fill` without `fill_transparent`).
         var keepsTransparency = false
+        /// The background is the image itself, blurred and stretched over the canvas (thumbor's
+        /// `fill(blur)`): see ``RecipeCanvas/backdrop(of:width:height:)``.
+        var blurredBackground = false
 
         /// The key's words for it.
         var key: String {
@@ -82,6 +85,7 @@ struct RenderRecipe: Sendable, Hashable {
             text += ",pad=" + padding.map(String.init).joined(separator: ",")
             if let background { text += ",bg=" + background.map { String($0) }.joined(separator: ",") }
             if meanBackground { text += ",bg=mean" }
+            if blurredBackground { text += ",bg=blur" }
             if keepsTransparency { text += ",keepalpha" }
             return text
         }
@@ -130,6 +134,18 @@ struct RenderRecipe: Sendable, Hashable {
     /// Clockwise quarter turns, 0 to 3.
     var quarterTurns = 0
     var grayscale = false
+    /// thumbor's `equalize()`: after the colour filters, before ``grayscale``.
+    var equalizes = false
+    /// thumbor's `sharpen(amount,radius,luminance_only)`, after the blur.
+    var sharpen: ThumborSharpen?
+    /// imgproxy's `sharpen` sigma (0: none), after the blur.
+    var sharpenSigma = 0.0
+    /// imgproxy's `pixelate` block size (0 or 1: none), after the sharpening.
+    var pixelate = 0
+    /// thumbor's `noise(amount[,seed])`, after the sharpening and pixelation.
+    var noise: Noise?
+    /// thumbor's `round_corner(…)`, last of all (after the canvas).
+    var roundCorner: ThumborRoundCorner?
     /// thumbor's colour filters, in the URL's order, after the geometry and before ``grayscale``.
     var colorFilters: [ThumborColorFilter.Operation] = []
     /// The Gaussian sigma in output pixels.
@@ -155,6 +171,13 @@ struct RenderRecipe: Sendable, Hashable {
     var stripsICC = false
     /// Which URL dialect asked (labels metrics and logs; not part of the key).
     var dialect = "image"
+
+    /// thumbor's `noise()` as the URL gives it; the generator's seed is derived from it and the
+    /// source (``ImageProxy/processors(for:maximumDimension:)``).
+    struct Noise: Sendable, Hashable {
+        var amount: Int
+        var seed = 0
+    }
 
     struct Alignment: Sendable, Hashable {
         var horizontal: Int
@@ -219,7 +242,16 @@ struct RenderRecipe: Sendable, Hashable {
         if flipHorizontal || flipVertical { fields.append("flip=\(flipHorizontal ? "h" : "")\(flipVertical ? "v" : "")") }
         if quarterTurns % 4 != 0 { fields.append("rot=\(quarterTurns % 4)") }
         if !colorFilters.isEmpty { fields.append("adj=" + colorFilters.map(\.key).joined(separator: ",")) }
+        if equalizes { fields.append("eq") }
         if grayscale { fields.append("gray") }
+        if let sharpen { fields.append("sharpen=\(ProxyRequest.text(sharpen.amount)),\(ProxyRequest.text(sharpen.radius)),\(sharpen.luminanceOnly ? 1 : 0)") }
+        if sharpenSigma > 0 { fields.append("sh=\(ProxyRequest.text(sharpenSigma))") }
+        if pixelate > 1 { fields.append("pix=\(pixelate)") }
+        if let noise { fields.append("noise=\(noise.amount),\(noise.seed)") }
+        if let roundCorner {
+            fields.append("round=\(roundCorner.horizontalRadius)|\(roundCorner.verticalRadius),"
+                + roundCorner.colour.map(String.init).joined(separator: ",") + (roundCorner.transparent ? ",t" : ""))
+        }
         if let maxBytes { fields.append("mb=\(maxBytes)") }
         if stripsICC { fields.append("noicc") }
         if let canvas { fields.append(canvas.key) }

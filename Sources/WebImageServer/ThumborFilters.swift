@@ -13,6 +13,7 @@ enum ThumborFilters {
         "strip_exif", "strip_icc", "proportion", "max_age", "max_bytes",
         "brightness", "contrast", "rgb", "saturation", "fill", "background_color",
         "watermark", "focal",
+        "sharpen", "equalize", "noise", "round_corner",
     ]
 
     /// One parsed filter: its name and its raw arguments.
@@ -94,6 +95,17 @@ enum ThumborFilters {
             recipe.watermark = try watermark(arguments, allowsLocal: allowsLocal)
         case "focal":
             try focal(arguments, into: &recipe)
+        case "sharpen":
+            guard arguments.count == 3 else { throw .badRequest("sharpen() takes an amount, a radius and true or false") }
+            let amount = try number([arguments[0]], name, in: 0...100), radius = try number([arguments[1]], name, in: 0...100)
+            recipe.sharpen = ThumborSharpen(amount: amount, radius: radius, luminanceOnly: try boolean(arguments[2], name))
+        case "noise":
+            guard (1...2).contains(arguments.count) else { throw .badRequest("noise() takes an amount and an optional seed") }
+            let amount = try integer([arguments[0]], name, in: 0...100)
+            let seed = arguments.count == 2 ? try integer([arguments[1]], name, in: 0...2_147_483_647) : 0
+            recipe.noise = amount > 1 ? RenderRecipe.Noise(amount: amount, seed: seed) : nil
+        case "round_corner":
+            try roundCorner(arguments, into: &recipe, limits: limits)
         case "background_color":
             guard arguments.count == 1 else { throw .badRequest("background_color() takes a colour") }
             // Transparency painted over the colour, the size unchanged.
@@ -112,7 +124,7 @@ enum ThumborFilters {
         if arguments[0].lowercased() == "auto" {
             canvas.meanBackground = true
         } else if arguments[0].lowercased() == "blur" {
-            throw .badRequest("fill(blur) is not supported")
+            canvas.blurredBackground = true
         } else {
             canvas.background = try ThumborColor.parse(arguments[0], filter: "fill")
         }
@@ -176,6 +188,30 @@ enum ThumborFilters {
         recipe.focalRegions.append(.init(x: left, y: top, width: right - left, height: bottom - top))
     }
 
+    /// `round_corner(a|b,r,g,b[,transparent])`: the radii across and down (`a` alone for both;
+    /// the `|` may come percent-encoded), the corners' colour, and whether they are transparent instead.
+    private static func roundCorner(_ arguments: [Substring], into recipe: inout RenderRecipe, limits: ProxyRequest.Limits) throws(ProxyError) {
+        let name = "round_corner"
+        guard (4...5).contains(arguments.count) else { throw .badRequest("round_corner() takes a|b, r, g, b and an optional true or false") }
+        let text = String(arguments[0]).replacingOccurrences(of: "%7C", with: "|").replacingOccurrences(of: "%7c", with: "|")
+        let radii = text.split(separator: "|", omittingEmptySubsequences: false)
+        guard (1...2).contains(radii.count) else { throw .badRequest("round_corner()'s radius is a or a|b") }
+        let a = try integer([radii[0]], name, in: 0...limits.maximumDimension)
+        let b = radii.count == 2 ? try integer([radii[1]], name, in: 0...limits.maximumDimension) : a
+        let colour = try arguments[1...3].map { (argument: Substring) throws(ProxyError) -> UInt8 in UInt8(try integer([argument], name, in: 0...255)) }
+        let transparent = arguments.count == 5 ? try boolean(arguments[4], name) : false
+        recipe.roundCorner = ThumborRoundCorner(horizontalRadius: a, verticalRadius: b, colour: colour, transparent: transparent)
+    }
+
+    /// thumbor's booleans: `true`, `True` or `1`, `false`, `False` or `0`.
+    private static func boolean(_ text: Substring, _ name: String) throws(ProxyError) -> Bool {
+        switch text {
+        case "true", "True", "1": return true
+        case "false", "False", "0": return false
+        default: throw .badRequest("\(name)() takes true or false")
+        }
+    }
+
     /// The filters that take no argument.
     private static func flag(_ call: Call, into recipe: inout RenderRecipe) throws(ProxyError) {
         guard call.arguments.isEmpty else { throw .badRequest("\(call.name)() takes no argument") }
@@ -187,6 +223,7 @@ enum ThumborFilters {
         // The proxy's encoders never write EXIF: stripped already.
         case "strip_exif": break
         case "strip_icc": recipe.stripsICC = true
+        case "equalize": recipe.equalizes = true
         default: throw .badRequest("filter \(call.name) is not supported")
         }
     }

@@ -112,9 +112,7 @@ import WebImage
         let source = "/plain/http://example.com/a.jpg"
         let named = [
             ("wm:0.5:ce", "watermark: no watermark image is configured (IMGPROXY_WATERMARK_DATA, _PATH or _URL)"),
-            ("pix:5", "option pix is not supported"),
-            ("pixelate:5", "option pixelate is not supported"), ("sh:1", "option sh is not supported"),
-            ("sharpen:0.5", "option sharpen is not supported"), ("g:no:10:0", "gravity offsets are not supported"),
+            ("g:no:10:0", "gravity offsets are not supported"),
             ("z:1:2", "z with two different factors is not supported"),
             ("sm:0", "sm:false (keeping metadata) is not supported"),
             ("adjust:10:1:1", "option adjust is not supported"), ("ar:1", "option ar is not supported"),
@@ -124,6 +122,34 @@ import WebImage
         }
         for option in ["wm:0", "mb:0", "pix:0", "sh:0", "mw:0", "mh:0", "sm:1", "strip_metadata:true", "cb:abc", "cachebuster:1", "g:no:0:0", "z:1:1"] {
             #expect(refusal("/insecure/" + option + source) == nil, "\(option)")
+        }
+    }
+
+    /// `sharpen`/`sh` and `pixelate`/`pix` reach the recipe; 0 is off (no key, no processor);
+    /// out of range or malformed is a 400 naming the option.
+    @Test func sharpenAndPixelate() throws {
+        let source = "/plain/http://example.com/a.jpg"
+        #expect(try parse("/insecure/sh:0.5" + source).recipe.sharpenSigma == 0.5)
+        #expect(try parse("/insecure/sharpen:2" + source).recipe.sharpenSigma == 2)
+        #expect(try parse("/insecure/pix:8" + source).recipe.pixelate == 8)
+        #expect(try parse("/insecure/pixelate:3" + source).recipe.pixelate == 3)
+        let off = try parse("/insecure/w:10/sh:0/pix:0" + source).recipe
+        #expect(off.sharpenSigma == 0 && off.pixelate == 0)
+        let without = try parse("/insecure/w:10" + source).recipe
+        #expect(off.variantKey(format: "source") == without.variantKey(format: "source"))
+        #expect(ImageProxy.processors(for: off, maximumDimension: 4096).1.count == ImageProxy.processors(for: without, maximumDimension: 4096).1.count)
+        let on = try parse("/insecure/w:10/sh:1/pix:4" + source).recipe
+        #expect(on.variantKey(format: "source").contains("sh=1") && on.variantKey(format: "source").contains("pix=4"))
+        let identifiers = ImageProxy.processors(for: on, maximumDimension: 4096).1.map(\.identifier)
+        #expect(identifiers.contains("imgproxy-sharpen(1)") && identifiers.contains("imgproxy-pixelate(4)"))
+        for (option, message) in [
+            ("sh:-1", "sh takes a number from 0 to 100"), ("sh:101", "sh takes a number from 0 to 100"),
+            ("sharpen:x", "sharpen takes a number from 0 to 100"), ("sh:1:2", "sh takes 1 argument"),
+            ("pix:1.5", "pix takes an integer from 0 to 4096"), ("pix:5000", "pix takes an integer from 0 to 4096"),
+            ("pixelate:", "pixelate takes an integer from 0 to 4096"),
+        ] {
+            #expect(refusal("/insecure/" + option + source)?.1 == message, "\(option)")
+            #expect(refusal("/insecure/" + option + source)?.0 == 400, "\(option)")
         }
     }
 

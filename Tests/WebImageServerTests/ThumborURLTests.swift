@@ -94,6 +94,57 @@ import WebImage
         #expect(try recipe("proportion(0.5)").proportion == 0.5)
         #expect(try recipe("strip_icc():strip_exif()").stripsICC)
         #expect(try parse("/unsafe/filters:max_age(60)/example.com/a.jpg").maxAge == 60)
+        #expect(try recipe("sharpen(2,1.5,true)").sharpen == ThumborSharpen(amount: 2, radius: 1.5, luminanceOnly: true))
+        #expect(try recipe("sharpen(0.5,0,False)").sharpen == ThumborSharpen(amount: 0.5, radius: 0, luminanceOnly: false))
+        #expect(try recipe("equalize()").equalizes)
+        #expect(try recipe("noise(40)").noise == RenderRecipe.Noise(amount: 40))
+        #expect(try recipe("noise(40,7)").noise == RenderRecipe.Noise(amount: 40, seed: 7))
+        // noise(0) and noise(1) change nothing in thumbor (random() % 1 is 0): no processor, no key.
+        #expect(try recipe("noise(1)").noise == nil)
+        #expect(try recipe("round_corner(20,255,0,10)").roundCorner
+            == ThumborRoundCorner(horizontalRadius: 20, verticalRadius: 20, colour: [255, 0, 10], transparent: false))
+        #expect(try recipe("round_corner(20|40,0,0,0,1)").roundCorner
+            == ThumborRoundCorner(horizontalRadius: 20, verticalRadius: 40, colour: [0, 0, 0], transparent: true))
+        #expect(try recipe("round_corner(20%7C40,0,0,0,true)").roundCorner?.verticalRadius == 40)
+        let blurFill = try #require(try recipe("fill(blur)").canvas)
+        #expect(blurFill.blurredBackground && blurFill.background == nil && blurFill.width == 300 && blurFill.height == 200)
+        #expect(try recipe("fill(blur,true)").canvas?.keepsTransparency == false)
+    }
+
+    /// The new filters' arguments are range-checked: a 400 naming the filter.
+    @Test func badFilterArguments() {
+        let bad = [
+            ("sharpen(1,1)", "sharpen() takes an amount, a radius and true or false"),
+            ("sharpen(101,1,true)", "sharpen() takes a number from 0 to 100"),
+            ("sharpen(1,-1,true)", "sharpen() takes a number from 0 to 100"),
+            ("sharpen(1,1,yes)", "sharpen() takes true or false"),
+            ("equalize(1)", "equalize() takes no argument"),
+            ("noise()", "noise() takes an amount and an optional seed"),
+            ("noise(101)", "noise() takes an integer from 0 to 100"),
+            ("noise(10,-1)", "noise() takes an integer from 0 to 2147483647"),
+            ("noise(10,1,2)", "noise() takes an amount and an optional seed"),
+            ("round_corner(20,255,255)", "round_corner() takes a|b, r, g, b and an optional true or false"),
+            ("round_corner(20,256,0,0)", "round_corner() takes an integer from 0 to 255"),
+            ("round_corner(5000,0,0,0)", "round_corner() takes an integer from 0 to 4096"),
+            ("round_corner(1|2|3,0,0,0)", "round_corner()'s radius is a or a|b"),
+            ("round_corner(20,0,0,0,maybe)", "round_corner() takes true or false"),
+            ("fill(blur,maybe)", "fill()'s second argument is true or false"),
+        ]
+        for (filter, text) in bad {
+            #expect(message("/unsafe/300x200/filters:\(filter)/example.com/a.jpg") == text, "\(filter)")
+        }
+    }
+
+    /// The new filters enter the variant key only when asked for, so existing keys stay as they were.
+    @Test func newFiltersKeepOldKeys() throws {
+        let plain = try parse("/unsafe/300x200/example.com/a.jpg").recipe.variantKey(format: "source")
+        #expect(!plain.contains("sharpen") && !plain.contains("eq") && !plain.contains("noise") && !plain.contains("round") && !plain.contains("bg=blur"))
+        var keys: Set<String> = [plain]
+        for filter in ["sharpen(2,1,true)", "sharpen(2,1,false)", "equalize()", "noise(20)", "noise(20,3)", "round_corner(10,0,0,0)",
+                       "round_corner(10,0,0,0,true)", "fill(blur)", "fill(black)"] {
+            keys.insert(try parse("/unsafe/300x200/filters:\(filter)/example.com/a.jpg").recipe.variantKey(format: "source"))
+        }
+        #expect(keys.count == 10)
     }
 
     /// `watermark()` and `focal()` as the recipe takes them: signs, percentages, ratios, the
@@ -118,8 +169,8 @@ import WebImage
     /// Every filter that is not implemented is refused by name, never ignored.
     @Test func unsupportedAndMalformed() {
         #expect(message("/unsafe/filters:frame(http://x.com/f.png)/example.com/a.jpg") == "filter frame is not supported")
-        #expect(message("/unsafe/filters:quality(80):sharpen(1,1,true)/example.com/a.jpg") == "filter sharpen is not supported")
-        #expect(message("/unsafe/filters:round_corner(20,255,255,255)/example.com/a.jpg") == "filter round_corner is not supported")
+        #expect(message("/unsafe/filters:quality(80):curve([(0,0),(255,255)],[],[],[])/example.com/a.jpg") == "filter curve is not supported")
+        #expect(message("/unsafe/filters:convolution(1;2;1,3,true)/example.com/a.jpg") == "filter convolution is not supported")
         #expect(message("/unsafe/trim/example.com/a.jpg") == nil)
         #expect(message("/unsafe/trim:top-left:10/example.com/a.jpg") == nil)
         #expect(message("/unsafe/trim:middle/example.com/a.jpg") != nil)
