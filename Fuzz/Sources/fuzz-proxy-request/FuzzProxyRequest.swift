@@ -82,9 +82,13 @@ private func fuzzThumborPath(_ path: String) {
 private func fuzzImgproxyPath(_ path: String) {
     // A fixed clock, so that an input's outcome does not depend on when it runs.
     let now = Date(timeIntervalSince1970: 1_700_000_000)
+    // Local sources allowed or not; a watermark configured when they are, so that `wm` is read
+    // through (without one it is refused at once).
     for allowsLocal in [false, true] {
         do {
-            let url = try ImgproxyURL(path: path[...], presets: imgproxyPresets, limits: limits, allowsLocal: allowsLocal, now: now)
+            let url = try ImgproxyURL(
+                path: path[...], presets: imgproxyPresets, limits: limits, allowsLocal: allowsLocal,
+                watermark: allowsLocal ? ("fuzz", 0.5) : nil, now: now)
             let (width, height) = url.boxSize
             if let width, !(1...limits.maximumDimension).contains(width) { FuzzInput.finding("an imgproxy width of \(width)") }
             if let height, !(1...limits.maximumDimension).contains(height) { FuzzInput.finding("an imgproxy height of \(height)") }
