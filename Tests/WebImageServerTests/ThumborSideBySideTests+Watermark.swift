@@ -13,11 +13,7 @@ extension ThumborSideBySideTests {
     @Test func watermarksAndFocalPointsGiveThumborsPixels() async throws {
         try await Self.withThumborAndProxy { _, port, harness in
             func both(_ path: String) async throws -> (ours: Data, theirs: Data) {
-                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
-                let theirs = Data((try await response.body.collect(upTo: 64 << 20)).readableBytesView)
-                let ours = try await harness.request("/thumbor" + path)
-                #expect(response.status.code == 200 && ours.status == 200, "\(path): thumbor \(response.status.code), ours \(ours.status)")
-                return (ours.body, theirs)
+                try await Self.both(path, port: port, harness: harness)
             }
             let cases: [(options: String, image: String)] = [
                 // Places: pixels from each edge, percentages, the centre, repeats; alpha; ratios.
