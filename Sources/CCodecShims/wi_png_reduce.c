@@ -442,6 +442,32 @@ static void wi_store_row(const uint32_t *sums, uint32_t out_width, uint32_t widt
     }
 }
 
+/// Box-reduces an interleaved 8-bit image already in memory (3 bytes a pixel: RGB, opaque; 4:
+/// RGBA, straight alpha) into `out` (RGBA, `out_stride` bytes a row), `rx` × `ry` pixels a
+/// block, the last ones narrower; with alpha the colours are weighted by it. The same sums and
+/// rounding as the PNG decode's reduction, for decoders whose library hands over whole rows
+/// (HEIF). 0, or -1 when the sums cannot be allocated. The caller keeps `rx · ry` within 65,536
+/// (the 32-bit sums of alpha-weighted colours).
+int wi_box_reduce_interleaved(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
+                              uint32_t bytes_per_pixel, uint32_t rx, uint32_t ry, uint8_t *out, size_t out_stride) {
+    if (rx == 0 || ry == 0 || (bytes_per_pixel != 3 && bytes_per_pixel != 4)) return -1;
+    uint32_t out_width = (width + rx - 1) / rx;
+    uint32_t *sums = calloc((size_t)out_width * 4, sizeof(uint32_t));
+    if (sums == NULL) return -1;
+    for (uint32_t top = 0; top < height; top += ry) {
+        uint32_t rows = top + ry <= height ? ry : height - top;
+        memset(sums, 0, (size_t)out_width * 4 * sizeof(uint32_t));
+        for (uint32_t y = top; y < top + rows; y++) {
+            const uint8_t *row = pixels + (size_t)y * stride;
+            if (bytes_per_pixel == 4) wi_add_alpha(row, width, rx, sums);
+            else wi_add_opaque(row, 3, width, rx, sums);
+        }
+        wi_store_row(sums, out_width, width, rx, rows, bytes_per_pixel == 4, out + (size_t)(top / ry) * out_stride);
+    }
+    free(sums);
+    return 0;
+}
+
 // MARK: - The decode
 
 /// The raw scanlines are written once by the inflater and read once: for a large image the

@@ -94,6 +94,35 @@ import WebImageCore
         }
     }
 
+    /// A thumbnail small enough for the resampler to box-average first is averaged straight out
+    /// of libheif's buffer: the result is the full decode resized, within rounding (the averages
+    /// are stored as bytes before the Lanczos step), with and without alpha.
+    @Test(arguments: [("heic-grid.heic", 16), ("heic-alpha.heic", 4), ("heic-gradient.heic", 5)])
+    func reducedThumbnailsEqualTheFullDecodeResized(name: String, side: Int) throws {
+        let full = try decode(name).image
+        var options = ImageDecodingOptions()
+        options.thumbnail = .maxPixelSize(side)
+        let thumbnail = try decode(name, options).image
+        let size = options.thumbnail!.outputSize(width: full.width, height: full.height)
+        #expect(HEIFDecoder.reduction(from: (full.width, full.height), to: size) != nil, "\(name) takes the reducing path")
+        let expected = try full.resized(width: size.width, height: size.height)
+        #expect(thumbnail.width == expected.width && thumbnail.height == expected.height)
+        var largest = 0
+        for y in 0..<expected.height {
+            for x in 0..<expected.width {
+                let a = Self.rgba(thumbnail, x, y), b = Self.rgba(expected, x, y)
+                for channel in 0..<4 where a[3] > 0 || channel == 3 { largest = max(largest, abs(a[channel] - b[channel])) }
+            }
+        }
+        #expect(largest <= 3, "\(name): a channel differs by \(largest)")
+    }
+
+    /// R, G, B and A at `x`, `y` of an 8-bit RGB or straight RGBA bitmap.
+    static func rgba(_ bitmap: Bitmap, _ x: Int, _ y: Int) -> [Int] {
+        let step = bitmap.pixelFormat.bytesPerPixel, at = y * bitmap.bytesPerRow + x * step
+        return (0..<4).map { $0 < step ? Int(bitmap.pixels[at + $0]) : 255 }
+    }
+
     @Test func pixelLimitIsCheckedFromTheHeader() throws {
         var options = ImageDecodingOptions()
         options.maximumPixelCount = 48 * 32 - 1

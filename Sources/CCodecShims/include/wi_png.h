@@ -91,6 +91,11 @@ typedef struct {
 
 wi_png_status wi_png_decode_reduced(wi_png_reduce_job *job);
 
+/// Box-reduces interleaved 8-bit RGB (3 bytes a pixel) or straight RGBA (4) in memory into RGBA,
+/// `rx` × `ry` pixels a block, as the PNG reduction does (wi_png_reduce.c). 0, or -1 on failure.
+int wi_box_reduce_interleaved(const uint8_t *pixels, size_t stride, uint32_t width, uint32_t height,
+                              uint32_t bytes_per_pixel, uint32_t rx, uint32_t ry, uint8_t *out, size_t out_stride);
+
 // MARK: - Progressive decoding
 
 /// A progressive (push) decoder: feed the file as it arrives; rows land in an RGBA canvas

@@ -1,3 +1,4 @@
+import CCodecShims
 import CHeif
 import Foundation
 import WebImageCore
@@ -48,10 +49,13 @@ public struct HEIFDecoder: ImageDecoder {
             let thumbnail = wanted.flatMap { embeddedThumbnail(of: primary, atLeast: $0) }
             defer { if let thumbnail { heif_image_handle_release(thumbnail) } }
 
-            var bitmap = try decodeHandle(thumbnail ?? primary, maximumPixelCount: options.maximumPixelCount)
+            let decoded = try decodeHandle(thumbnail ?? primary, maximumPixelCount: options.maximumPixelCount, reducingFor: wanted)
+            var bitmap = decoded.bitmap
             // Sized from the primary image, so an embedded thumbnail of another aspect ratio
             // (rounded differently by the camera) still gives the exact size.
-            if let wanted, wanted.width != bitmap.width || wanted.height != bitmap.height {
+            if let reduction = decoded.reduction, let wanted {
+                bitmap = try bitmap.resized(width: wanted.width, height: wanted.height, from: reduction)
+            } else if let wanted, wanted.width != bitmap.width || wanted.height != bitmap.height {
                 bitmap = try bitmap.resized(width: wanted.width, height: wanted.height)
             }
             // `heic` or `heif`, as the `ftyp` brands say.
@@ -126,11 +130,18 @@ public struct HEIFDecoder: ImageDecoder {
         return nil
     }
 
-    /// Decodes an image item to interleaved 8-bit RGB(A), transformations applied.
-    /// The handle's image, decoded. The coded image can be larger than the size the container
-    /// states and the limit was checked against (fuzz finding #8: a 128 × 15,680 image behind a
-    /// small `ispe`), so the decoded size is checked again before it is copied.
-    static func decodeHandle(_ handle: OpaquePointer, maximumPixelCount: Int) throws -> Bitmap {
+    /// Decodes an image item to interleaved 8-bit RGB(A), transformations applied. The coded
+    /// image can be larger than the size the container states and the limit was checked against
+    /// (fuzz finding #8: a 128 × 15,680 image behind a small `ispe`), so the decoded size is
+    /// checked again before it is copied.
+    ///
+    /// For a thumbnail of `wanted` size, an 8-bit image is box-averaged straight out of
+    /// libheif's buffer by the factors ``Bitmap/resized(width:height:)`` would use on its way
+    /// there (the reduction is returned, for the Lanczos step that finishes it): the full-size
+    /// copy and the resampler's pass over it are skipped.
+    static func decodeHandle(
+        _ handle: OpaquePointer, maximumPixelCount: Int, reducingFor wanted: (width: Int, height: Int)? = nil
+    ) throws -> (bitmap: Bitmap, reduction: BlockReduction?) {
         let hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
         let bits = Int(heif_image_handle_get_luma_bits_per_pixel(handle))
         let deep = bits > 8
@@ -166,7 +177,17 @@ public struct HEIFDecoder: ImageDecoder {
         guard Int(stride) >= rowSamples * (deep ? 2 : 1), !deep || (9...16).contains(sampleBits) else {
             throw ImageError.corruptData("HEIF: the decoded image's layout is not the one asked for")
         }
-        return try Bitmap(width: width, height: height, pixelFormat: pixelFormat) { output in
+        if let wanted, !deep, let reduction = reduction(from: (width, height), to: wanted) {
+            let size = reduction.reducedSize
+            let bitmap = try Bitmap(width: size.width, height: size.height, pixelFormat: .rgba8) { output in
+                let status = wi_box_reduce_interleaved(
+                    plane, Int(stride), UInt32(width), UInt32(height), UInt32(pixelFormat.bytesPerPixel),
+                    UInt32(reduction.x), UInt32(reduction.y), output.baseAddress!.assumingMemoryBound(to: UInt8.self), size.width * 4)
+                guard status == 0 else { throw ImageError.tooLarge("HEIF: out of memory reducing the image") }
+            }
+            return (bitmap, reduction)
+        }
+        let bitmap = try Bitmap(width: width, height: height, pixelFormat: pixelFormat) { output in
             let out = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
             for row in 0..<height {
                 let source = plane + row * Int(stride)
@@ -179,6 +200,18 @@ public struct HEIFDecoder: ImageDecoder {
                 }
             }
         }
+        return (bitmap, nil)
+    }
+
+    /// The box reduction of a `size` image on its way to `wanted`, or `nil` when there is none
+    /// to make (an enlargement, or a reduction under the resampler's Lanczos gap). At most 256
+    /// pixels a side: the C sums are 32-bit.
+    static func reduction(from size: (width: Int, height: Int), to wanted: (width: Int, height: Int)) -> BlockReduction? {
+        guard wanted.width <= size.width, wanted.height <= size.height else { return nil }
+        let x = min(256, Bitmap.boxReduction(from: size.width, to: wanted.width))
+        let y = min(256, Bitmap.boxReduction(from: size.height, to: wanted.height))
+        guard x > 1 || y > 1 else { return nil }
+        return BlockReduction(sourceWidth: size.width, sourceHeight: size.height, x: x, y: y)
     }
 
     /// The primary image's ICC profile (`colr` of type `prof`/`rICC`), else one for its `nclx`
