@@ -34,7 +34,7 @@ func snippet_WebImageServer_ImageProxy_3() async throws {
 }
 
 func snippet_WebImageServer_ImageProxy_4() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 302)
+#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 311)
     let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300")
     let output = try await proxy.image(for: request, accept: ["image/avif,image/webp,*/*"])
     print(output.image.contentType)   // image/avif

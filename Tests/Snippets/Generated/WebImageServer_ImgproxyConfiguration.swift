@@ -16,7 +16,7 @@ func snippet_WebImageServer_ImgproxyConfiguration_1() async throws {
 }
 
 func snippet_WebImageServer_ImgproxyConfiguration_2() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ImgproxyConfiguration.swift", line: 40)
+#sourceLocation(file: "Sources/WebImageServer/ImgproxyConfiguration.swift", line: 49)
     let presets = try ImgproxyConfiguration.presets(parsing: "default=q:85,thumb=rs:fill:160:160/g:no")
     // ["default": "q:85", "thumb": "rs:fill:160:160/g:no"]
 #sourceLocation()
