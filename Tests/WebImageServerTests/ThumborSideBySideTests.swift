@@ -8,15 +8,23 @@ import WebImageTestSupport
 import Glibc
 #endif
 
-/// The real thumbor 7 (from PyPI; scripts/deps.sh installs it), on loopback with its file loader
-/// on Demo/images, beside the proxy with its origin folder there too: the same unsafe URLs must
-/// answer with the same status, format and size from both.
 /// Whether `import thumbor` works: without it the side-by-side suite shows as skipped, not passed.
 enum ThumborInstallation {
     static let isInstalled = (try? CommandRun(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import thumbor"]).status == 0) ?? false
 }
 
-@Suite(.enabled(if: ThumborInstallation.isInstalled, "thumbor is not installed (pip install thumbor, or scripts/deps.sh)"))
+/// The real thumbor 7 (from PyPI; scripts/deps.sh installs it), on loopback with its file loader
+/// on Demo/images, beside the proxy with its origin folder there too: the same unsafe URLs must
+/// answer with the same status, format and size from both.
+///
+/// Not under a sanitizer: comparing some 60 filtered full-size photos with thumbor's took the
+/// ASan suite's two cores for minutes (thumbor itself and our processors under ASan, some 20
+/// times slower), and tests with time limits starved beside it (seven failed in CI). These tests
+/// check what the pixels are; the processors' memory safety is checked under ASan by the
+/// dialects' own suites (every filter on every pixel format, `ThumborEffectTests`).
+@Suite(
+    .enabled(if: ThumborInstallation.isInstalled, "thumbor is not installed (pip install thumbor, or scripts/deps.sh)"),
+    .disabled(if: Sanitizers.reservesShadowMemory, "too heavy under a sanitizer: runs in the normal suite"))
 struct ThumborSideBySideTests {
 
     static let options = [
