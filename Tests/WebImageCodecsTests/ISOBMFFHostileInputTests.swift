@@ -147,4 +147,21 @@ import WebImageTestSupport
         #expect(converted.iccProfile == nil && stored.iccProfile == nil)
         #expect(converted.image == stored.image)
     }
+
+    /// Fuzz finding #13 (Tests/Fixtures/fuzz/fuzz-decode/heif-av1-item-dav1d-leak): a 415-byte
+    /// HEIF whose `iloc` gives lengths 12 bytes wide (the standard allows 0, 4 or 8) for its one
+    /// AV1 item. libheif 1.15 handed its dav1d plugin no bytes, and the plugin leaked the 40
+    /// bytes it had wrapped when dav1d refused them (LeakSanitizer; the fuzz smoke replays the
+    /// file). Now refused before libheif reads the items, as corrupt; the AVIF fixtures, whose
+    /// field sizes are the standard's, still decode through the HEIF decoder too.
+    @Test func itemLocationsWithNonStandardFieldSizesAreRefused() throws {
+        let data = try Files.fixture("fuzz/fuzz-decode/heif-av1-item-dav1d-leak")
+        #expect { try HEIFDecoder().decode(data, options: .init()) } throws: { error in
+            if case ImageError.corruptData(let message) = error { message.contains("field sizes") } else { false }
+        }
+        #expect(throws: ImageError.self) { try CoderRegistry.system().decode(data) }
+        for fixture in Files.avifFixtures.prefix(2) {
+            #expect(try HEIFDecoder().decode(try Files.fixture(fixture), options: .init()).image.width > 0, "\(fixture)")
+        }
+    }
 }

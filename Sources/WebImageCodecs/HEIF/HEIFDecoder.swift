@@ -110,6 +110,13 @@ public struct HEIFDecoder: ImageDecoder {
         guard canvas <= options.maximumPixelCount else {
             throw ImageError.tooLarge("HEIF: a derived image's canvas of \(canvas) pixels exceeds the limit of \(options.maximumPixelCount) pixels")
         }
+        // Field sizes the standard does not allow (12-byte lengths) are refused before libheif
+        // reads them: fuzz finding #13, an AV1 item located that way reached libheif 1.15's
+        // dav1d plugin with no bytes, and the plugin leaks what it wrapped when dav1d refuses
+        // them (40 bytes a decode).
+        guard ISOBMFFItems.hasValidLocationFieldSizes(bytes) else {
+            throw ImageError.corruptData("HEIF: the item locations use field sizes other than 0, 4 or 8 bytes")
+        }
         return try body(primary)
     }
 

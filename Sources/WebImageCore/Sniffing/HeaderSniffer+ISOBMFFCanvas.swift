@@ -6,6 +6,12 @@ package enum ISOBMFFItems {
     package static func largestDerivedCanvas(_ bytes: UnsafeRawBufferPointer) -> Int? {
         HeaderSniffer.isoBMFFLargestDerivedCanvas(bytes)
     }
+
+    /// Whether the file's `iloc` (if any) uses only the field sizes ISO/IEC 14496-12 allows:
+    /// 0, 4 or 8 bytes for offsets, lengths and base offsets (and indices).
+    package static func hasValidLocationFieldSizes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        HeaderSniffer.isoBMFFValidLocationFieldSizes(bytes)
+    }
 }
 
 extension HeaderSniffer {
@@ -20,6 +26,16 @@ extension HeaderSniffer {
         let sniffer = HeaderSniffer(bytes, wantsDetails: true)
         guard let ftyp = sniffer.bmffBox(at: 0, limit: bytes.count), ftyp.type == 0x6674_7970 else { return nil } // ftyp
         return sniffer.isoBMFFLargestDerivedCanvas(after: ftyp.end)
+    }
+
+    /// See ``ISOBMFFItems/hasValidLocationFieldSizes(_:)``; `true` when there is no `iloc`.
+    static func isoBMFFValidLocationFieldSizes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let sniffer = HeaderSniffer(bytes, wantsDetails: true)
+        guard let ftyp = sniffer.bmffBox(at: 0, limit: bytes.count), ftyp.type == 0x6674_7970, // ftyp
+              let meta = sniffer.bmffChild(named: 0x6D65_7461, from: ftyp.end, to: sniffer.reader.count), // meta
+              let iloc = sniffer.bmffChild(named: 0x696C_6F63, from: meta.payload + 4, to: meta.end) else { return true } // iloc
+        guard let sizes = sniffer.reader.u8(iloc.payload + 4), let sizes2 = sniffer.reader.u8(iloc.payload + 5) else { return false }
+        return [sizes >> 4, sizes & 0xF, sizes2 >> 4, sizes2 & 0xF].allSatisfy { [0, 4, 8].contains($0) }
     }
 
     private func isoBMFFLargestDerivedCanvas(after offset: Int) -> Int? {
@@ -52,9 +68,21 @@ extension HeaderSniffer {
 
     /// The `grid` (true) and `iovl` (false) items listed in `iinf`; `nil` if it is malformed.
     private func derivedItems(in iinf: BMFFBox) -> [UInt32: Bool]? {
+        guard let types = itemTypes(in: iinf) else { return nil }
+        var items: [UInt32: Bool] = [:]
+        for (item, type) in types {
+            if type == 0x6772_6964 { items[item] = true } // grid
+            if type == 0x696F_766C { items[item] = false } // iovl
+        }
+        return items
+    }
+
+    /// Each item entry's ID and type in `iinf`, in order (entries of version 2 and later; older
+    /// ones name no type); `nil` if it is malformed.
+    private func itemTypes(in iinf: BMFFBox) -> [(item: UInt32, type: UInt32)]? {
         guard let version = reader.u8(iinf.payload) else { return nil }
         var entry = iinf.payload + (version == 0 ? 6 : 8)
-        var items: [UInt32: Bool] = [:]
+        var items: [(item: UInt32, type: UInt32)] = []
         for _ in 0..<Self.isoBMFFMaxEntries {
             guard let infe = bmffBox(at: entry, limit: iinf.end) else { break }
             entry = infe.end
@@ -63,8 +91,7 @@ extension HeaderSniffer {
             let wide = infeVersion >= 3
             guard let item = wide ? reader.u32be(infe.payload + 4) : reader.u16be(infe.payload + 4).map(UInt32.init),
                   let type = reader.u32be(infe.payload + (wide ? 10 : 8)) else { return nil }
-            if type == 0x6772_6964 { items[item] = true } // grid
-            if type == 0x696F_766C { items[item] = false } // iovl
+            items.append((item, type))
         }
         return items
     }
