@@ -68,21 +68,9 @@ extension HeaderSniffer {
 
     /// The `grid` (true) and `iovl` (false) items listed in `iinf`; `nil` if it is malformed.
     private func derivedItems(in iinf: BMFFBox) -> [UInt32: Bool]? {
-        guard let types = itemTypes(in: iinf) else { return nil }
-        var items: [UInt32: Bool] = [:]
-        for (item, type) in types {
-            if type == 0x6772_6964 { items[item] = true } // grid
-            if type == 0x696F_766C { items[item] = false } // iovl
-        }
-        return items
-    }
-
-    /// Each item entry's ID and type in `iinf`, in order (entries of version 2 and later; older
-    /// ones name no type); `nil` if it is malformed.
-    private func itemTypes(in iinf: BMFFBox) -> [(item: UInt32, type: UInt32)]? {
         guard let version = reader.u8(iinf.payload) else { return nil }
         var entry = iinf.payload + (version == 0 ? 6 : 8)
-        var items: [(item: UInt32, type: UInt32)] = []
+        var items: [UInt32: Bool] = [:]
         for _ in 0..<Self.isoBMFFMaxEntries {
             guard let infe = bmffBox(at: entry, limit: iinf.end) else { break }
             entry = infe.end
@@ -91,7 +79,8 @@ extension HeaderSniffer {
             let wide = infeVersion >= 3
             guard let item = wide ? reader.u32be(infe.payload + 4) : reader.u16be(infe.payload + 4).map(UInt32.init),
                   let type = reader.u32be(infe.payload + (wide ? 10 : 8)) else { return nil }
-            items.append((item, type))
+            if type == 0x6772_6964 { items[item] = true } // grid
+            if type == 0x696F_766C { items[item] = false } // iovl
         }
         return items
     }

@@ -54,7 +54,7 @@ enum ThumborFilters {
     /// Applies `call` to `recipe` (and `maxAge`), checking its arguments against `limits`; a
     /// watermark's URL may name a file in the origin folder when `allowsLocal`.
     static func apply(
-        _ call: Call, to recipe: inout RenderRecipe, maxAge: inout Int?, limits: ProxyRequest.Limits, allowsLocal: Bool = false
+        _ call: Call, to recipe: inout RenderRecipe, maxAge: inout Int?, limits: ProxyRequest.Limits, allowsLocal: Bool
     ) throws(ProxyError) {
         let name = call.name, arguments = call.arguments
         switch name {
