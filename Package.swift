@@ -158,10 +158,13 @@ let package = Package(
         // libjpeg-turbo alone, fed through a suspending source: the reference for the pixels our JPEG
         // decoders give a damaged file in pieces (finding #7, docs/reliability.md).
         .target(name: "CJPEGReference", dependencies: ["CJPEG"], path: "Tests/CJPEGReference"),
+        // posix_spawn for the tests' child processes, instead of Foundation's Process (see its source).
+        .target(name: "CTestSpawn", path: "Tests/CTestSpawn"),
         .target(
             name: "WebImageTestSupport",
             dependencies: [
                 "WebImageCore",
+                "CTestSpawn",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -14,7 +14,7 @@ public final class ChildProcess: Sendable {
         var isCancelled = false
     }
 
-    public let process: Process
+    public let process: SpawnedProcess
     private let input: FileHandle
     /// The read ends: a `FileHandle` closes its descriptor when it goes, readability handler or not.
     private let outputs: [FileHandle]
@@ -26,7 +26,7 @@ public final class ChildProcess: Sendable {
         _ executable: URL, _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
         inherits: (String) -> Bool = { _ in true }
     ) throws {
-        process = Process()
+        process = SpawnedProcess()
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }

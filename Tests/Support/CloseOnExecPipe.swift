@@ -3,13 +3,14 @@ import Foundation
 /// A pipe whose ends close when any process execs: what the tests hand a child as its standard
 /// input and output, instead of Foundation's `Pipe`.
 ///
-/// Foundation's `Process` closes every other descriptor in a child it starts, but only those
-/// open when it looks (before `posix_spawn`); a pipe another test thread opens in that moment is
-/// inherited. A long-lived child (an S3 server's watchdog) then holds the write end of a pipe
-/// that is not its own, and the process that owns it never sees end of file: on 2026-11-25
-/// `ServeCommandTests.s3FlagsAreChecked` waited for ever on the output of a `webimage` that had
-/// exited. A close-on-exec descriptor is never inherited across `exec`; the child still gets its
-/// own standard streams, which `dup2` makes without the flag.
+/// `SpawnedProcess` closes every other descriptor in the child just before it execs, but a
+/// process started by other means (a library's, a shell's child of a child) closes nothing: a
+/// long-lived one then holds the write end of a pipe that is not its own, and the process that
+/// owns it never sees end of file (on 2026-11-25, when Foundation's `Process` still started the
+/// tests' children and closed only the descriptors open when it looked,
+/// `ServeCommandTests.s3FlagsAreChecked` waited for ever so). A close-on-exec descriptor is never
+/// inherited across `exec`; the child still gets its own standard streams, which `dup2` makes
+/// without the flag.
 public struct CloseOnExecPipe: Sendable {
     public let reading: FileHandle
     public let writing: FileHandle

@@ -49,7 +49,7 @@ public final class S3TestServer: Sendable {
     /// The folder the server stores objects under. For rclone, a bucket is a folder in it and an
     /// object a file: tests can put large objects in place without uploading them.
     public var dataDirectory: URL { directory.url.appendingPathComponent("data") }
-    private let process: Process
+    private let process: SpawnedProcess
     private let stopped = Mutex(false)
 
     /// The executable of `kind`, found on `PATH` (pip's scripts folder included), or `nil`.
@@ -174,7 +174,7 @@ public final class S3TestServer: Sendable {
             while kill -0 "$PARENT" 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 0.5; done
             kill -9 $child 2>/dev/null
             """
-        process = Process()
+        process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", watchdog, "sh"] + arguments
         var environment = ProcessInfo.processInfo.environment

@@ -31,7 +31,7 @@ public struct TemporaryDirectory: Sendable {
 
 /// A running `webimage-test-probe`, the second process of the multi-process tests.
 public final class Probe {
-    public let process = Process()
+    public let process = SpawnedProcess()
     private let output = Pipe()
     private let input = Pipe()
     private var buffered = Data()
@@ -124,7 +124,7 @@ public struct CommandRun: Sendable {
     /// Runs `executable` with `arguments` in `directory` and waits for it. `input`, when given,
     /// is written to its standard input (which is then closed); otherwise it inherits ours.
     public init(_ executable: URL, _ arguments: [String], in directory: URL? = nil, input: Data? = nil) throws {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }

@@ -151,7 +151,7 @@ struct ConformanceTests {
 /// Runs `webimage-test-probe` under `ulimit -v` and a wall-clock limit; returns its one line of
 /// output, or a description of how it died.
 func runProbeLimited(_ arguments: [String], addressSpaceKiB: Int, seconds: Int) throws -> String {
-    let process = Process()
+    let process = SpawnedProcess()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
     let quoted = ([Probe.executable.path] + arguments).map { "'\($0.replacingOccurrences(of: "'", with: "'\\''"))'" }.joined(separator: " ")
     process.arguments = ["-c", "ulimit -v \(addressSpaceKiB); exec timeout -s KILL \(seconds) \(quoted)"]

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebImageCore
+import WebImageTestSupport
 
 /// The AVIF and HEIC fixtures (Tests/Fixtures, made by make-avif-heif-fixtures.py with avifenc,
 /// heif-enc and libheif's encoder) and their reference decodes by the formats' own tools,
@@ -47,7 +48,7 @@ enum ISOBMFFTestFiles {
 
     /// Runs a command found on the PATH and returns its standard output; fails on a non-zero exit.
     static func run(_ command: [String]) throws -> String {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = command
         let pipe = Pipe()

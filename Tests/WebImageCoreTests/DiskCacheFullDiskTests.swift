@@ -14,7 +14,7 @@ let canMountTmpfs: Bool = {
 
 @discardableResult
 func runTool(_ path: String, _ arguments: [String]) -> Int32 {
-    let process = Process()
+    let process = SpawnedProcess()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     process.standardError = FileHandle.nullDevice

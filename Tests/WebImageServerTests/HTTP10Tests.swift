@@ -111,7 +111,7 @@ enum ApacheBench {
 
     /// 200 requests, 4 at a time, each allowed 10 seconds.
     static func run(_ executable: URL, url: String, keepAlive: Bool) async throws -> Run {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = executable
         process.arguments = ["-q", "-n", "200", "-c", "4", "-s", "10"] + (keepAlive ? ["-k"] : []) + [url]
         let out = Pipe()

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebImage
 @_spi(Testing) import WebImageServer
+import WebImageTestSupport
 
 /// URLs built by the `imgproxy` package from PyPI (installed by scripts/deps.sh), served by the
 /// proxy with the same key and salt: each signed and unsigned URL answers 200 with the size
@@ -53,7 +54,7 @@ import WebImage
             out.append([signed, insecure])
         print(json.dumps(out))
         """
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, key, salt, "[" + cases.joined(separator: ",") + "]", image]
         let out = Pipe(), err = Pipe()

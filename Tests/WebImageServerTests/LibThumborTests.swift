@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebImage
 @_spi(Testing) import WebImageServer
+import WebImageTestSupport
 
 /// URLs built by thumbor's own Python library, libthumbor (installed by scripts/deps.sh), served
 /// by the proxy with the same key: each signed and unsafe URL answers 200 with the size thumbor
@@ -45,7 +46,7 @@ import WebImage
         print(json.dumps(out))
         """
         let options = "[" + cases.map(\.options).joined(separator: ",") + "]"
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, key, options, image]
         let out = Pipe(), err = Pipe()

@@ -10,7 +10,7 @@ struct Nginx {
         .map(URL.init(fileURLWithPath:))
         .first { FileManager.default.isExecutableFile(atPath: $0.path) }
 
-    let process: Process
+    let process: SpawnedProcess
     let port: Int
     let prefix: URL
 
@@ -53,7 +53,7 @@ struct Nginx {
     }
 
     private init(prefix: URL, role: Role) throws {
-        process = Process()
+        process = SpawnedProcess()
         self.prefix = prefix
         let executable = try #require(Self.executable)
         try FileManager.default.createDirectory(at: prefix.appendingPathComponent("cache"), withIntermediateDirectories: true)

@@ -16,7 +16,7 @@ final class ServeProcess: Sendable {
         child = try ChildProcess(executable, arguments, environment: environment, directory: Fixture.repository) { !$0.hasPrefix("WEBIMAGE_") }
     }
 
-    var process: Process { child.process }
+    var process: SpawnedProcess { child.process }
     var stdout: [String] { child.stdout }
     var stderr: [String] { child.stderr }
 

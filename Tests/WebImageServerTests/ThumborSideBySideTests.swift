@@ -57,7 +57,7 @@ struct ThumborSideBySideTests {
     }
 
     /// thumbor serving Demo/images on the socket (the suite runs only when thumbor is installed).
-    static func startThumbor(in folder: TemporaryDirectory) throws -> (process: Process, port: Int)? {
+    static func startThumbor(in folder: TemporaryDirectory) throws -> (process: SpawnedProcess, port: Int)? {
         let configuration = folder.url.appendingPathComponent("thumbor.conf")
         try """
         LOADER = 'thumbor.loaders.file_loader'
@@ -69,7 +69,7 @@ struct ThumborSideBySideTests {
         """.write(to: configuration, atomically: true, encoding: .utf8)
         guard let (descriptor, port) = listeningSocket() else { throw CancellationError() }
         defer { close(descriptor) }
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["thumbor", "--fd", "0", "-c", configuration.path]
         process.standardInput = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
