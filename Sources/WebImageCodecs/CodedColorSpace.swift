@@ -20,7 +20,7 @@ enum CodedColorSpace {
         if primaries == 1 || primaries == 2, curve == .sRGB { return nil }
         let key = primaries << 8 | transfer
         if let cached = cache.withLock({ $0[key] }) { return cached.map { Data($0) } }
-        let profile = makeProfile(white: d65, chromaticities, curve: curve)
+        let profile = makeProfile(white: d65, chromaticities, curve: curve, description: describe(primaries: primaries, transfer: transfer))
         cache.withLock { $0[key] = .some(profile) }
         return profile.map { Data($0) }
     }
@@ -28,7 +28,18 @@ enum CodedColorSpace {
     /// An ICC profile for a white point and primaries (x, y) and a power-law decoding exponent:
     /// what a PNG's `cHRM` and `gAMA` chunks state. Not cached (such files are rare).
     static func iccProfile(white: (Double, Double), primaries: [(Double, Double)], gamma: Double) -> Data? {
-        makeProfile(white: white, primaries, curve: gamma == 1 ? .linear : .gamma(gamma)).map { Data($0) }
+        let description = "PNG gAMA (decoding gamma \(String(format: "%.2f", gamma))) with cHRM primaries"
+        return makeProfile(white: white, primaries, curve: gamma == 1 ? .linear : .gamma(gamma), description: description).map { Data($0) }
+    }
+
+    /// The profile description of a code-point colour space, as `webimage info` shows it: the
+    /// names of its primaries and transfer, and the numbers (H.273's) they were read from.
+    static func describe(primaries: Int, transfer: Int) -> String {
+        let primariesName = [1: "BT.709", 2: "unspecified (BT.709)", 5: "BT.601 625-line", 6: "BT.601 525-line",
+                             7: "SMPTE 240M", 9: "BT.2020", 12: "Display P3"][primaries] ?? "code \(primaries)"
+        let transferName = [1: "BT.709", 2: "unspecified (sRGB)", 4: "gamma 2.2", 5: "gamma 2.8", 6: "BT.601",
+                            8: "linear", 13: "sRGB", 14: "BT.2020 10-bit", 15: "BT.2020 12-bit"][transfer] ?? "code \(transfer)"
+        return "\(primariesName) primaries, \(transferName) transfer (coded \(primaries)/\(transfer))"
     }
 
     /// The sRGB primaries (BT.709), for a PNG that states a gamma alone.
@@ -63,7 +74,9 @@ enum CodedColorSpace {
         }
     }
 
-    private static func makeProfile(white whitePoint: (Double, Double), _ chromaticities: [(Double, Double)], curve: Curve) -> [UInt8]? {
+    private static func makeProfile(
+        white whitePoint: (Double, Double), _ chromaticities: [(Double, Double)], curve: Curve, description: String
+    ) -> [UInt8]? {
         let toneCurve: OpaquePointer? = switch curve {
         case .sRGB:
             // IEC 61966-2-1 as lcms2's parametric type 4: Y = ((aX + b)^g for X ≥ d, else cX.
@@ -81,6 +94,14 @@ enum CodedColorSpace {
         var curves: [OpaquePointer?] = [toneCurve, toneCurve, toneCurve]
         guard let profile = curves.withUnsafeMutableBufferPointer({ cmsCreateRGBProfile(&white, &triple, $0.baseAddress) }) else { return nil }
         defer { cmsCloseProfile(profile) }
+        // lcms2 names a built profile "RGB built-in"; a kept profile (`.preserve`) and `webimage
+        // info` then say where it came from instead.
+        if let text = cmsMLUalloc(nil, 1) {
+            defer { cmsMLUfree(text) }
+            if cmsMLUsetASCII(text, "en", "US", description) != 0 {
+                cmsWriteTag(profile, cmsSigProfileDescriptionTag, UnsafeRawPointer(text))
+            }
+        }
         var size: cmsUInt32Number = 0
         guard cmsSaveProfileToMem(profile, nil, &size) != 0, size > 0 else { return nil }
         var bytes = [UInt8](repeating: 0, count: Int(size))

@@ -1,14 +1,17 @@
 import Foundation
 import WebImage
+import WebImageCodecs
 
 /// What `webimage info` reports about one file: its ``ImageMetadata``, read from the headers and
 /// a walk over the file's chunks or blocks without decoding any pixels, so a 42-frame GIF costs
-/// one pass over its bytes, not 42 frame decodes.
+/// one pass over its bytes, not 42 frame decodes; and its colour, which only a decoder knows.
 struct ImageFileInfo {
     /// The path as the user typed it.
     var file: String
     var bytes: Int
     var metadata: ImageMetadata
+    /// `nil` when the file does not decode.
+    var color: ColorReport?
 
     /// Why a file cannot be reported; the message is what the user sees after the path.
     struct Failure: Error, CustomStringConvertible {
@@ -44,7 +47,23 @@ struct ImageFileInfo {
         }
         self.file = file
         self.bytes = data.count
+        color = Self.colorReport(data)
     }
+
+    /// The profile a decode converts from is the decoders' judgement (a PNG's colour chunks in
+    /// their order of precedence, an `nclx` box, a JPEG XL's colour encoding, a profile lcms2
+    /// refuses), so the colour facts come from one: of the first frame, at the smallest size
+    /// the format allows, keeping the colour space and its profile.
+    private static func colorReport(_ data: Data) -> ColorReport? {
+        var options = ImageDecodingOptions()
+        options.colorSpace = .preserve
+        options.firstFrameOnly = true
+        options.thumbnail = .maxPixelSize(16)
+        guard let container = try? registry.decode(data, options: options) else { return nil }
+        return ColorReport(profile: container.iccProfile)
+    }
+
+    private static let registry = CoderRegistry.system()
 
     /// Per frame, in whole milliseconds as stored; empty for a still image.
     var durations: [Int] {
@@ -70,6 +89,11 @@ struct ImageFileInfo {
             if let loopCount = metadata.loopCount { fields.append(("loopCount", String(loopCount))) }
             fields.append(("durations", "[" + durations.map(String.init).joined(separator: ",") + "]"))
         }
+        if let bitDepth = metadata.bitDepth { fields.append(("bitDepth", String(bitDepth))) }
+        if let color {
+            fields.append(("convertsToSRGB", String(color.convertsToSRGB)))
+            if let profile = color.profileDescription { fields.append(("colorProfile", try Self.jsonString(profile))) }
+        }
         if metadata.isTruncated { fields.append(("truncated", "true")) }
         return "{" + fields.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
     }
@@ -88,6 +112,7 @@ struct ImageFileInfo {
             .init("FILE"), .init("FORMAT"), .init("MIME TYPE"),
             .init("BYTES", alignment: .right), .init("DIMENSIONS"), .init("ORIENTATION"),
             .init("FRAMES", alignment: .right), .init("LOOP"), .init("DURATIONS (ms)"),
+            .init("BITS", alignment: .right), .init("TO SRGB"), .init("COLOUR PROFILE"),
         ])
         for record in records {
             let metadata = record.metadata
@@ -102,6 +127,9 @@ struct ImageFileInfo {
                 metadata.frameCount.map { "\($0)\(metadata.isTruncated ? "+" : "")" } ?? "-",
                 metadata.loopCount.map { $0 == 0 ? "forever" : "\($0)×" } ?? "-",
                 durationSummary(record.durations),
+                metadata.bitDepth.map(String.init) ?? "-",
+                record.color.map { $0.convertsToSRGB ? "yes" : "no" } ?? "-",
+                record.color?.profileDescription ?? "-",
             ])
         }
         return table.rendered

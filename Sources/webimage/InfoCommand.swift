@@ -4,7 +4,8 @@ import WebImage
 
 /// `webimage info FILE...`: what each file is, judged from its bytes: the sniffed format and
 /// the ``ImageMetadata`` its headers and chunks give (size after orientation, orientation,
-/// frames, loop count, durations), read without decoding pixels.
+/// frames, loop count, durations, bit depth), read without decoding pixels, and its colour
+/// (the profile a decode converts from, and whether converting to sRGB changes the pixels).
 ///
 /// ```
 /// $ webimage info Demo/images/thumb-Kite.jpg Demo/images/apng-delay.png
@@ -15,7 +16,7 @@ import WebImage
 struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show each image's format, MIME type, bytes, dimensions, orientation, frames, loop count and frame durations.",
+        abstract: "Show each image's format, MIME type, bytes, dimensions, orientation, frames, loop count, frame durations, bit depth and colour profile.",
         discussion: """
             The format is sniffed from the file's first bytes, never from its name: a .png \
             that is really an animated PNG shows as apng. Nothing is decoded: the facts come \
@@ -23,6 +24,13 @@ struct InfoCommand: AsyncParsableCommand {
             counted without decompressing them). Dimensions are after EXIF orientation, which \
             is shown as stored (1-8). A dash means the file does not say; a frame count with \
             a + means the file stops early and more frames may follow.
+
+            The colour columns come from one small decode of the first frame: COLOUR PROFILE \
+            is the description of the profile the decode converts from (an embedded ICC \
+            profile's, or one naming the coded colour space of an AVIF or HEIF nclx box, a PNG \
+            cICP chunk or PNG gAMA with cHRM; a dash for sRGB), and TO SRGB says whether the \
+            default decode changes the pixels (no for sRGB by another name, or for a profile \
+            that cannot be used and is ignored).
 
             A file that cannot be read, or is no image format webimage knows, is reported on \
             standard error; the others are still listed, and the exit status is 1.
@@ -34,7 +42,7 @@ struct InfoCommand: AsyncParsableCommand {
 
     @OptionGroup var cache: CacheOptions
 
-    @Flag(help: "Print one JSON object per line instead of a table (keys: file, format, mime, bytes, width, height, orientation, frames, loopCount, durations, truncated; unknown ones left out).")
+    @Flag(help: "Print one JSON object per line instead of a table (keys: file, format, mime, bytes, width, height, orientation, frames, loopCount, durations, bitDepth, convertsToSRGB, colorProfile, truncated; unknown ones left out).")
     var json = false
 
     func run() async throws {

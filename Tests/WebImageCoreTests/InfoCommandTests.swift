@@ -68,6 +68,11 @@ struct InfoCommandTests {
                 if metadata.isAnimated == true { expectedKeys.insert("loopCount") }
             }
             if metadata.isTruncated { expectedKeys.insert("truncated") }
+            #expect(object["bitDepth"] as? Int == metadata.bitDepth, "\(name)")
+            if metadata.bitDepth != nil { expectedKeys.insert("bitDepth") }
+            // The colour facts of every fixture that decodes (InfoColourTests checks their values).
+            if object["convertsToSRGB"] != nil { expectedKeys.insert("convertsToSRGB") }
+            if object["colorProfile"] != nil { expectedKeys.insert("colorProfile") }
             // Unknown values are left out, not null.
             #expect(Set(object.keys) == expectedKeys, "\(name)")
         }
@@ -100,7 +105,8 @@ struct InfoCommandTests {
         #expect(lines.first?.hasPrefix("FILE") == true)
         #expect(lines[1].contains("jpeg") && lines[1].contains("image/jpeg") && lines[1].contains("6412") && lines[1].contains("128×128"))
         #expect(lines[2].contains("apng") && lines[2].contains("128×64"))
-        #expect(lines[3].contains("svg") && lines[3].hasSuffix("-"), "no dimensions for SVG")
+        let dimensions = try #require(lines[0].range(of: "DIMENSIONS")).lowerBound.utf16Offset(in: lines[0])
+        #expect(lines[3].contains("svg") && lines[3].dropFirst(dimensions).hasPrefix("- "), "no dimensions for SVG")
         // Every row's FORMAT cell starts in the header's FORMAT column.
         let column = try #require(lines[0].range(of: "FORMAT")).lowerBound.utf16Offset(in: lines[0])
         for line in lines.dropFirst() {

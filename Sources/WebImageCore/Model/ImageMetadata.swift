@@ -72,7 +72,9 @@ public struct ImageMetadata: Sendable, Hashable {
     /// no such mode.
     public var isProgressive: Bool?
     /// Bits per stored sample: JPEG's precision (8 or 12), PNG's `IHDR` bit depth (per palette
-    /// index for a palette image), 8 for GIF and WebP, whose colours are always 8-bit.
+    /// index for a palette image), 8 for GIF and WebP, whose colours are always 8-bit, JPEG XL's
+    /// stated depth, and for HEIF and AVIF the primary image's `pixi` property or codec
+    /// configuration (8, 10 or 12).
     public var bitDepth: Int?
     /// Whether the walk stopped before the end of the structure it reads, because the bytes
     /// ended or a length in the file points past them: facts after that point are `nil`

@@ -11,6 +11,53 @@ extension HeaderSniffer {
     /// libavif before). A size that disagreed with the decoded bitmap would make the registry
     /// resample a thumbnail to the wrong shape, so none is better than a guess.
     func isoBMFFPrimarySize(after offset: Int) -> (width: Int, height: Int)? {
+        guard let properties = isoBMFFPrimaryProperties(after: offset)?.associated else { return nil }
+        var size: (width: Int, height: Int)?
+        for property in properties {
+            switch property.type {
+            case 0x6973_7065: // ispe: version and flags, then width and height
+                guard let width = reader.u32be(property.payload + 4), let height = reader.u32be(property.payload + 8) else { return nil }
+                size = (Int(width), Int(height))
+            case 0x6972_6F74: // irot: a half turn keeps the size, a quarter turn is ambiguous
+                guard let angle = reader.u8(property.payload), angle & 1 == 0 else { return nil }
+            case 0x636C_6170: // clap
+                return nil
+            default:
+                break
+            }
+        }
+        guard let size, size.width > 0, size.height > 0 else { return nil }
+        return size
+    }
+
+    /// The bits per sample of the primary image: its `pixi` property (the largest channel's),
+    /// else its codec configuration's (`av1C`'s high-bit-depth and twelve-bit flags, `hvcC`'s luma
+    /// depth). A grid or overlay item has no codec configuration of its own: then the first one
+    /// in `ipco`, its tiles' (a grid's tiles share one). `nil` when none says.
+    func isoBMFFPrimaryBitDepth(after offset: Int) -> Int? {
+        guard let properties = isoBMFFPrimaryProperties(after: offset) else { return nil }
+        func depth(_ property: BMFFBox) -> Int? {
+            switch property.type {
+            case 0x7069_7869: // pixi: version and flags, a channel count, one byte per channel
+                guard let channels = reader.u8(property.payload + 4), channels > 0 else { return nil }
+                return (0..<Int(channels)).compactMap { reader.u8(property.payload + 5 + $0).map(Int.init) }.max()
+            case 0x6176_3143: // av1C: marker and version, profile and level, then the depth flags
+                guard let flags = reader.u8(property.payload + 2) else { return nil }
+                return flags & 0x40 == 0 ? 8 : (flags & 0x20 != 0 ? 12 : 10)
+            case 0x6876_6343: // hvcC: bitDepthLumaMinus8 in the low three bits of byte 17
+                return reader.u8(property.payload + 17).map { Int($0 & 7) + 8 }
+            default:
+                return nil
+            }
+        }
+        let pixi = properties.associated.first { $0.type == 0x7069_7869 }
+        return pixi.flatMap(depth) ?? properties.associated.lazy.compactMap(depth).first ?? properties.all.lazy.compactMap(depth).first
+    }
+
+    /// The properties in `ipco` (`all`) and those `ipma` associates with the primary item
+    /// (`associated`, in `ipco` order), from the `meta` box that follows the `ftyp` box ending at
+    /// `offset`; `nil` when the boxes are cut short or malformed.
+    private func isoBMFFPrimaryProperties(after offset: Int) -> (all: [BMFFBox], associated: [BMFFBox])? {
         guard let meta = bmffChild(named: 0x6D65_7461, from: offset, to: reader.count) else { return nil } // meta
         // `meta` is a full box: version and flags before its children.
         let children = meta.payload + 4
@@ -45,27 +92,14 @@ extension HeaderSniffer {
         }
         guard let indices else { return nil }
 
-        var size: (width: Int, height: Int)?
-        var index = 0, box = ipco.payload
-        while index < Self.isoBMFFMaxEntries, let property = bmffBox(at: box, limit: ipco.end) {
-            index += 1
-            if indices.contains(index) {
-                switch property.type {
-                case 0x6973_7065: // ispe: version and flags, then width and height
-                    guard let width = reader.u32be(property.payload + 4), let height = reader.u32be(property.payload + 8) else { return nil }
-                    size = (Int(width), Int(height))
-                case 0x6972_6F74: // irot: a half turn keeps the size, a quarter turn is ambiguous
-                    guard let angle = reader.u8(property.payload), angle & 1 == 0 else { return nil }
-                case 0x636C_6170: // clap
-                    return nil
-                default:
-                    break
-                }
-            }
+        var all: [BMFFBox] = [], associated: [BMFFBox] = []
+        var box = ipco.payload
+        while all.count < Self.isoBMFFMaxEntries, let property = bmffBox(at: box, limit: ipco.end) {
+            all.append(property)
+            if indices.contains(all.count) { associated.append(property) }
             box = property.end
         }
-        guard let size, size.width > 0, size.height > 0 else { return nil }
-        return size
+        return (all, associated)
     }
 
     /// A box: its type, where its payload starts and where it ends.

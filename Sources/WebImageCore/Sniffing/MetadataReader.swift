@@ -38,7 +38,12 @@ struct MetadataReader {
             metadata.isAnimated = false
         case .jxl: readJXL()
         case .heic, .heif, .avif:
-            break // orientation and frames live in boxes this does not read
+            // Orientation and frames live in boxes this does not read; the bit depth in the
+            // primary item's properties.
+            let sniffer = HeaderSniffer(reader.bytes, wantsDetails: true)
+            if let ftyp = sniffer.bmffBox(at: 0, limit: reader.count), ftyp.type == FourCC.ftyp {
+                metadata.bitDepth = sniffer.isoBMFFPrimaryBitDepth(after: ftyp.end)
+            }
         }
         return metadata
     }
