@@ -39,6 +39,7 @@ SOURCES = {
              "Tests/Fixtures/heic-10bit.heic", "Tests/Fixtures/heic-thumbnail.heic"],
     "JXL": ["Tests/Fixtures/jxl-lossy.jxl", "Tests/Fixtures/jxl-alpha.jxl", "Tests/Fixtures/jxl-16bit.jxl",
             "Tests/Fixtures/jxl-loops.jxl", "Tests/Fixtures/jxl-container.jxl", "Tests/Fixtures/jxl-orientation6.jxl"],
+    "SVG": ["Tests/Fixtures/shapes.svg"],
 }
 
 
@@ -73,6 +74,17 @@ def webp_animation(width, height, frames):
     body = b"WEBP" + b"VP8X" + struct.pack("<I", 10) + b"\x02\0\0\0" + le24(width - 1) + le24(height - 1)
     body += b"ANIM" + struct.pack("<I", 6) + b"\0" * 6
     return b"RIFF" + struct.pack("<I", len(body) + len(anmf) * frames) + body + anmf * frames
+
+
+def svg(body, width=64, height=48, prologue=""):
+    return (prologue + f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">{body}</svg>').encode()
+
+
+def svg_entity_bomb():
+    """Billion laughs: ten levels of entities, each ten of the one below, in a text element."""
+    entities = '<!ENTITY a0 "lollollollollollollollollollol">' + "".join(
+        f'<!ENTITY a{level} "' + f"&a{level - 1};" * 10 + '">' for level in range(1, 10))
+    return svg('<text y="20">&a9;</text>', prologue=f'<?xml version="1.0"?><!DOCTYPE svg [{entities}]>')
 
 
 def isobmff_claiming(path, width, height):
@@ -113,6 +125,8 @@ BOMBS = {
              ("grid, ispe claiming 60000×60000", lambda: isobmff_claiming("Tests/Fixtures/heic-grid.heic", 60000, 60000), [])],
     "JXL": [("size header claiming 30000×30000", lambda: fixture("Tests/Fixtures/jxl-announces-30000.jxl"), []),
             ("9000×9000 of zeros, 3 KB", lambda: fixture("Tests/Fixtures/jxl-bomb-9000.jxl"), [])],
+    "SVG": [("billion laughs", svg_entity_bomb, []),
+            ("100000×100000 canvas", lambda: svg('<rect width="100" height="100"/>', 100000, 100000), [])],
 }
 
 

@@ -63,6 +63,7 @@ import Testing
         // prints 48x32 and orientations 5 to 8 for the turned ones), and its animation flag.
         ("jxl-lossless.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
         ("jxl-container.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
+        ("jxl-progressive.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 520, pixelHeight: 300)),
         ("jxl-lossy.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 128, pixelHeight: 128)),
         ("jxl-alpha.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),
         ("jxl-alpha-lossy.jxl", .init(format: .jxl, isAnimated: false, pixelWidth: 32, pixelHeight: 32)),

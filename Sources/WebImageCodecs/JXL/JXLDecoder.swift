@@ -45,6 +45,12 @@ public struct JXLDecoder: ImageDecoder {
         ColorConversion.apply(try data.withUnsafeBytes { try Self.decode($0, options: options) }, options: options)
     }
 
+    /// Previews of the first frame at each of libjxl's progressive steps as the file arrives
+    /// (``JXLIncrementalDecoder``).
+    public func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoder)? {
+        JXLIncrementalDecoder(options: options)
+    }
+
     /// Animations frame by frame, for ``AnimatedImagePlayer``; `nil` for a still image.
     public func makeAnimationFrameSource(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimationFrameSource)? {
         try JXLFrameSource(data, options: options)

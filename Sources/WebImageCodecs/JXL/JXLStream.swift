@@ -30,7 +30,8 @@ final class JXLStream {
         let info: JxlBasicInfo
         do {
             try Self.configure(decoder, base: base, count: bytes.count)
-            info = try Self.basicInfo(decoder, options: options)
+            try Self.expect(JXL_DEC_BASIC_INFO, from: decoder, "reading the header")
+            info = try Self.basicInfo(of: decoder, options: options)
             try Self.expect(JXL_DEC_COLOR_ENCODING, from: decoder, "reading the colour encoding")
             dataProfile = try Self.profileOfOutput(decoder)
         } catch {
@@ -39,7 +40,12 @@ final class JXLStream {
         }
         self.decoder = decoder
         self.info = info
-        pixelFormat = JxlPixelFormat(
+        pixelFormat = Self.pixelFormat(for: info)
+    }
+
+    /// What libjxl is asked to write: RGB or RGBA, 8-bit samples, or 16-bit ones for deeper files.
+    static func pixelFormat(for info: JxlBasicInfo) -> JxlPixelFormat {
+        JxlPixelFormat(
             num_channels: info.alpha_bits > 0 ? 4 : 3,
             data_type: info.bits_per_sample > 8 ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8,
             endianness: JXL_NATIVE_ENDIAN, align: 0)
@@ -58,9 +64,8 @@ final class JXLStream {
         JxlDecoderCloseInput(decoder)
     }
 
-    /// The basic info, once the size has passed the pixel limit.
-    private static func basicInfo(_ decoder: OpaquePointer, options: ImageDecodingOptions) throws -> JxlBasicInfo {
-        try expect(JXL_DEC_BASIC_INFO, from: decoder, "reading the header")
+    /// The basic info (after `JXL_DEC_BASIC_INFO`), once the size has passed the pixel limit.
+    static func basicInfo(of decoder: OpaquePointer, options: ImageDecodingOptions) throws -> JxlBasicInfo {
         var info = JxlBasicInfo()
         try check(JxlDecoderGetBasicInfo(decoder, &info), "reading the basic info")
         let width = Int(info.xsize), height = Int(info.ysize)
@@ -152,7 +157,7 @@ final class JXLStream {
 
     /// The ICC profile libjxl states for the pixels it will output (`JXL_COLOR_PROFILE_TARGET_DATA`),
     /// or `nil` when they are plain sRGB: then no conversion is needed, and none is carried.
-    private static func profileOfOutput(_ decoder: OpaquePointer) throws -> Data? {
+    static func profileOfOutput(_ decoder: OpaquePointer) throws -> Data? {
         var encoding = JxlColorEncoding()
         if JxlDecoderGetColorAsEncodedProfile(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, &encoding) == JXL_DEC_SUCCESS,
            encoding.color_space == JXL_COLOR_SPACE_RGB, encoding.white_point == JXL_WHITE_POINT_D65,
@@ -177,7 +182,7 @@ final class JXLStream {
         guard status == event else { throw error(status, doing) }
     }
 
-    private static func check(_ status: JxlDecoderStatus, _ doing: String) throws {
+    static func check(_ status: JxlDecoderStatus, _ doing: String) throws {
         guard status == JXL_DEC_SUCCESS else { throw error(status, doing) }
     }
 

@@ -16,7 +16,8 @@ public struct ImageOptions: OptionSet, Sendable, Hashable {
     public static let highPriority = ImageOptions(rawValue: 1 << 2)
     /// Keep the result in memory only; write nothing to disk.
     public static let cacheMemoryOnly = ImageOptions(rawValue: 1 << 3)
-    /// Deliver previews while a progressive JPEG, an interlaced PNG, a WebP or a GIF downloads.
+    /// Deliver previews while a progressive JPEG, an interlaced PNG, a WebP, a GIF or a JPEG XL
+    /// downloads.
     public static let progressiveLoad = ImageOptions(rawValue: 1 << 4)
     /// Revalidate a cached image with the origin (`If-None-Match`, `If-Modified-Since`):
     /// deliver the cached image first, then the new one only if it changed.
