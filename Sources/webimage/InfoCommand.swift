@@ -19,7 +19,8 @@ struct InfoCommand: AsyncParsableCommand {
         abstract: "Show each image's format, MIME type, bytes, dimensions, orientation, frames, loop count, frame durations, bit depth and colour profile.",
         discussion: """
             The format is sniffed from the file's first bytes, never from its name: a .png \
-            that is really an animated PNG shows as apng. Nothing is decoded: the facts come \
+            that is really an animated PNG shows as apng. Apart from the colour columns, \
+            nothing is decoded: the facts come \
             from the headers and a walk over the file's chunks or blocks (a GIF's frames are \
             counted without decompressing them). Dimensions are after EXIF orientation, which \
             is shown as stored (1-8). A dash means the file does not say; a frame count with \
