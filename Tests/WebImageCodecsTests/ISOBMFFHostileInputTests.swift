@@ -164,4 +164,23 @@ import WebImageTestSupport
             #expect(try HEIFDecoder().decode(try Files.fixture(fixture), options: .init()).image.width > 0, "\(fixture)")
         }
     }
+
+    /// Fuzz finding #14: a 487-byte file branded `mif1` (so the HEIF decoder's) whose one AV1
+    /// item has an `iloc` entry with no extent (ISO/IEC 14496-12 requires at least one): libheif
+    /// 1.15 again handed its dav1d plugin no bytes, and the plugin leaked 40 bytes a decode. Now
+    /// refused before libheif reads the items; every real fixture still has its extents.
+    @Test func itemsWithoutExtentsAreRefused() throws {
+        let data = try Files.fixture("fuzz/fuzz-decode/heif-item-without-extents-dav1d-leak")
+        #expect(data.withUnsafeBytes { !ISOBMFFItems.hasValidLocations($0) })
+        #expect { try HEIFDecoder().decode(data, options: .init()) } throws: { error in
+            if case ImageError.corruptData(let message) = error { message.contains("without extents") } else { false }
+        }
+        #expect(throws: ImageError.self) { try CoderRegistry.system().decode(data) }
+        let names = try FileManager.default.contentsOfDirectory(atPath: Files.fixtures.path)
+            .filter { $0.hasSuffix(".heic") || $0.hasSuffix(".avif") }
+        #expect(names.count >= 10)
+        for name in names {
+            #expect(try Files.fixture(name).withUnsafeBytes { ISOBMFFItems.hasValidLocations($0) }, "\(name)")
+        }
+    }
 }

@@ -110,12 +110,12 @@ public struct HEIFDecoder: ImageDecoder {
         guard canvas <= options.maximumPixelCount else {
             throw ImageError.tooLarge("HEIF: a derived image's canvas of \(canvas) pixels exceeds the limit of \(options.maximumPixelCount) pixels")
         }
-        // Field sizes the standard does not allow (12-byte lengths) are refused before libheif
-        // reads them: fuzz finding #13, an AV1 item located that way reached libheif 1.15's
-        // dav1d plugin with no bytes, and the plugin leaks what it wrapped when dav1d refuses
-        // them (40 bytes a decode).
-        guard ISOBMFFItems.hasValidLocationFieldSizes(bytes) else {
-            throw ImageError.corruptData("HEIF: the item locations use field sizes other than 0, 4 or 8 bytes")
+        // Item locations the standard does not allow are refused before libheif reads them:
+        // an AV1 item located by 12-byte lengths (fuzz finding #13) or with no extent at all
+        // (#14) reached libheif 1.15's dav1d plugin with no bytes, and the plugin leaks what it
+        // wrapped when dav1d refuses them (40 bytes a decode).
+        guard ISOBMFFItems.hasValidLocations(bytes) else {
+            throw ImageError.corruptData("HEIF: the item locations are malformed (field sizes other than 0, 4 or 8 bytes, or an item without extents)")
         }
         return try body(primary)
     }

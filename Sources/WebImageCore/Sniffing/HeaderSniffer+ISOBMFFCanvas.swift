@@ -7,10 +7,11 @@ package enum ISOBMFFItems {
         HeaderSniffer.isoBMFFLargestDerivedCanvas(bytes)
     }
 
-    /// Whether the file's `iloc` (if any) uses only the field sizes ISO/IEC 14496-12 allows:
-    /// 0, 4 or 8 bytes for offsets, lengths and base offsets (and indices).
-    package static func hasValidLocationFieldSizes(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        HeaderSniffer.isoBMFFValidLocationFieldSizes(bytes)
+    /// Whether the file's `iloc` (if any) is one ISO/IEC 14496-12 allows: field sizes of 0, 4
+    /// or 8 bytes for offsets, lengths and base offsets (and indices), and at least one extent
+    /// for every item, all within the box.
+    package static func hasValidLocations(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        HeaderSniffer.isoBMFFValidLocations(bytes)
     }
 }
 
@@ -28,14 +29,15 @@ extension HeaderSniffer {
         return sniffer.isoBMFFLargestDerivedCanvas(after: ftyp.end)
     }
 
-    /// See ``ISOBMFFItems/hasValidLocationFieldSizes(_:)``; `true` when there is no `iloc`.
-    static func isoBMFFValidLocationFieldSizes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// See ``ISOBMFFItems/hasValidLocations(_:)``; `true` when there is no `iloc`.
+    static func isoBMFFValidLocations(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let sniffer = HeaderSniffer(bytes, wantsDetails: true)
         guard let ftyp = sniffer.bmffBox(at: 0, limit: bytes.count), ftyp.type == 0x6674_7970, // ftyp
               let meta = sniffer.bmffChild(named: 0x6D65_7461, from: ftyp.end, to: sniffer.reader.count), // meta
               let iloc = sniffer.bmffChild(named: 0x696C_6F63, from: meta.payload + 4, to: meta.end) else { return true } // iloc
         guard let sizes = sniffer.reader.u8(iloc.payload + 4), let sizes2 = sniffer.reader.u8(iloc.payload + 5) else { return false }
         return [sizes >> 4, sizes & 0xF, sizes2 >> 4, sizes2 & 0xF].allSatisfy { [0, 4, 8].contains($0) }
+            && sniffer.itemLocations(in: iloc) != nil
     }
 
     private func isoBMFFLargestDerivedCanvas(after offset: Int) -> Int? {
@@ -86,7 +88,8 @@ extension HeaderSniffer {
     }
 
     /// Where each item's first extent starts: the construction method (0 the file, 1 `idat`)
-    /// and the offset in it; `nil` if `iloc` is malformed.
+    /// and the offset in it; `nil` if `iloc` is malformed, an item without extents included (the
+    /// standard requires one or more).
     private func itemLocations(in iloc: BMFFBox) -> [UInt32: (method: Int, offset: Int)]? {
         guard let version = reader.u8(iloc.payload), version <= 2,
               let sizes = reader.u8(iloc.payload + 4), let sizes2 = reader.u8(iloc.payload + 5) else { return nil }
@@ -106,7 +109,7 @@ extension HeaderSniffer {
                 cursor += 2
             }
             cursor += 2 // data reference index
-            guard let base = unsigned(at: cursor, size: baseSize), let extents = reader.u16be(cursor + baseSize) else { return nil }
+            guard let base = unsigned(at: cursor, size: baseSize), let extents = reader.u16be(cursor + baseSize), extents > 0 else { return nil }
             cursor += baseSize + 2
             var first: Int?
             for _ in 0..<Int(extents) {
@@ -116,7 +119,7 @@ extension HeaderSniffer {
                 cursor += offsetSize + lengthSize
                 guard cursor <= iloc.end else { return nil }
             }
-            guard let first else { continue }
+            guard let first else { return nil }
             let (start, overflow) = base.addingReportingOverflow(first)
             guard !overflow else { return nil }
             locations[item] = (method, start)
