@@ -10,22 +10,11 @@ import WebImageTestSupport
 @Suite struct JXLIncrementalDecoderTests {
     typealias Files = ISOBMFFTestFiles
 
-    struct Run {
-        var previews: [ImageContainer]
-        var final: ImageContainer
-    }
+    typealias Run = IncrementalRun
 
+    /// Feeds `data` in chunks of `chunkSize`, asking for a preview after each.
     static func feed(_ data: Data, chunkSize: Int, options: ImageDecodingOptions = .init()) throws -> Run {
-        let incremental = try #require(JXLDecoder().makeIncrementalDecoder(options: options))
-        var previews: [ImageContainer] = []
-        var offset = 0
-        while offset < data.count {
-            let end = min(offset + chunkSize, data.count)
-            try incremental.append(data.subdata(in: offset..<end))
-            if let preview = try incremental.preview() { previews.append(preview) }
-            offset = end
-        }
-        return Run(previews: previews, final: try incremental.finish())
+        try IncrementalRun.feed(JXLDecoder(), data, chunkSize: chunkSize, options: options)
     }
 
     /// The mean absolute difference of two bitmaps' samples.

@@ -5,23 +5,11 @@ import WebImageTestSupport
 @testable import WebImageCodecs
 
 @Suite struct WebPIncrementalDecoderTests {
-    struct Run {
-        var previews: [ImageContainer] = []
-        var final: ImageContainer
-    }
+    typealias Run = IncrementalRun
 
     /// Feeds `data` in chunks of `chunkSize`, asking for a preview after each.
     static func feed(_ data: Data, chunkSize: Int, options: ImageDecodingOptions = .init()) throws -> Run {
-        let incremental = try #require(WebPDecoder().makeIncrementalDecoder(options: options))
-        var previews: [ImageContainer] = []
-        var offset = 0
-        while offset < data.count {
-            let end = min(offset + chunkSize, data.count)
-            try incremental.append(data.subdata(in: offset..<end))
-            if let preview = try incremental.preview() { previews.append(preview) }
-            offset = end
-        }
-        return Run(previews: previews, final: try incremental.finish())
+        try IncrementalRun.feed(WebPDecoder(), data, chunkSize: chunkSize, options: options)
     }
 
     /// How many leading rows of `preview` equal the final image's, and whether every row after
