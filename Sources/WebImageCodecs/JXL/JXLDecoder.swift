@@ -45,8 +45,9 @@ public struct JXLDecoder: ImageDecoder {
         ColorConversion.apply(try data.withUnsafeBytes { try Self.decode($0, options: options) }, options: options)
     }
 
-    /// Previews of the first frame at each of libjxl's progressive steps as the file arrives
-    /// (``JXLIncrementalDecoder``).
+    /// Previews of the first frame as the file arrives: libjxl's DC as soon as it is complete,
+    /// then the groups decoded since, each time the file has grown by half; a still image's
+    /// frame is kept for ``IncrementalImageDecoder/finish()``, an animation decoded whole then.
     public func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoder)? {
         JXLIncrementalDecoder(options: options)
     }
