@@ -51,13 +51,20 @@ extension HeaderSniffer {
             }
         }
         let pixi = properties.associated.first { $0.type == 0x7069_7869 }
-        return pixi.flatMap(depth) ?? properties.associated.lazy.compactMap(depth).first ?? properties.all.lazy.compactMap(depth).first
+        if let found = pixi.flatMap(depth) ?? properties.associated.lazy.compactMap(depth).first { return found }
+        var box = properties.ipco.payload
+        for _ in 0..<Self.isoBMFFMaxEntries {
+            guard let property = bmffBox(at: box, limit: properties.ipco.end) else { return nil }
+            if let found = depth(property) { return found }
+            box = property.end
+        }
+        return nil
     }
 
-    /// The properties in `ipco` (`all`) and those `ipma` associates with the primary item
-    /// (`associated`, in `ipco` order), from the `meta` box that follows the `ftyp` box ending at
-    /// `offset`; `nil` when the boxes are cut short or malformed.
-    private func isoBMFFPrimaryProperties(after offset: Int) -> (all: [BMFFBox], associated: [BMFFBox])? {
+    /// The `ipco` box and the properties `ipma` associates with the primary item (in `ipco`
+    /// order), from the `meta` box that follows the `ftyp` box ending at `offset`; `nil` when the
+    /// boxes are cut short or malformed.
+    private func isoBMFFPrimaryProperties(after offset: Int) -> (ipco: BMFFBox, associated: [BMFFBox])? {
         guard let meta = bmffChild(named: 0x6D65_7461, from: offset, to: reader.count) else { return nil } // meta
         // `meta` is a full box: version and flags before its children.
         let children = meta.payload + 4
@@ -92,14 +99,14 @@ extension HeaderSniffer {
         }
         guard let indices else { return nil }
 
-        var all: [BMFFBox] = [], associated: [BMFFBox] = []
-        var box = ipco.payload
-        while all.count < Self.isoBMFFMaxEntries, let property = bmffBox(at: box, limit: ipco.end) {
-            all.append(property)
-            if indices.contains(all.count) { associated.append(property) }
+        var associated: [BMFFBox] = []
+        var index = 0, box = ipco.payload
+        while index < Self.isoBMFFMaxEntries, let property = bmffBox(at: box, limit: ipco.end) {
+            index += 1
+            if indices.contains(index) { associated.append(property) }
             box = property.end
         }
-        return (all, associated)
+        return (ipco, associated)
     }
 
     /// A box: its type, where its payload starts and where it ends.
