@@ -9,7 +9,9 @@ import WebImageTestSupport
 /// while the proxy keeps answering everyone else.
 ///
 /// Each test keeps the timeout it does not exercise far above the suite's time limit: a test
-/// passes only if the timeout it is about closed the connection.
+/// passes only if the timeout it is about closed the connection. The timeouts it exercises
+/// leave seconds between a connect and its write: in the parallel suite a test's task can wait
+/// that long for a thread of the two-wide cooperative pool.
 @Suite(.timeLimit(.minutes(1 * Sanitizers.slowdown))) struct ConnectionLimitTests {
     static func limits(header: Duration = .seconds(600), idle: Duration = .seconds(600), maximum: Int = 4_096) -> ConnectionLimits {
         var limits = ConnectionLimits()
@@ -20,7 +22,7 @@ import WebImageTestSupport
     }
 
     @Test func anIdleKeptAliveConnectionIsClosedAfterTheIdleTimeout() async throws {
-        let harness = try await ProxyHarness.start(connections: Self.limits(idle: .seconds(3)))
+        let harness = try await ProxyHarness.start(connections: Self.limits(idle: .seconds(10)))
         defer { Task { await harness.stop() } }
         try await RawHTTPConnection.with(port: harness.port) { connection in
             // Open between requests…
@@ -36,7 +38,7 @@ import WebImageTestSupport
     /// Each connection starts its partial request as soon as it is open: the header timeout runs
     /// from the accept, and a write that came after it would find the connection already closed.
     @Test func slowAndMissingRequestsAreClosedAfterTheHeaderTimeout() async throws {
-        let harness = try await ProxyHarness.start(connections: Self.limits(header: .seconds(2)))
+        let harness = try await ProxyHarness.start(connections: Self.limits(header: .seconds(8)))
         defer { Task { await harness.stop() } }
         let port = harness.port
         try await RawHTTPConnection.with(port: port) { silent in

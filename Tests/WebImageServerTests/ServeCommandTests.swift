@@ -212,18 +212,19 @@ final class ServeProcess: Sendable {
         }
     }
 
-    /// --header-timeout 2: a connection that never finishes its request is closed;
-    /// --max-connections 1: a second connection is refused; --idle-timeout 3: the first is closed
+    /// --header-timeout 8: a connection that never finishes its request is closed;
+    /// --max-connections 1: a second connection is refused; --idle-timeout 10: the first is closed
     /// once idle, which frees its slot for the next. The timeouts leave room for a loaded
-    /// machine (the suite also runs under ASan) between a connect and its first write, and
-    /// between an answer and the refusal checked while the connection is still held; under
-    /// TSan, where the server is as slow as the tests, they stretch by `Sanitizers.slowdown`.
+    /// machine between a connect and its first write, and between an answer and the refusal
+    /// checked while the connection is still held: in the parallel suite a test's task can wait
+    /// seconds for a thread of the two-wide cooperative pool (2 s was once too little in CI).
+    /// Under TSan, where the server is as slow as the tests, they stretch by `Sanitizers.slowdown`.
     @Test(.timeLimit(.minutes(1 * Sanitizers.slowdown))) func connectionFlags() async throws {
         let cache = TemporaryDirectory("serve-connections")
         defer { cache.remove() }
         let server = try ServeProcess(try #require(WebImageExecutable.url), [
             "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning",
-            "--header-timeout", "\(2 * Sanitizers.slowdown)", "--idle-timeout", "\(3 * Sanitizers.slowdown)",
+            "--header-timeout", "\(8 * Sanitizers.slowdown)", "--idle-timeout", "\(10 * Sanitizers.slowdown)",
             "--max-connections", "1",
         ])
         defer { server.terminate() }
