@@ -9,7 +9,39 @@ import WebImageTestSupport
 /// must refuse them before any connection (the origin sees nothing), and the test never sends
 /// anything anywhere else. Private, link-local, multicast and mapped ranges are covered by
 /// `AddressPolicyTests`, which open no connection at all.
+///
+/// The SSRF tests run through each URL dialect: each parses its source its own way (a query
+/// parameter, thumbor's path, imgproxy's `plain/`) before the one origin guard sees it.
 @Suite struct ProxySecurityTests {
+    /// A URL dialect, and its request for a `width` px wide image of a source URL.
+    enum Dialect: String, CaseIterable, CustomTestStringConvertible {
+        case image, thumbor, imgproxy
+
+        var testDescription: String { rawValue }
+
+        func path(_ source: String, width: Int = 10) -> String {
+            switch self {
+            case .image: ProxyHarness.imagePath(url: source, "w=\(width)")
+            case .thumbor: "/thumbor/unsafe/\(width)x0/" + ProxyHarness.encoded(source)
+            case .imgproxy: "/imgproxy/insecure/w:\(width)/plain/" + ProxyHarness.encoded(source)
+            }
+        }
+    }
+
+    /// A proxy answering every dialect's unsigned URLs, configured further by `configure`.
+    static func start(
+        origin: TestOrigin? = nil,
+        cacheDirectory: TemporaryDirectory? = nil,
+        _ configure: (inout ImageProxy.Configuration) -> Void = { _ in }
+    ) async throws -> ProxyHarness {
+        let harness = try await ProxyHarness.start(origin: origin, cacheDirectory: cacheDirectory) { configuration in
+            configuration.thumbor.allowsUnsafe = true
+            configure(&configuration)
+        }
+        if origin == nil { harness.origin.register("/e.jpg", data: try Fixture.elephants) }
+        return harness
+    }
+
     // MARK: Signatures
 
     @Test func signedURLsAreRequiredWhenAKeyIsSet() async throws {
@@ -55,33 +87,31 @@ import WebImageTestSupport
         ]
     }
 
-    @Test func loopbackTargetsAreRefused() async throws {
-        let harness = try await ProxyHarness.start()
+    @Test(arguments: Dialect.allCases) func loopbackTargetsAreRefused(_ dialect: Dialect) async throws {
+        let harness = try await Self.start()
         defer { Task { await harness.stop() } }
-        harness.origin.register("/e.jpg", data: try Fixture.elephants)
 
         // 127.0.0.1 itself, on another port than the trusted origin's: the proxy's own.
         var targets = Self.loopbackTargets(port: harness.origin.port)
         targets.append("http://127.0.0.1:\(harness.port)/metrics")
         for target in targets {
-            let reply = try await harness.request(ProxyHarness.imagePath(url: target, "w=10"))
+            let reply = try await harness.request(dialect.path(target))
             #expect(reply.status == 403, "\(target)")
             #expect(reply.text == "forbidden origin\n", "\(target)")
         }
         #expect(harness.origin.allRequests.isEmpty)
     }
 
-    @Test func redirectsToLoopbackAreRefusedAtEachHop() async throws {
-        let harness = try await ProxyHarness.start()
+    @Test(arguments: Dialect.allCases) func redirectsToLoopbackAreRefusedAtEachHop(_ dialect: Dialect) async throws {
+        let harness = try await Self.start()
         defer { Task { await harness.stop() } }
-        harness.origin.register("/e.jpg", data: try Fixture.elephants)
 
         var targets = Self.loopbackTargets(port: harness.origin.port)
         targets.append("http://127.0.0.1:\(harness.port)/healthz")
         for (index, target) in targets.enumerated() {
             // A fresh source URL each time, so nothing is answered from a cache.
             let source = harness.origin.url("/redirect-to?n=\(index)&location=" + ProxyHarness.encoded(target)).absoluteString
-            let reply = try await harness.request(ProxyHarness.imagePath(url: source, "w=10"))
+            let reply = try await harness.request(dialect.path(source))
             #expect(reply.status == 403, "\(target)")
             #expect(reply.text == "forbidden origin\n", "\(target)")
         }
@@ -90,38 +120,37 @@ import WebImageTestSupport
         #expect(paths == ["/redirect-to"])
         #expect(harness.origin.allRequests.count == targets.count)
         // A redirect within the trusted origin is followed.
-        let followed = try await harness.request(ProxyHarness.imagePath(url: harness.origin.url("/redirect/2/e.jpg").absoluteString, "w=10"))
+        let followed = try await harness.request(dialect.path(harness.origin.url("/redirect/2/e.jpg").absoluteString))
         #expect(followed.status == 200)
     }
 
     /// The check does not depend on the original's being fetched now: bytes already in the
     /// (shared) disk cache are not served for a URL the guard refuses.
-    @Test func cachedOriginalsOfRefusedURLsAreNotServed() async throws {
-        let first = try await ProxyHarness.start()
-        first.origin.register("/e.jpg", data: try Fixture.elephants)
-        #expect(try await first.get("/e.jpg", "w=10").status == 200)
+    @Test(arguments: Dialect.allCases) func cachedOriginalsOfRefusedURLsAreNotServed(_ dialect: Dialect) async throws {
+        let first = try await Self.start()
+        let source = first.origin.url("/e.jpg").absoluteString
+        #expect(try await first.request(dialect.path(source)).status == 200)
         await first.stop(keepOrigin: true, keepCache: true)
 
-        let second = try await ProxyHarness.start(origin: first.origin, cacheDirectory: first.cacheDirectory) { $0.trustedOrigins = [] }
+        let second = try await Self.start(origin: first.origin, cacheDirectory: first.cacheDirectory) { $0.trustedOrigins = [] }
         defer { Task { await second.stop() } }
-        #expect(try await second.get("/e.jpg", "w=20").status == 403)
+        #expect(try await second.request(dialect.path(source, width: 20)).status == 403)
         // Nor is a variant made before.
-        #expect(try await second.get("/e.jpg", "w=10").status == 403)
+        #expect(try await second.request(dialect.path(source)).status == 403)
         #expect(second.decodeCount == 0)
         #expect(second.origin.requestCount(path: "/e.jpg") == 1)
     }
 
     /// A URL with credentials is refused when given directly (400), and when a redirect leads
     /// to it (403): the guard checks every hop, and credentials are one of its rules.
-    @Test func redirectsToURLsWithCredentialsAreRefused() async throws {
-        let harness = try await ProxyHarness.start()
+    @Test(arguments: Dialect.allCases) func redirectsToURLsWithCredentialsAreRefused(_ dialect: Dialect) async throws {
+        let harness = try await Self.start()
         defer { Task { await harness.stop() } }
-        harness.origin.register("/e.jpg", data: try Fixture.elephants)
         let withCredentials = "http://user:secret@127.0.0.1:\(harness.origin.port)/e.jpg"
 
-        #expect(try await harness.request(ProxyHarness.imagePath(url: withCredentials, "w=10")).status == 400)
+        #expect(try await harness.request(dialect.path(withCredentials)).status == 400)
         let source = harness.origin.url("/redirect-to?location=" + ProxyHarness.encoded(withCredentials)).absoluteString
-        let reply = try await harness.request(ProxyHarness.imagePath(url: source, "w=10"))
+        let reply = try await harness.request(dialect.path(source))
         #expect(reply.status == 403 && reply.text == "forbidden origin\n")
         #expect(harness.origin.requestCount(path: "/e.jpg") == 0)
         #expect(harness.origin.requestCount(path: "/redirect-to") == 1)
@@ -129,22 +158,21 @@ import WebImageTestSupport
 
     /// A variant made while loopback was allowed is not answered after a restart that refuses
     /// loopback, although its source is a host name that only resolving shows to be loopback.
-    @Test func variantsMadeUnderALooserPolicyAreNotServedAfterARestart() async throws {
-        let looser = try await ProxyHarness.start {
+    @Test(arguments: Dialect.allCases) func variantsMadeUnderALooserPolicyAreNotServedAfterARestart(_ dialect: Dialect) async throws {
+        let looser = try await Self.start {
             $0.trustedOrigins = []
             $0.addressPolicy = AddressPolicy(allowsLoopback: true)
         }
-        looser.origin.register("/e.jpg", data: try Fixture.elephants)
         let source = "http://localhost:\(looser.origin.port)/e.jpg"
-        #expect(try await looser.request(ProxyHarness.imagePath(url: source, "w=10")).status == 200)
+        #expect(try await looser.request(dialect.path(source)).status == 200)
         // The same proxy answers it again from its caches.
-        #expect(try await looser.request(ProxyHarness.imagePath(url: source, "w=10")).status == 200)
+        #expect(try await looser.request(dialect.path(source)).status == 200)
         #expect(looser.origin.requestCount(path: "/e.jpg") == 1)
         await looser.stop(keepOrigin: true, keepCache: true)
 
-        let stricter = try await ProxyHarness.start(origin: looser.origin, cacheDirectory: looser.cacheDirectory) { $0.trustedOrigins = [] }
+        let stricter = try await Self.start(origin: looser.origin, cacheDirectory: looser.cacheDirectory) { $0.trustedOrigins = [] }
         defer { Task { await stricter.stop() } }
-        let reply = try await stricter.request(ProxyHarness.imagePath(url: source, "w=10"))
+        let reply = try await stricter.request(dialect.path(source))
         #expect(reply.status == 403 && reply.text == "forbidden origin\n")
         #expect(stricter.decodeCount == 0)
         #expect(stricter.origin.requestCount(path: "/e.jpg") == 1)
@@ -193,9 +221,9 @@ import WebImageTestSupport
     /// DNS rebinding: the checks before the fetch are answered with an allowed address, the
     /// connection's resolution with a refused one. The guard refuses it, and nothing listening
     /// on the refused address is ever reached.
-    @Test func aNameThatRebindsToARefusedAddressIsNeverConnected() async throws {
+    @Test(arguments: Dialect.allCases) func aNameThatRebindsToARefusedAddressIsNeverConnected(_ dialect: Dialect) async throws {
         let dns = ScriptedDNS { question in IPAddress(question <= 2 ? "127.0.0.1" : "127.0.0.2")! }
-        let harness = try await ProxyHarness.start {
+        let harness = try await Self.start {
             $0.trustedOrigins = []
             var policy = AddressPolicy(allowsLoopback: true)
             policy.refusedAddresses = [IPAddress("127.0.0.2")!]
@@ -203,24 +231,22 @@ import WebImageTestSupport
             $0.resolver = dns.resolver
         }
         defer { Task { await harness.stop() } }
-        harness.origin.register("/e.jpg", data: try Fixture.elephants)
         // The internal service the rebinding aims at: 127.0.0.2 on the origin's port.
         let service = try #require(ListeningSocket(address: "127.0.0.2", port: harness.origin.port))
         defer { service.close() }
 
-        let reply = try await harness.request(ProxyHarness.imagePath(url: "http://rebind.test:\(harness.origin.port)/e.jpg", "w=10"))
+        let reply = try await harness.request(dialect.path("http://rebind.test:\(harness.origin.port)/e.jpg"))
         #expect(reply.status == 502)
         #expect(dns.count == 3)
         #expect(!service.hasPendingConnection)
         #expect(harness.origin.allRequests.isEmpty)
     }
 
-    @Test func theAllowlistConfinesFetchingToItsHosts() async throws {
-        let harness = try await ProxyHarness.start { $0.allowedHosts = ["images.example.invalid"] }
+    @Test(arguments: Dialect.allCases) func theAllowlistConfinesFetchingToItsHosts(_ dialect: Dialect) async throws {
+        let harness = try await Self.start { $0.allowedHosts = ["images.example.invalid"] }
         defer { Task { await harness.stop() } }
-        harness.origin.register("/e.jpg", data: try Fixture.elephants)
 
-        let reply = try await harness.get("/e.jpg", "w=10")
+        let reply = try await harness.request(dialect.path(harness.origin.url("/e.jpg").absoluteString))
         #expect(reply.status == 403 && reply.text == "forbidden origin\n")
         #expect(harness.origin.allRequests.isEmpty)
     }
@@ -236,11 +262,10 @@ import WebImageTestSupport
         #expect(try await harness.request(ProxyHarness.imagePath(url: "http://localhost:\(harness.origin.port)/e.jpg", "w=10")).status == 200)
     }
 
-    @Test func withoutTheOptInLoopbackIsRefused() async throws {
-        let harness = try await ProxyHarness.start { $0.trustedOrigins = [] }
+    @Test(arguments: Dialect.allCases) func withoutTheOptInLoopbackIsRefused(_ dialect: Dialect) async throws {
+        let harness = try await Self.start { $0.trustedOrigins = [] }
         defer { Task { await harness.stop() } }
-        harness.origin.register("/e.jpg", data: try Fixture.elephants)
-        #expect(try await harness.get("/e.jpg", "w=10").status == 403)
+        #expect(try await harness.request(dialect.path(harness.origin.url("/e.jpg").absoluteString)).status == 403)
         #expect(harness.origin.allRequests.isEmpty)
     }
 }
