@@ -16,6 +16,9 @@ let cLibraries: [Target] = [
     // No pkgConfig: libavif.pc adds -DAVIF_DLL (a Windows export macro), a flag SwiftPM refuses
     // with a warning; the header and library are in the default paths.
     .systemLibrary(name: "CAvif", providers: [.apt(["libavif-dev"])]),
+    // RGB to YUV for the AVIF encoder: libavif 0.11 converts RGB with its portable per-pixel
+    // code (a fifth of a 512 px encode), libyuv with SIMD. No pkg-config file in Debian's package.
+    .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
     // HEIC/HEIF through libheif (HEVC decoded by libde265).
     .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
     // JPEG XL through libjxl (the reference implementation; Debian 12 ships 0.7). No pkgConfig,
@@ -80,7 +83,7 @@ let package = Package(
         ),
         .target(
             name: "WebImageCodecs",
-            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CHeif", "CJxl", "CRsvg", "CCodecShims"]
+            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CYUV", "CHeif", "CJxl", "CRsvg", "CCodecShims"]
         ),
         .target(
             name: "WebImageHTTP",

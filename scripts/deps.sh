@@ -14,6 +14,7 @@ packages=(
   liblcms2-dev           # ICC profile to sRGB conversion
   colord-data            # real ICC profiles (Adobe RGB, ProPhoto, SwappedRedAndGreen) for the colour tests
   libavif-dev            # AVIF (libavif over dav1d/libaom)
+  libyuv-dev             # RGB to YUV for the AVIF encoder (SIMD)
   libheif-dev            # HEIC/HEIF (libheif over libde265)
   librsvg2-dev           # SVG (librsvg, rendered with cairo)
   libjxl-dev             # JPEG XL (libjxl, the reference implementation)

@@ -40,10 +40,11 @@ import WebImageCore
         }
     }
 
-    /// Lossy at quality 90 stays close (within 12 per sample in avifdec's decode); a lower
+    /// Lossy at quality 90 stays close (within 12 per sample in avifdec's decode, alpha
+    /// included), so RGB and RGBA reach libyuv's conversion in the right channel order; a lower
     /// quality gives a smaller file.
-    @Test func qualityMapsToTheQuantizer() throws {
-        let bitmap = try Self.gradient(alpha: false)
+    @Test(arguments: [false, true]) func qualityMapsToTheQuantizer(alpha: Bool) throws {
+        let bitmap = try Self.gradient(alpha: alpha)
         var options = ImageEncodingOptions()
         options.quality = 90
         let high = try AVIFEncoder(speed: 10).encode(ImageContainer(image: bitmap), options: options)
@@ -53,6 +54,32 @@ import WebImageCore
         options.quality = 10
         let low = try AVIFEncoder(speed: 10).encode(ImageContainer(image: bitmap), options: options)
         #expect(low.count < high.count, "quality 10: \(low.count) bytes, quality 90: \(high.count)")
+    }
+
+    /// Premultiplied and grey bitmaps take libavif's own conversion, and read back as their
+    /// straight RGB(A) within the same bound.
+    @Test func premultipliedAndGreyBitmaps() throws {
+        let straight = try Self.gradient(alpha: true)
+        var premultiplied = straight.pixels
+        for index in stride(from: 0, to: premultiplied.count, by: 4) {
+            let alpha = Int(premultiplied[index + 3])
+            for channel in 0..<3 { premultiplied[index + channel] = UInt8((Int(premultiplied[index + channel]) * alpha + 127) / 255) }
+        }
+        var options = ImageEncodingOptions()
+        options.quality = 90
+        let bitmap = try Bitmap(width: 32, height: 32, pixelFormat: .rgba8Premultiplied, pixels: premultiplied)
+        let reference = try writeAndDecodeWithAvifdec(try AVIFEncoder().encode(ImageContainer(image: bitmap), options: options))
+        // Only where alpha leaves enough of the colour to unpremultiply it closely.
+        var worst = 0
+        for index in stride(from: 0, to: straight.pixels.count, by: 4) where straight.pixels[index + 3] >= 128 {
+            for channel in 0..<4 { worst = max(worst, abs(Int(straight.pixels[index + channel]) - reference.values[index + channel])) }
+        }
+        #expect(worst <= 12, "premultiplied differs by \(worst)")
+
+        let grey = try Bitmap(width: 32, height: 32, pixelFormat: .gray8, pixels: (0..<1024).map { UInt8($0 % 32 * 8) })
+        let greyReference = try writeAndDecodeWithAvifdec(try AVIFEncoder().encode(ImageContainer(image: grey), options: options))
+        let greyWorst = zip(grey.pixels, stride(from: 0, to: greyReference.values.count, by: greyReference.channels)).map { abs(Int($0) - greyReference.values[$1]) }.max() ?? .max
+        #expect(greyWorst <= 12, "grey differs by \(greyWorst)")
     }
 
     /// An animation becomes a sequence: the frame count and millisecond durations survive.

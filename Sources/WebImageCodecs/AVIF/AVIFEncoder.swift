@@ -1,4 +1,5 @@
 import CAvif
+import CYUV
 import Foundation
 import WebImageCore
 
@@ -80,6 +81,15 @@ public struct AVIFEncoder: ImageEncoder {
             icc.withUnsafeBytes { avifImageSetProfileICC(image, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), icc.count) }
         }
         let source = bitmap.pixelFormat.channels == .gray || bitmap.pixelFormat.channels == .grayAlpha ? widened(bitmap) : bitmap
+        if !lossless, source.pixelFormat == .rgb8 || source.pixelFormat == .rgba8 {
+            do {
+                try convertWithLibYUV(source, into: image)
+                return image
+            } catch {
+                avifImageDestroy(image)
+                throw error
+            }
+        }
         var rgb = avifRGBImage()
         avifRGBImageSetDefaults(&rgb, image)
         rgb.depth = 8
@@ -96,6 +106,36 @@ public struct AVIFEncoder: ImageEncoder {
             throw ImageError.unsupportedFormat("AVIF: \(String(cString: avifResultToString(result))) (converting RGB to YUV)")
         }
         return image
+    }
+
+    /// Fills `image`'s 4:2:0 planes (and alpha plane, for RGBA) from 8-bit RGB or straight RGBA
+    /// with libyuv's full-range BT.601 conversion. That is what libavif's own conversion computes
+    /// (within one level) for the full range and unspecified matrix `avifImageCreate` sets,
+    /// and what decoders assume for them, so the file reads as before. libavif 0.11 converts RGB
+    /// with portable per-pixel code: 1.3 ms of a 6.4 ms encode of a 512 × 320 photo, where
+    /// libyuv's SIMD takes 0.02 ms.
+    static func convertWithLibYUV(_ source: Bitmap, into image: UnsafeMutablePointer<avifImage>) throws {
+        let hasAlpha = source.pixelFormat.hasAlpha
+        let planes = hasAlpha ? AVIF_PLANES_ALL : AVIF_PLANES_YUV
+        guard avifImageAllocatePlanes(image, avifPlanesFlags(planes.rawValue)) == AVIF_RESULT_OK else {
+            throw ImageError.tooLarge("AVIF: libavif could not allocate a \(source.width)×\(source.height) image")
+        }
+        let (width, height) = (Int32(source.width), Int32(source.height))
+        let y = image.pointee.yuvPlanes.0, u = image.pointee.yuvPlanes.1, v = image.pointee.yuvPlanes.2
+        let yStride = Int32(image.pointee.yuvRowBytes.0), uStride = Int32(image.pointee.yuvRowBytes.1), vStride = Int32(image.pointee.yuvRowBytes.2)
+        let result = source.pixels.withUnsafeBytes { buffer -> Int32 in
+            let pixels = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let stride = Int32(source.bytesPerRow)
+            // libyuv names formats by their order in a little-endian word: its RAW is R, G, B in
+            // memory and its ABGR is R, G, B, A; the alpha byte is fourth in both ABGR and ARGB.
+            guard hasAlpha else { return RAWToJ420(pixels, stride, y, yStride, u, uStride, v, vStride, width, height) }
+            let converted = ABGRToJ420(pixels, stride, y, yStride, u, uStride, v, vStride, width, height)
+            guard converted == 0 else { return converted }
+            return ARGBExtractAlpha(pixels, stride, image.pointee.alphaPlane, Int32(image.pointee.alphaRowBytes), width, height)
+        }
+        guard result == 0 else {
+            throw ImageError.unsupportedFormat("AVIF: libyuv could not convert a \(source.width)×\(source.height) \(source.pixelFormat) bitmap to YUV")
+        }
     }
 
     /// A grey or grey-and-alpha bitmap as RGB or RGBA (straight alpha).
