@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCodecs_AVIF_AVIFEncoder_1() async throws {
-#sourceLocation(file: "Sources/WebImageCodecs/AVIF/AVIFEncoder.swift", line: 19)
+#sourceLocation(file: "Sources/WebImageCodecs/AVIF/AVIFEncoder.swift", line: 20)
     var options = ImageEncodingOptions()
     options.quality = 60
     let avif = try AVIFEncoder(speed: 8).encode(container, options: options)
