@@ -56,8 +56,8 @@ import WebImageCore
         #expect(low.count < high.count, "quality 10: \(low.count) bytes, quality 90: \(high.count)")
     }
 
-    /// Premultiplied and grey bitmaps take libavif's own conversion, and read back as their
-    /// straight RGB(A) within the same bound.
+    /// A premultiplied bitmap takes libavif's own conversion (which divides the alpha out), a
+    /// grey one is widened to RGB for libyuv's; both read back within the same bound.
     @Test func premultipliedAndGreyBitmaps() throws {
         let straight = try Self.gradient(alpha: true)
         var premultiplied = straight.pixels
