@@ -83,6 +83,10 @@ run(*avif, "--lossless", "--timescale", "1000",
     "--duration", "100", src("frame0.png"), "--duration", "250", src("frame1.png"),
     "--duration", "40", src("frame2.png"), out("avif-animated.avif"))
 
+# A grid of 2 × 4 tiles of 64 × 64 (libavif decodes a grid incrementally, a row of tiles at a time).
+png(src("grid.png"), 128, 256, lambda x, y: (x * 2, y, (x + y) % 256), 3)
+run(*avif, "--yuv", "444", "--min", "10", "--max", "20", "--grid", "2x4", src("grid.png"), out("avif-grid.avif"))
+
 heif = ["heif-enc", "--quality", "90"]
 run(*heif, "-p", "chroma=444", "-o", out("heic-gradient.heic"), src("gradient.png"))
 run(*heif, "-p", "chroma=444", "-o", out("heic-alpha.heic"), src("gradient-alpha.png"))

@@ -43,6 +43,12 @@ public struct AVIFDecoder: ImageDecoder {
         ColorConversion.apply(try data.withUnsafeBytes { try Self.decode($0, options: options) }, options: options)
     }
 
+    /// Previews of a grid image's rows of tiles as they arrive; the still image the appends
+    /// decoded is kept for ``IncrementalImageDecoder/finish()``, a sequence decoded whole then.
+    public func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoder)? {
+        AVIFIncrementalDecoder(options: options)
+    }
+
     /// Image sequences frame by frame (`avifDecoderNextImage`); `nil` for a still image.
     public func makeAnimationFrameSource(_ data: Data, options: ImageDecodingOptions) throws -> (any AnimationFrameSource)? {
         try AVIFFrameSource(data, options: options)
@@ -54,28 +60,39 @@ public struct AVIFDecoder: ImageDecoder {
     static func parsedDecoder(
         _ base: UnsafePointer<UInt8>, count: Int, options: ImageDecodingOptions, imageCountLimit: UInt32? = nil
     ) throws -> UnsafeMutablePointer<avifDecoder> {
-        guard let decoder = avifDecoderCreate() else { throw ImageError.tooLarge("AVIF: libavif could not allocate a decoder") }
+        let decoder = try configuredDecoder(options: options, imageCountLimit: imageCountLimit)
         do {
-            // One thread: the caller's decode executor decides the parallelism.
-            decoder.pointee.maxThreads = 1
-            decoder.pointee.ignoreXMP = 1
-            decoder.pointee.ignoreExif = 1
-            decoder.pointee.imageSizeLimit = UInt32(clamping: min(max(options.maximumPixelCount, 1), Int(AVIF_DEFAULT_IMAGE_SIZE_LIMIT)))
-            decoder.pointee.imageCountLimit = imageCountLimit ?? UInt32(clamping: max(options.maximumFrameCount, 1))
             try check(avifDecoderSetIOMemory(decoder, base, count), decoder, "reading the file")
             try check(avifDecoderParse(decoder), decoder, "parsing the container")
-            let width = Int(decoder.pointee.image.pointee.width), height = Int(decoder.pointee.image.pointee.height)
-            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-            guard !overflow, pixels <= options.maximumPixelCount else {
-                throw ImageError.tooLarge("AVIF image \(width)×\(height) exceeds the limit of \(options.maximumPixelCount) pixels")
-            }
-            guard width > 0, height > 0, decoder.pointee.imageCount > 0 else {
-                throw ImageError.corruptData("AVIF: an image without pixels")
-            }
+            try checkParsed(decoder, options: options)
             return decoder
         } catch {
             avifDecoderDestroy(decoder)
             throw error
+        }
+    }
+
+    /// A libavif decoder with the options' limits set, before it is given any bytes.
+    static func configuredDecoder(options: ImageDecodingOptions, imageCountLimit: UInt32? = nil) throws -> UnsafeMutablePointer<avifDecoder> {
+        guard let decoder = avifDecoderCreate() else { throw ImageError.tooLarge("AVIF: libavif could not allocate a decoder") }
+        // One thread: the caller's decode executor decides the parallelism.
+        decoder.pointee.maxThreads = 1
+        decoder.pointee.ignoreXMP = 1
+        decoder.pointee.ignoreExif = 1
+        decoder.pointee.imageSizeLimit = UInt32(clamping: min(max(options.maximumPixelCount, 1), Int(AVIF_DEFAULT_IMAGE_SIZE_LIMIT)))
+        decoder.pointee.imageCountLimit = imageCountLimit ?? UInt32(clamping: max(options.maximumFrameCount, 1))
+        return decoder
+    }
+
+    /// Refuses a parsed container whose size passes the pixel limit, or that has no pixels.
+    static func checkParsed(_ decoder: UnsafeMutablePointer<avifDecoder>, options: ImageDecodingOptions) throws {
+        let width = Int(decoder.pointee.image.pointee.width), height = Int(decoder.pointee.image.pointee.height)
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow, pixels <= options.maximumPixelCount else {
+            throw ImageError.tooLarge("AVIF image \(width)×\(height) exceeds the limit of \(options.maximumPixelCount) pixels")
+        }
+        guard width > 0, height > 0, decoder.pointee.imageCount > 0 else {
+            throw ImageError.corruptData("AVIF: an image without pixels")
         }
     }
 
@@ -104,19 +121,34 @@ public struct AVIFDecoder: ImageDecoder {
         frames.reserveCapacity(frameCount)
         while frames.count < frameCount {
             try check(avifDecoderNextImage(decoder), decoder, "decoding frame \(frames.count + 1) of \(imageCount)")
-            let image = decoder.pointee.image!
-            var bitmap = try AVIFTransforms.apply(to: rgbBitmap(image), of: image)
-            if let thumbnail = options.thumbnail {
-                let size = thumbnail.outputSize(width: bitmap.width, height: bitmap.height)
-                if size.width != bitmap.width || size.height != bitmap.height {
-                    bitmap = try bitmap.resized(width: size.width, height: size.height)
-                }
-            }
-            frames.append(.init(bitmap: bitmap, duration: duration(decoder.pointee.imageTiming)))
+            frames.append(.init(bitmap: try frameBitmap(decoder.pointee.image, options: options), duration: duration(decoder.pointee.imageTiming)))
         }
         let iccProfile = Self.colorProfile(of: decoder.pointee.image)
         let animation = frameCount > 1 ? AnimatedImage(frames: frames, loopCount: 0) : nil
         return ImageContainer(image: frames[0].bitmap, animation: animation, format: .avif, iccProfile: iccProfile)
+    }
+
+    /// The decoded image in RGB(A), transformed (`clap`, `irot`, `imir`) and resized to the
+    /// thumbnail size; `decodedRows`, when given, keeps only the rows libavif has decoded so
+    /// far (the others are zero: black, or transparent with alpha).
+    static func frameBitmap(_ image: UnsafeMutablePointer<avifImage>, options: ImageDecodingOptions, decodedRows: Int? = nil) throws -> Bitmap {
+        var bitmap = try rgbBitmap(image)
+        if let decodedRows, decodedRows < bitmap.height {
+            let decoded = bitmap
+            bitmap = try Bitmap(width: decoded.width, height: decoded.height, pixelFormat: decoded.pixelFormat) { output in
+                let kept = max(decodedRows, 0) * decoded.bytesPerRow
+                decoded.pixels.withUnsafeBytes { output.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: kept) }
+                (output.baseAddress! + kept).initializeMemory(as: UInt8.self, repeating: 0, count: output.count - kept)
+            }
+        }
+        bitmap = try AVIFTransforms.apply(to: bitmap, of: image)
+        if let thumbnail = options.thumbnail {
+            let size = thumbnail.outputSize(width: bitmap.width, height: bitmap.height)
+            if size.width != bitmap.width || size.height != bitmap.height {
+                bitmap = try bitmap.resized(width: size.width, height: size.height)
+            }
+        }
+        return bitmap
     }
 
     /// The decoded YUV image converted to 8-bit RGB, or RGBA when it has an alpha plane

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import WebImageCore
+import WebImageTestSupport
+@testable import WebImageCodecs
+
+/// AVIF as it arrives. `avif-grid.avif` is a 128 × 256 image in a grid of 2 × 4 tiles of 64 × 64
+/// (avifenc --grid 2x4, 4:4:4), whose tiles libavif decodes a row at a time; the other fixtures
+/// are single-tile images and a sequence, which it decodes only whole.
+@Suite struct AVIFIncrementalDecoderTests {
+    typealias Files = ISOBMFFTestFiles
+
+    static func feed(_ data: Data, chunkSize: Int, options: ImageDecodingOptions = .init()) throws -> IncrementalRun {
+        try IncrementalRun.feed(AVIFDecoder(), data, chunkSize: chunkSize, options: options)
+    }
+
+    /// The rows of `bitmap` from `start` to `end` (exclusive).
+    static func rows(_ bitmap: Bitmap, _ start: Int, _ end: Int) -> ArraySlice<UInt8> {
+        bitmap.pixels[(start * bitmap.bytesPerRow)..<(end * bitmap.bytesPerRow)]
+    }
+
+    @Test("a grid shows its rows of tiles as they arrive, the rest black; the final image is the one-shot decode's")
+    func aGridShowsItsRowsOfTiles() throws {
+        let data = try Files.fixture("avif-grid.avif")
+        let full = try CoderRegistry.system().decode(data)
+        for chunkSize in [1, 100, 700] {
+            let run = try Self.feed(data, chunkSize: chunkSize)
+            #expect(run.final.image == full.image, "chunks of \(chunkSize)")
+            #expect(!run.final.isPreview)
+            // Three previews at most (after one, two and three rows of tiles; the fourth is the
+            // final image), each showing more rows than the one before.
+            #expect((1...3).contains(run.previews.count), "chunks of \(chunkSize): \(run.previews.count) previews")
+            var shownBefore = 0
+            for preview in run.previews {
+                #expect(preview.isPreview)
+                let image = preview.image
+                #expect(image.width == 128 && image.height == 256 && image.pixelFormat == full.image.pixelFormat)
+                // The rows shown are the final image's, whole tiles of 64 rows; the rest is zero.
+                let shown = (0..<image.height).first { Self.rows(image, $0, $0 + 1) != Self.rows(full.image, $0, $0 + 1) } ?? image.height
+                #expect(shown % 64 == 0 && shown > shownBefore && shown < 256, "\(shown) rows shown after \(shownBefore)")
+                #expect(Self.rows(image, 0, shown) == Self.rows(full.image, 0, shown))
+                #expect(Self.rows(image, shown, 256).allSatisfy { $0 == 0 })
+                shownBefore = shown
+            }
+        }
+    }
+
+    @Test("previews are resized to the thumbnail as the final image is")
+    func thumbnailPreviews() throws {
+        let data = try Files.fixture("avif-grid.avif")
+        var options = ImageDecodingOptions()
+        options.thumbnail = .maxPixelSize(64)
+        let run = try Self.feed(data, chunkSize: 300, options: options)
+        #expect(run.final.image == (try CoderRegistry.system().decode(data, options: options)).image)
+        #expect(!run.previews.isEmpty)
+        for preview in run.previews + [run.final] {
+            #expect(preview.image.width == 32 && preview.image.height == 64)
+        }
+    }
+
+    @Test("single-tile images and a sequence give no preview and the one-shot decode's result", arguments: [
+        "avif-alpha.avif", "avif-10bit.avif", "avif-irot1.avif", "avif-clap.avif", "avif-animated.avif", "hopper-32.avif",
+    ])
+    func wholeImages(_ name: String) throws {
+        let data = try Files.fixture(name)
+        let full = try CoderRegistry.system().decode(data)
+        let run = try Self.feed(data, chunkSize: 64)
+        #expect(run.previews.isEmpty)
+        #expect(run.final.image == full.image)
+        #expect(run.final.animation?.frames.map(\.bitmap) == full.animation?.frames.map(\.bitmap))
+        #expect(run.final.animation?.frames.map(\.duration) == full.animation?.frames.map(\.duration))
+    }
+
+    @Test("the pixel limit refuses a grid once its boxes are in, before the file is complete")
+    func limitsBeforeThePixels() throws {
+        let data = try Files.fixture("avif-grid.avif")
+        var options = ImageDecodingOptions()
+        options.maximumPixelCount = 128 * 255
+        let incremental = try #require(AVIFDecoder().makeIncrementalDecoder(options: options))
+        var offset = 0
+        var refusal: ImageError?
+        while offset < data.count, refusal == nil {
+            do {
+                try incremental.append(data.subdata(in: offset..<min(offset + 100, data.count)))
+            } catch let error as ImageError {
+                refusal = error
+            }
+            offset += 100
+        }
+        guard case .tooLarge = try #require(refusal) else {
+            Issue.record("\(String(describing: refusal))")
+            return
+        }
+        #expect(offset < data.count / 2, "refused after \(offset) of \(data.count) bytes")
+        // The decoder stays failed.
+        #expect(throws: ImageError.self) { try incremental.finish() }
+    }
+
+    @Test("a file that ends early fails with corruptData, however far it got", arguments: [0.02, 0.5, 0.9])
+    func truncatedFiles(_ fraction: Double) throws {
+        let data = try Files.fixture("avif-grid.avif")
+        let incremental = try #require(AVIFDecoder().makeIncrementalDecoder(options: .init()))
+        try incremental.append(data.prefix(Int(Double(data.count) * fraction)))
+        _ = try incremental.preview()
+        #expect {
+            try incremental.finish()
+        } throws: { error in
+            guard case .corruptData = error as? ImageError else { return false }
+            return true
+        }
+    }
+}
