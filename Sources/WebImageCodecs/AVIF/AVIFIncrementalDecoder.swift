@@ -123,7 +123,7 @@ extension AVIFIncrementalDecoder {
         func append(_ chunk: Data) {
             guard !chunk.isEmpty else { return }
             if count + chunk.count > capacity {
-                let grown = max(capacity * 2, count + chunk.count, 64 << 10)
+                let grown = max(capacity * 2, count + chunk.count)
                 let larger = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 16)
                 if let base {
                     larger.copyMemory(from: base, byteCount: count)
