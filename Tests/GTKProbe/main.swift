@@ -44,6 +44,10 @@ guard (2...3).contains(CommandLine.arguments.count) else {
     say("usage: webimage-gtk-probe ORIGIN_BASE_URL [UNMAPPED_CANCELLATION_MS]")
     exit(2)
 }
+// Memory only: each test's origin must see the probe's requests. The shared manager's disk
+// cache (~/.cache/swift-web-image) outlives the run, and answered a URL whose loopback port an
+// earlier run's origin had used, so the origin never saw the request.
+ImageManager.shared = ImageManager(configuration: .standard(cache: ImageCache(disk: nil)))
 gtk_init()
 GTKMainLoop.install()
 let loop = g_main_loop_new(nil, 0)

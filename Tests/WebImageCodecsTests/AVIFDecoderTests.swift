@@ -17,7 +17,7 @@ import WebImageCore
     /// 12-bit files differ by at most 1: avifdec converts YUV straight to 8-bit RGB, this decoder
     /// converts at the file's depth and then rounds to 8 bits.
     @Test(arguments: [
-        ("avif-gradient.avif", 0), ("avif-alpha.avif", 0), ("avif-10bit.avif", 1), ("avif-12bit-420.avif", 1),
+        ("avif-gradient.avif", 0), ("avif-alpha.avif", 0), ("avif-10bit.avif", 1), ("avif-12bit-420.avif", 1), ("avif-grid.avif", 0),
     ])
     func matchesAvifdec(fixture: String, tolerance: Int) throws {
         let container = try decode(fixture)

@@ -17,6 +17,7 @@ enum ISOBMFFTestFiles {
     static let avifFixtures = [
         "avif-gradient.avif", "avif-alpha.avif", "avif-10bit.avif", "avif-12bit-420.avif", "avif-animated.avif",
         "avif-irot1.avif", "avif-irot2.avif", "avif-irot3.avif", "avif-imir0.avif", "avif-imir1.avif", "avif-clap.avif",
+        "avif-grid.avif",
     ]
     static let heicFixtures = [
         "heic-gradient.heic", "heic-alpha.heic", "heic-10bit.heic", "heic-thumbnail.heic", "heic-exif6.heic", "heic-grid.heic",

@@ -48,6 +48,7 @@ import Testing
         ("avif-imir1.avif", .init(format: .avif, pixelWidth: 48, pixelHeight: 32)),
         ("avif-clap.avif", .init(format: .avif)),
         ("avif-animated.avif", .init(format: .avif, isAnimated: true, pixelWidth: 16, pixelHeight: 16)),
+        ("avif-grid.avif", .init(format: .avif, pixelWidth: 128, pixelHeight: 256)),
         ("heic-gradient.heic", .init(format: .heic, pixelWidth: 32, pixelHeight: 32)),
         ("heic-grid.heic", .init(format: .heic, pixelWidth: 128, pixelHeight: 64)),
         ("heic-alpha.heic", .init(format: .heic, pixelWidth: 32, pixelHeight: 32)),
