@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Synchronization
 
 /// A process of the tests' own whose output is read line by line as it comes, and whose
@@ -16,8 +17,6 @@ public final class ChildProcess: Sendable {
 
     public let process: SpawnedProcess
     private let input: FileHandle
-    /// The read ends: a `FileHandle` closes its descriptor when it goes, readability handler or not.
-    private let outputs: [FileHandle]
     private let state = Mutex(State())
 
     /// Starts `executable` in `directory` with this process's environment (the variables
@@ -38,7 +37,6 @@ public final class ChildProcess: Sendable {
         process.standardError = err.writing
         process.standardInput = stdin.reading
         input = stdin.writing
-        outputs = [out.reading, err.reading]
         read(out.reading, isStdout: true)
         read(err.reading, isStdout: false)
         try process.run()
@@ -48,28 +46,43 @@ public final class ChildProcess: Sendable {
         try stdin.reading.close()
     }
 
+    /// Reads `handle` to its end on a thread of its own, blocked in `read(2)`. Not a
+    /// `readabilityHandler`: libdispatch's read sources on Linux lost the end of file of a pipe
+    /// whose descriptor number a parallel test had just closed and reused, and the wait for the
+    /// exit hung with the child long gone (`s3FlagsAreChecked`, 3 runs in 15). The thread holds
+    /// the handle, so its descriptor cannot be closed (and its number reused) under the read.
     private func read(_ handle: FileHandle, isStdout: Bool) {
-        handle.readabilityHandler = { [self] handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty { handle.readabilityHandler = nil }
-            let waiters = state.withLock { state in
-                if chunk.isEmpty {
-                    state.closed += 1
-                } else {
-                    var buffer = state.pending[isStdout, default: Data()]
-                    buffer.append(chunk)
-                    while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                        let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                        if isStdout { state.stdout.append(line) } else { state.stderr.append(line) }
-                        buffer = Data(buffer[(newline + 1)...])
-                    }
-                    state.pending[isStdout] = buffer
-                }
-                defer { state.waiters = [] }
-                return state.waiters
+        Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                received(count > 0 ? Data(buffer[..<count]) : Data(), isStdout: isStdout)
+                if count <= 0 { return }
             }
-            for waiter in waiters { waiter.resume() }
         }
+    }
+
+    /// Adds `chunk` to the output's lines (an empty chunk: the output has closed) and wakes the
+    /// waiters.
+    private func received(_ chunk: Data, isStdout: Bool) {
+        let waiters = state.withLock { state in
+            if chunk.isEmpty {
+                state.closed += 1
+            } else {
+                var buffer = state.pending[isStdout, default: Data()]
+                buffer.append(chunk)
+                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                    if isStdout { state.stdout.append(line) } else { state.stderr.append(line) }
+                    buffer = Data(buffer[(newline + 1)...])
+                }
+                state.pending[isStdout] = buffer
+            }
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     public var stdout: [String] { state.withLock { $0.stdout } }
