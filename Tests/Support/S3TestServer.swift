@@ -219,11 +219,15 @@ public final class S3TestServer: Sendable {
     /// Polls, a bounded number of times, until the server answers an HTTP request on its S3
     /// port with S3's XML (an unsigned request is refused with an `<Error>` document: enough to
     /// know the S3 layer is up); for SeaweedFS, until its filer also stores a file (volumes are
-    /// allocated), since S3 writes fail with 500 until then.
+    /// allocated), since S3 writes fail with 500 until then. At least 30 polls whatever the
+    /// clock says: at the start of the parallel suite (under ASan, once in CI) this task waited
+    /// so long for a thread of the two-wide cooperative pool that 90 s passed in a few polls.
     private func waitUntilReady(log: URL) async throws {
         let deadline = ContinuousClock.now + .seconds(90)
         var s3Ready = false
-        while ContinuousClock.now < deadline {
+        var polls = 0
+        while ContinuousClock.now < deadline || polls < 30 {
+            polls += 1
             guard process.isRunning else {
                 throw StartError.exited(String((try? String(contentsOf: log, encoding: .utf8))?.suffix(2000) ?? ""))
             }
