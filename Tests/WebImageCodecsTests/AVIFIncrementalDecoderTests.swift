@@ -110,3 +110,31 @@ import WebImageTestSupport
         }
     }
 }
+
+extension AVIFIncrementalDecoderTests {
+    /// Fuzz finding #15: a 3 KB AVIF whose item claims 3.8 GB of data. libavif allocates an
+    /// item's claimed size before reading it when the file's size is unknown, as it is while the
+    /// file arrives; the decoder now bounds the size by the image's (8 bytes a pixel and 4 MB),
+    /// so libavif refuses the item as soon as it is asked for, instead of allocating it and
+    /// waiting for bytes that never come. The one-shot decode refuses it too.
+    @Test(arguments: [1, 100, 3000])
+    func anItemLargerThanTheImageCanBeIsRefusedOnArrival(chunkSize: Int) throws {
+        let data = try Files.fixture("fuzz/fuzz-incremental/avif-item-size-beyond-the-file")
+        #expect(throws: ImageError.self) { try CoderRegistry.system().decode(data) }
+        let incremental = try #require(AVIFDecoder().makeIncrementalDecoder(options: .init()))
+        var refusal: (any Error)?
+        var offset = 0
+        while offset < data.count, refusal == nil {
+            do {
+                try incremental.append(data.subdata(in: offset..<min(offset + chunkSize, data.count)))
+            } catch {
+                refusal = error
+            }
+            offset += chunkSize
+        }
+        guard case .corruptData = try #require(refusal as? ImageError, "accepted every byte, waiting for more") else {
+            Issue.record("\(String(describing: refusal))")
+            return
+        }
+    }
+}

@@ -20,6 +20,8 @@ final class AVIFIncrementalDecoder: IncrementalImageDecoder {
     private let options: ImageDecodingOptions
     private let source = Source()
     private var decoder: UnsafeMutablePointer<avifDecoder>?
+    /// The decoder's `avifIO` (the decoder owns it).
+    private var io: UnsafeMutablePointer<avifIO>?
     private var failure: ImageError?
     private var isParsed = false
     private var isSequence = false
@@ -74,7 +76,9 @@ final class AVIFIncrementalDecoder: IncrementalImageDecoder {
             let decoder = try AVIFDecoder.configuredDecoder(options: options, imageCountLimit: options.firstFrameOnly ? 0 : nil)
             self.decoder = decoder
             decoder.pointee.allowIncremental = 1
-            avifDecoderSetIO(decoder, source.makeIO())
+            let io = source.makeIO()
+            self.io = io
+            avifDecoderSetIO(decoder, io)
         }
         guard let decoder, !isDecoded else { return }
         if !isParsed {
@@ -84,6 +88,13 @@ final class AVIFIncrementalDecoder: IncrementalImageDecoder {
             try AVIFDecoder.checkParsed(decoder, options: options)
             isParsed = true
             isSequence = decoder.pointee.imageCount > 1
+            // The file's size is not known while it arrives, and libavif allocates an item's
+            // whole claimed size (the sum of its extents) before reading it when the size is
+            // unknown: fuzz finding #15 was a 3 KB file whose item claimed 3.8 GB. An image's
+            // coded data cannot exceed 8 bytes a pixel (16-bit samples in four planes,
+            // uncompressed), so a file is not allowed to be larger than that and some headroom.
+            let image = decoder.pointee.image.pointee
+            io?.pointee.sizeHint = UInt64(image.width) * UInt64(image.height) * 8 + (4 << 20)
         }
         guard !isSequence else { return }
         let result = avifDecoderNextImage(decoder)
