@@ -14,6 +14,22 @@ import WebImageTestSupport
         try IncrementalRun.feed(AVIFDecoder(), data, chunkSize: chunkSize, options: options)
     }
 
+    /// Appends `data` in pieces of `chunkSize` until `incremental` refuses one: the error, `nil`
+    /// when every byte was accepted, and how many bytes had been offered by then.
+    static func appendUntilRefused(_ incremental: any IncrementalImageDecoder, _ data: Data, chunkSize: Int) -> (error: (any Error)?, offered: Int) {
+        var offset = 0
+        while offset < data.count {
+            let end = min(offset + chunkSize, data.count)
+            do {
+                try incremental.append(data.subdata(in: offset..<end))
+            } catch {
+                return (error, end)
+            }
+            offset = end
+        }
+        return (nil, offset)
+    }
+
     /// The rows of `bitmap` from `start` to `end` (exclusive).
     static func rows(_ bitmap: Bitmap, _ start: Int, _ end: Int) -> ArraySlice<UInt8> {
         bitmap.pixels[(start * bitmap.bytesPerRow)..<(end * bitmap.bytesPerRow)]
@@ -77,21 +93,12 @@ import WebImageTestSupport
         var options = ImageDecodingOptions()
         options.maximumPixelCount = 128 * 255
         let incremental = try #require(AVIFDecoder().makeIncrementalDecoder(options: options))
-        var offset = 0
-        var refusal: ImageError?
-        while offset < data.count, refusal == nil {
-            do {
-                try incremental.append(data.subdata(in: offset..<min(offset + 100, data.count)))
-            } catch let error as ImageError {
-                refusal = error
-            }
-            offset += 100
-        }
-        guard case .tooLarge = try #require(refusal) else {
+        let (refusal, offered) = Self.appendUntilRefused(incremental, data, chunkSize: 100)
+        guard case .tooLarge = try #require(refusal as? ImageError) else {
             Issue.record("\(String(describing: refusal))")
             return
         }
-        #expect(offset < data.count / 2, "refused after \(offset) of \(data.count) bytes")
+        #expect(offered < data.count / 2, "refused after \(offered) of \(data.count) bytes")
         // The decoder stays failed.
         #expect(throws: ImageError.self) { try incremental.finish() }
     }
@@ -122,16 +129,7 @@ extension AVIFIncrementalDecoderTests {
         let data = try Files.fixture("fuzz/fuzz-incremental/avif-item-size-beyond-the-file")
         #expect(throws: ImageError.self) { try CoderRegistry.system().decode(data) }
         let incremental = try #require(AVIFDecoder().makeIncrementalDecoder(options: .init()))
-        var refusal: (any Error)?
-        var offset = 0
-        while offset < data.count, refusal == nil {
-            do {
-                try incremental.append(data.subdata(in: offset..<min(offset + chunkSize, data.count)))
-            } catch {
-                refusal = error
-            }
-            offset += chunkSize
-        }
+        let refusal = Self.appendUntilRefused(incremental, data, chunkSize: chunkSize).error
         guard case .corruptData = try #require(refusal as? ImageError, "accepted every byte, waiting for more") else {
             Issue.record("\(String(describing: refusal))")
             return

@@ -20,8 +20,6 @@ final class AVIFIncrementalDecoder: IncrementalImageDecoder {
     private let options: ImageDecodingOptions
     private let source = Source()
     private var decoder: UnsafeMutablePointer<avifDecoder>?
-    /// The decoder's `avifIO` (the decoder owns it).
-    private var io: UnsafeMutablePointer<avifIO>?
     private var failure: ImageError?
     private var isParsed = false
     private var isSequence = false
@@ -76,9 +74,7 @@ final class AVIFIncrementalDecoder: IncrementalImageDecoder {
             let decoder = try AVIFDecoder.configuredDecoder(options: options, imageCountLimit: options.firstFrameOnly ? 0 : nil)
             self.decoder = decoder
             decoder.pointee.allowIncremental = 1
-            let io = source.makeIO()
-            self.io = io
-            avifDecoderSetIO(decoder, io)
+            avifDecoderSetIO(decoder, source.makeIO())
         }
         guard let decoder, !isDecoded else { return }
         if !isParsed {
@@ -94,7 +90,7 @@ final class AVIFIncrementalDecoder: IncrementalImageDecoder {
             // coded data cannot exceed 8 bytes a pixel (16-bit samples in four planes,
             // uncompressed), so a file is not allowed to be larger than that and some headroom.
             let image = decoder.pointee.image.pointee
-            io?.pointee.sizeHint = UInt64(image.width) * UInt64(image.height) * 8 + (4 << 20)
+            decoder.pointee.io.pointee.sizeHint = UInt64(image.width) * UInt64(image.height) * 8 + (4 << 20)
         }
         guard !isSequence else { return }
         let result = avifDecoderNextImage(decoder)
