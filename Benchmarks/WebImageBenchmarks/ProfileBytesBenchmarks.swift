@@ -28,7 +28,7 @@ func runProfileBytesBenchmarks(_ report: Report) {
     let proxy = try! ImageProxy(configuration: configuration)
     defer { waitFor { await proxy.shutdown() } }
     for format in ["jpeg", "webp", "png", "avif"] {
-        let request = try! ProxyRequest(query: "url=local%3A%2F%2F%2Fphoto.jpg&w=64&format=\(format)")
+        let request = try! ProxyRequest(query: "url=local%3A%2F%2F%2Fphoto.jpg&w=64&format=\(format)", allowsLocal: true)
         let output = waitFor { try await proxy.image(for: request, acceptsWebP: true) }
         report.add(.init(
             group: "profile-bytes", name: "64 px \(format) thumbnail of a photo with a \(profile.count / 1000) KB profile",
