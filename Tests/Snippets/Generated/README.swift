@@ -173,7 +173,7 @@ func snippet_README_12() async throws {
 }
 
 func snippet_README_13() async throws {
-#sourceLocation(file: "README.md", line: 345)
+#sourceLocation(file: "README.md", line: 347)
 
 
 
