@@ -40,7 +40,13 @@ enum ISOBMFFTestFiles {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("ref-\(UUID().uuidString).png")
         defer { try? FileManager.default.removeItem(at: output) }
         _ = try run([tool] + arguments + [path, output.path])
-        let text = try run(["python3", fixtures.appendingPathComponent("png-samples.py").path, output.path])
+        return try pngSamples(path: output.path)
+    }
+
+    /// The samples of an 8- or 16-bit RGB(A) PNG, read by Tests/Fixtures/png-samples.py (not
+    /// by this library's PNG decoder).
+    static func pngSamples(path: String) throws -> Samples {
+        let text = try run(["python3", fixtures.appendingPathComponent("png-samples.py").path, path])
         let lines = text.split(separator: "\n")
         let header = lines[0].split(separator: " ").compactMap { Int($0) }
         let values = lines.count > 1 ? lines[1].split(separator: " ").compactMap { Int($0) } : []
