@@ -16,12 +16,14 @@ enum ISOBMFFTestFiles {
 
     static let avifFixtures = [
         "avif-gradient.avif", "avif-alpha.avif", "avif-10bit.avif", "avif-12bit-420.avif", "avif-animated.avif",
-        "avif-irot1.avif", "avif-irot2.avif", "avif-irot3.avif", "avif-imir0.avif", "avif-imir1.avif", "avif-clap.avif",
-        "avif-grid.avif",
+        "avif-irot1.avif", "avif-irot2.avif", "avif-irot3.avif", "avif-imir0.avif", "avif-imir1.avif", "avif-irot1-imir0.avif",
+        "avif-irot1-imir1.avif", "avif-clap.avif",
+        "avif-grid.avif", "avif-loop-3.avif",
     ]
     static let heicFixtures = [
         "heic-gradient.heic", "heic-alpha.heic", "heic-10bit.heic", "heic-thumbnail.heic", "heic-exif6.heic", "heic-grid.heic",
-        "heic-orientation2.heic", "heic-orientation3.heic", "heic-orientation4.heic", "heic-orientation6.heic", "heic-orientation8.heic",
+        "heic-orientation2.heic", "heic-orientation3.heic", "heic-orientation4.heic", "heic-orientation5.heic", "heic-orientation6.heic",
+        "heic-orientation7.heic", "heic-orientation8.heic", "heic-orientation6-exif8.heic", "heic-thumbnail-inverse.heic",
     ]
 
     /// A reference decoder's output: its PNG's samples, read by Tests/Fixtures/png-samples.py.
