@@ -165,7 +165,7 @@ final class ProxyHarness: Sendable {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(pathAndQuery)")
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60 * Int64(Sanitizers.slowdown)))
         let body = try await response.body.collect(upTo: 64 << 20)
         return Reply(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
     }

@@ -41,7 +41,7 @@ final class ServeProcess: Sendable {
     func get(_ url: String, headers: [(String, String)] = []) async throws -> (status: Int, headers: [(String, String)], body: Data) {
         var request = HTTPClientRequest(url: url)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60 * Int64(Sanitizers.slowdown)))
         let body = try await response.body.collect(upTo: 64 << 20)
         return (Int(response.status.code), response.headers.map { ($0.name, $0.value) }, Data(body.readableBytesView))
     }

@@ -118,7 +118,7 @@ struct ThumborSideBySideTests {
                     let path = "/unsafe/\(options)/\(image)"
                     let response: HTTPClientResponse
                     do {
-                        response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
+                        response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60 * Int64(Sanitizers.slowdown)))
                     } catch {
                         let log = (try? String(contentsOf: folder.url.appendingPathComponent("thumbor.log"), encoding: .utf8)) ?? ""
                         Issue.record("thumbor did not answer \(path): \(error); its log: \(log.suffix(3000))")
@@ -155,7 +155,7 @@ extension ThumborSideBySideTests {
     @Test func colourFiltersGiveThumborsPixels() async throws {
         try await Self.withThumborAndProxy { _, port, harness in
             func both(_ path: String) async throws -> (ours: Data, theirs: Data) {
-                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
+                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60 * Int64(Sanitizers.slowdown)))
                 let theirs = Data((try await response.body.collect(upTo: 64 << 20)).readableBytesView)
                 let ours = try await harness.request("/thumbor" + path)
                 #expect(response.status.code == 200 && ours.status == 200, "\(path)")
@@ -205,7 +205,7 @@ extension ThumborSideBySideTests {
 
     /// Both answers for `path`, thumbor's and ours, after checking both are 200.
     static func both(_ path: String, port: Int, harness: ProxyHarness) async throws -> (ours: Data, theirs: Data) {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60 * Int64(Sanitizers.slowdown)))
         let theirs = Data((try await response.body.collect(upTo: 64 << 20)).readableBytesView)
         let ours = try await harness.request("/thumbor" + path)
         #expect(response.status.code == 200 && ours.status == 200, "\(path)")
