@@ -377,7 +377,7 @@ public final class ImageProxy: Sendable {
         _ = try plan(for: recipe, accepted: nil)
         let url = try await checkedSourceURL(recipe.source)
         do {
-            let container = try await manager.image(for: ImageRequest(url: url, options: [.retryFailed])).container
+            let container = try await manager.image(for: originalRequest(url, options: [.retryFailed])).container
             return (container.image.width, container.image.height, container.animation?.frames.count ?? 1)
         } catch let error as ImageError {
             if case .local = recipe.source, case .invalidURL = error {
@@ -499,9 +499,23 @@ public final class ImageProxy: Sendable {
         return rendered
     }
 
+    /// The manager's request for the original at `url`. For an HTTP origin the original's
+    /// cache key carries ``OriginGuard/policyDigest``, as variant keys do: an original fetched
+    /// through a redirect that today's policy refuses (a host since removed from the
+    /// allowlist, loopback no longer allowed) is a cache hit that would never follow the
+    /// redirect again, so after a restart with a stricter policy it must not be found.
+    private func originalRequest(_ url: URL, options: ImageOptions) -> ImageRequest {
+        var request = ImageRequest(url: url, options: options)
+        if let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+            let digest = policyDigest
+            request.cacheKeyFilter = { $0.absoluteString + "|policy=" + digest }
+        }
+        return request
+    }
+
     /// Loads, decodes and processes through the manager, encodes.
     private func render(_ recipe: RenderRecipe, from url: URL, as target: ImageFormat?) async throws -> Rendered {
-        var imageRequest = ImageRequest(url: url, options: [.retryFailed])
+        var imageRequest = originalRequest(url, options: [.retryFailed])
         if target == .jpeg { imageRequest.options.insert(.decodeFirstFrameOnly) }
         if configuration.cachesDisabled { imageRequest.options.insert(.fromLoaderOnly) }
         let (thumbnail, processors) = Self.processors(for: recipe, maximumDimension: configuration.limits.maximumDimension)
@@ -538,7 +552,7 @@ public final class ImageProxy: Sendable {
             }
             url = try await checkedSourceURL(.remote(configured))
         }
-        var request = ImageRequest(url: url, options: [.retryFailed, .decodeFirstFrameOnly])
+        var request = originalRequest(url, options: [.retryFailed, .decodeFirstFrameOnly])
         if configuration.cachesDisabled { request.options.insert(.fromLoaderOnly) }
         return try await manager.image(for: request).container.image
     }
