@@ -97,6 +97,11 @@ public final class ImageProxy: Sendable {
         public var retryAfter = 1
         /// The longest a whole download, or the read of a local file, may take. Default: 15 seconds.
         public var originTimeout: Duration = .seconds(15)
+        /// PEM files of certificate authorities trusted for HTTPS origins besides the system's
+        /// roots (``HTTPImageLoader/Configuration/additionalTrustRoots``): origins behind a
+        /// private CA. Certificates are still verified against the origin's host name, through
+        /// the egress guard too. Default: none.
+        public var originTrustRoots: [URL] = []
         /// The coders; tests wrap the decoders to count decodes.
         public var registry: CoderRegistry = .system()
         /// The log for the proxy's own events (one line per request goes to ``accessLogger``).
@@ -214,6 +219,7 @@ public final class ImageProxy: Sendable {
         var http = HTTPImageLoader.Configuration(acceptedFormats: registry.decodableFormats)
         http.maximumResponseSize = configuration.maximumSourceBytes
         http.timeout = configuration.originTimeout
+        http.additionalTrustRoots = configuration.originTrustRoots
         http.maximumConcurrentDownloads = max(6, min(configuration.maximumConcurrentRequests, 32))
         http.userAgent = "swift-web-image-proxy/0.1"
         // Every hop, the first included, is checked; a refusal travels through the loader as

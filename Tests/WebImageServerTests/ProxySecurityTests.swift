@@ -220,16 +220,21 @@ import WebImageTestSupport
     /// namespace with its own resolv.conf around the whole test process.
     final class ScriptedDNS: Sendable {
         private let questions = Mutex(0)
+        /// The one name it knows; every other fails to resolve.
+        let name: String
         let answer: @Sendable (Int) -> IPAddress
 
-        init(answer: @escaping @Sendable (Int) -> IPAddress) { self.answer = answer }
+        init(name: String = "rebind.test", answer: @escaping @Sendable (Int) -> IPAddress) {
+            self.name = name
+            self.answer = answer
+        }
 
         var count: Int { questions.withLock { $0 } }
 
         var resolver: HostResolver {
             var resolver = HostResolver()
             resolver.lookup = { [self] name in
-                guard name == "rebind.test" else { throw ImageError.network(.init(.dnsFailure, name)) }
+                guard name == self.name else { throw ImageError.network(.init(.dnsFailure, name)) }
                 return [answer(questions.withLock { $0 += 1; return $0 })]
             }
             return resolver
