@@ -136,7 +136,7 @@ struct ConvertCommandTests {
     /// Upscaling an animation allocates every output frame: a 10,000-frame GIF of 2×2 pixels
     /// resized to 256 px would need 2.6 GB. The animation limit bounds the resize as it bounds
     /// the decode: a clean error, not an abort on a failed allocation.
-    @Test func upscalingALongAnimationIsBoundedByTheAnimationLimit() throws {
+    @Test(.timeLimit(.minutes(10 * Sanitizers.slowdown))) func upscalingALongAnimationIsBoundedByTheAnimationLimit() throws {
         defer { directory.remove() }
         let frame = GIFBuilder.image(.init(width: 2, height: 2, indices: [1, 0, 0, 1], control: (disposal: 0, delay: 4, transparent: nil)))
         let source = directory.url.appendingPathComponent("long.gif")

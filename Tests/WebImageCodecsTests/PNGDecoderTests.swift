@@ -209,7 +209,7 @@ import WebImageCore
     /// Compressed text is never inflated unboundedly: a zTXt chunk inflating past 1 MiB is a
     /// zlib bomb (the way Pillow rejects `png_decompression_dos.png`), and so is text adding
     /// up past 8 MiB; text within the limits decodes.
-    @Test func textBombs() throws {
+    @Test(.timeLimit(.minutes(10 * Sanitizers.slowdown))) func textBombs() throws {
         let image = PNGBuilder.solid(1, 1, [0, 0, 0, 255])
         func zTXt(_ size: Int) -> (String, [UInt8]) {
             ("zTXt", Array("Comment".utf8) + [0, 0] + PNGBuilder.zlibStored([UInt8](repeating: 0x41, count: size)))
