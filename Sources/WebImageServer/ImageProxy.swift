@@ -430,6 +430,7 @@ public final class ImageProxy: Sendable {
         if configuration.keepsColorProfile { key += "|icc=keep" }
         var remote = try checkWithoutResolving(request.source)
         if case .source(let source)? = request.watermark?.origin { remote = try checkWithoutResolving(source) || remote }
+        if let frame = request.frame { remote = try checkWithoutResolving(frame) || remote }
         // Variants made under another origin policy are never found: see policyDigest.
         if remote { key += "|policy=" + policyDigest }
         return Plan(target: target, key: key, variesOnAccept: request.negotiatesFormat && request.format == nil)
@@ -527,6 +528,10 @@ public final class ImageProxy: Sendable {
         let (thumbnail, processors) = Self.processors(for: recipe, maximumDimension: configuration.limits.maximumDimension)
         imageRequest.thumbnail = thumbnail
         imageRequest.processors = processors
+        if let frame = recipe.frame {
+            let ninePatch = try await firstFrame(of: try await checkedSourceURL(frame))
+            imageRequest.processors.append(ThumborFrame(source: frame, ninePatch: ninePatch, maximumDimension: configuration.limits.maximumDimension))
+        }
         if let watermark = recipe.watermark {
             imageRequest.processors.append(WatermarkOverlay(watermark: watermark, mark: try await watermarkImage(of: watermark)))
         }
@@ -558,6 +563,12 @@ public final class ImageProxy: Sendable {
             }
             url = try await checkedSourceURL(.remote(configured))
         }
+        return try await firstFrame(of: url)
+    }
+
+    /// The first frame of the image at `url` (checked already), through the pipeline: the
+    /// caches and the limits of a source. Watermarks and frames are read this way.
+    private func firstFrame(of url: URL) async throws -> Bitmap {
         var request = originalRequest(url, options: [.retryFailed, .decodeFirstFrameOnly])
         if configuration.cachesDisabled { request.options.insert(.fromLoaderOnly) }
         return try await manager.image(for: request).container.image
@@ -609,6 +620,7 @@ public final class ImageProxy: Sendable {
         if recipe.flipVertical { processors.append(ImageProcessors.Flip(.vertical)) }
         if recipe.quarterTurns % 4 != 0 { processors.append(ImageProcessors.Rotate(quarterTurns: recipe.quarterTurns % 4)) }
         if !recipe.colorFilters.isEmpty { processors.append(ThumborColorFilter(operations: recipe.colorFilters)) }
+        processors += recipe.convolutions as [any ImageProcessor]
         if recipe.equalizes { processors.append(ThumborEqualize()) }
         if recipe.grayscale { processors.append(ImageProcessors.Grayscale()) }
         if recipe.blur > 0 { processors.append(ImageProcessors.GaussianBlur(radius: recipe.blur)) }

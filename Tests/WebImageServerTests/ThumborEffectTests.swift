@@ -135,4 +135,66 @@ import WebImage
         let greyOut = try ThumborRoundCorner(horizontalRadius: 100, verticalRadius: 100, colour: [9, 9, 9], transparent: false).process(ImageContainer(image: grey)).image
         #expect(greyOut.pixelFormat == .gray8 && greyOut.pixels[0] == 9 && greyOut.pixels[4 * 8 + 4] == 50)
     }
+
+    /// A nine-patch `size` × `size` with opaque black markers where `marked` says (on its ring),
+    /// its inside opaque red.
+    static func ninePatch(size: Int, marked: (Int, Int) -> Bool) throws -> Bitmap {
+        var pixels: [UInt8] = []
+        for y in 0..<size {
+            for x in 0..<size {
+                let ring = x == 0 || y == 0 || x == size - 1 || y == size - 1
+                pixels += ring ? (marked(x, y) ? [0, 0, 0, 255] : [0, 0, 0, 0]) : [255, 0, 0, 255]
+            }
+        }
+        return try Bitmap(width: size, height: size, pixelFormat: .rgba8, pixels: pixels)
+    }
+
+    /// `convolution`, `colorize`, `curve` and `frame` take every pixel format and keep the size
+    /// (the frame adds its padding); their identities change nothing; a frame with a nine-patch
+    /// of 1, 2 or 3 pixels, or without markers, or larger than the image, stays inside both.
+    @Test(arguments: formats) func effectsTakeEveryFormat(_ format: PixelFormat) throws {
+        let input = try Self.bitmap(format) { x, y in (x * 37 + y * 11) % 256 }
+        let straight = input.straightRGBA8()
+        let identity = ThumborConvolution(items: [1], columns: 1, normalizes: true)
+        let unchanged = try identity.process(ImageContainer(image: input)).image
+        #expect(unchanged.pixelFormat == (format.hasAlpha ? .rgba8 : .rgb8))
+        #expect(unchanged.straightRGBA8() == straight, "\(format)")
+        let flat = ThumborCurve(points: [[.init(x: 0, y: 0), .init(x: 255, y: 255)], [.init(x: 0, y: 0), .init(x: 255, y: 255)],
+                                         [.init(x: 0, y: 0), .init(x: 255, y: 255)], [.init(x: 0, y: 0), .init(x: 255, y: 255)]])
+        for operation: ThumborColorFilter.Operation in [.colorize(0, 0, 0, fill: [9, 9, 9]), .curve(flat)] {
+            let output = try ThumborColorFilter(operations: [operation]).process(ImageContainer(image: input)).image
+            #expect(output.straightRGBA8() == straight, "\(operation) \(format)")
+        }
+        let edge = try ThumborConvolution(items: [-1, -1, -1, -1, 8, -1, -1, -1, -1], columns: 3, normalizes: false).process(ImageContainer(image: input)).image
+        #expect(edge.width == input.width && edge.height == input.height && edge.straightRGBA8() != straight)
+        for patch in [try Self.ninePatch(size: 1) { _, _ in true }, try Self.ninePatch(size: 2) { _, _ in true },
+                      try Self.ninePatch(size: 3) { _, _ in true }, try Self.ninePatch(size: 8) { _, _ in false },
+                      try Self.ninePatch(size: 60) { x, y in (20...40).contains(x) || (20...40).contains(y) }] {
+            let framed = try ThumborFrame(source: .local("f.png"), ninePatch: patch, maximumDimension: 4096).process(ImageContainer(image: input)).image
+            #expect(framed.pixelFormat == .rgb8 && framed.width >= input.width && framed.height >= input.height, "\(patch.width) \(format)")
+        }
+    }
+
+    /// thumbor's arithmetic by hand: colorize blends and truncates; a 3 × 1 box blur averages a
+    /// row and repeats the edge; a frame pads by its markers and paints its fixed corners over
+    /// white; a frame whose padding passes the largest side is refused.
+    @Test func effectsFollowThumborsFormulas() throws {
+        let input = try Self.bitmap(.rgb8, width: 3, height: 1) { x, _ in [0, 90, 200][x] }
+        let colorized = try ThumborColorFilter(operations: [.colorize(30, 0, 150, fill: [255, 0, 100])]).process(ImageContainer(image: input)).image
+        // Red: 0·0.7 + 255·0.3 = 76.5 → 76; blue at 150 %: 0·(−0.5) + 100·1.5 = 150.
+        #expect(Array(colorized.pixels[0..<3]) == [76, 255, 150])
+        let blurred = try ThumborConvolution(items: [1, 1, 1], columns: 3, normalizes: true).process(ImageContainer(image: input)).image
+        // (0 + 0 + 90) / 3 = 30, (0 + 90 + 200) / 3 = 96.67 → 96, (90 + 200 + 200) / 3 = 163.3 → 163.
+        #expect([blurred.pixels[0], blurred.pixels[3], blurred.pixels[6]] == [30, 96, 163])
+        // Markers: the middle column and row stretch; the content area leaves 1 pixel each side.
+        let patch = try Self.ninePatch(size: 5) { x, y in (x == 2 && y == 0) || (x == 0 && y == 2) || (x == 2 && y == 4) || (x == 4 && y == 2) }
+        let grey = try Self.bitmap(.rgb8, width: 6, height: 4) { _, _ in 100 }
+        let framed = try ThumborFrame(source: .local("f.png"), ninePatch: patch, maximumDimension: 4096).process(ImageContainer(image: grey)).image
+        #expect(framed.width == 8 && framed.height == 6)
+        #expect(Array(framed.pixels[0..<3]) == [255, 0, 0])
+        #expect(throws: ImageError.self) {
+            let wide = try Self.ninePatch(size: 40) { x, y in (x == 39 && y == 38) || (y == 39 && x == 1) }
+            _ = try ThumborFrame(source: .local("f.png"), ninePatch: wide, maximumDimension: 20).process(ImageContainer(image: grey))
+        }
+    }
 }

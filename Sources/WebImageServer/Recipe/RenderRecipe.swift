@@ -8,7 +8,8 @@ import WebImage
 ///
 /// The order of the work is fixed: the manual crop (source pixels), the resize into the box
 /// (with the crop window an aligned `fill` keeps), the flips, the quarter turns, grayscale,
-/// the blur, the canvas, the watermark, then the encoder.
+/// the colour filters, the convolutions, the blur, the canvas, the frame, the watermark, then
+/// the encoder.
 struct RenderRecipe: Sendable, Hashable {
     /// How the image meets a `width` × `height` box.
     enum Box: String, Sendable, Hashable {
@@ -148,6 +149,11 @@ struct RenderRecipe: Sendable, Hashable {
     var roundCorner: ThumborRoundCorner?
     /// thumbor's colour filters, in the URL's order, after the geometry and before ``grayscale``.
     var colorFilters: [ThumborColorFilter.Operation] = []
+    /// thumbor's `convolution()` kernels, in the URL's order, after the colour filters.
+    var convolutions: [ThumborConvolution] = []
+    /// thumbor's `frame(url)`: the nine-patch drawn around the output, after the round corners
+    /// and before the watermark (``ThumborFrame``); loaded as a source is.
+    var frame: ProxyRequest.Source?
     /// The Gaussian sigma in output pixels.
     var blur = 0.0
     /// A `fill` window placed where the image draws the eye (thumbor's `smart`, imgproxy's
@@ -242,6 +248,7 @@ struct RenderRecipe: Sendable, Hashable {
         if flipHorizontal || flipVertical { fields.append("flip=\(flipHorizontal ? "h" : "")\(flipVertical ? "v" : "")") }
         if quarterTurns % 4 != 0 { fields.append("rot=\(quarterTurns % 4)") }
         if !colorFilters.isEmpty { fields.append("adj=" + colorFilters.map(\.key).joined(separator: ",")) }
+        if !convolutions.isEmpty { fields.append(convolutions.map(\.key).joined(separator: "+")) }
         if equalizes { fields.append("eq") }
         if grayscale { fields.append("gray") }
         if let sharpen { fields.append("sharpen=\(ProxyRequest.text(sharpen.amount)),\(ProxyRequest.text(sharpen.radius)),\(sharpen.luminanceOnly ? 1 : 0)") }
@@ -255,6 +262,7 @@ struct RenderRecipe: Sendable, Hashable {
         if let maxBytes { fields.append("mb=\(maxBytes)") }
         if stripsICC { fields.append("noicc") }
         if let canvas { fields.append(canvas.key) }
+        if let frame { fields.append("frame=" + Self.sourceKey(frame)) }
         if let watermark { fields.append(watermark.key) }
         if lossy, !formatQuality.isEmpty {
             fields.append("fq=" + formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ","))

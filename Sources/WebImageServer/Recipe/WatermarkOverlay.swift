@@ -131,7 +131,7 @@ struct WatermarkOverlay: ImageProcessor {
 
     /// One watermark pixel over one image pixel, both straight RGBA, as thumbor's `_composite`
     /// computes it (in transparencies t = 1 − a, the result truncated).
-    private static func composite(_ mark: UnsafeBufferPointer<UInt8>, at from: Int, over base: inout [UInt8], at to: Int) {
+    static func composite(_ mark: UnsafeBufferPointer<UInt8>, at from: Int, over base: inout [UInt8], at to: Int) {
         let markTransparency = 1 - Double(mark[from + 3]) / 255, baseTransparency = 1 - Double(base[to + 3]) / 255
         let both = markTransparency * baseTransparency
         let scale = 1 - both <= 1e-12 ? 1 : 1 / (1 - both)

@@ -4,13 +4,18 @@ import WebImage
 /// the same pixels: `brightness(n)` adds n % of 255, `contrast(n)` scales the distance from 128
 /// by ((n + 100)² / 100) %, `rgb(r,g,b)` adds each channel's percentage of 255, and
 /// `saturation(x)` moves each channel away from the pixel's perceived brightness
-/// (√(0.299 R² + 0.587 G² + 0.114 B²)) by the factor x. Alpha is left alone, as thumbor does.
+/// (√(0.299 R² + 0.587 G² + 0.114 B²)) by the factor x, `colorize(r,g,b,fill)` blends each
+/// channel towards the fill colour's by its percentage, and `curve(…)` looks the channels up in
+/// tone curves (``ThumborCurve``). Alpha is left alone, as thumbor does.
 struct ThumborColorFilter: ImageProcessor, Hashable {
     enum Operation: Hashable, Sendable {
         case brightness(Int)
         case contrast(Int)
         case rgb(Int, Int, Int)
         case saturation(Double)
+        /// Each channel's percentage of the fill colour (red, green, blue).
+        case colorize(Int, Int, Int, fill: [UInt8])
+        case curve(ThumborCurve)
 
         var key: String {
             switch self {
@@ -18,6 +23,8 @@ struct ThumborColorFilter: ImageProcessor, Hashable {
             case .contrast(let delta): "c\(delta)"
             case .rgb(let r, let g, let b): "rgb\(r):\(g):\(b)"
             case .saturation(let change): "s\(ProxyRequest.text(change))"
+            case .colorize(let r, let g, let b, let fill): "col\(r):\(g):\(b):" + fill.map(String.init).joined(separator: ":")
+            case .curve(let curve): curve.key
             }
         }
     }
@@ -30,20 +37,20 @@ struct ThumborColorFilter: ImageProcessor, Hashable {
         try image.mappingFrames(apply)
     }
 
-    /// The filtered copy: RGB stays RGB, everything else becomes straight RGBA (grey replicated).
+    /// The filtered copy: RGB stays RGB, everything else becomes straight RGBA (grey replicated,
+    /// premultiplied colour divided by its alpha first, as thumbor's filters see straight colour).
     private func apply(_ bitmap: Bitmap) throws -> Bitmap {
-        let input = bitmap.pixelFormat, inputStep = input.bytesPerPixel
-        let grey = input.channels == .gray || input.channels == .grayAlpha
-        let output: PixelFormat = input == .rgb8 ? .rgb8 : .rgba8
+        let output: PixelFormat = bitmap.pixelFormat == .rgb8 ? .rgb8 : .rgba8
         let step = output.bytesPerPixel, rowBytes = bitmap.width * step
         return try Bitmap(width: bitmap.width, height: bitmap.height, pixelFormat: output) { buffer in
             let pixels = buffer.bindMemory(to: UInt8.self)
-            for row in 0..<bitmap.height {
-                for x in 0..<bitmap.width {
-                    let source = row * bitmap.bytesPerRow + x * inputStep, target = row * rowBytes + x * step
-                    for channel in 0..<3 { pixels[target + channel] = bitmap.pixels[source + (grey ? 0 : channel)] }
-                    if step == 4 { pixels[target + 3] = input.hasAlpha ? bitmap.pixels[source + inputStep - 1] : 255 }
-                    for operation in operations { Self.apply(operation, to: pixels, at: target) }
+            bitmap.pixels.withUnsafeBufferPointer { input in
+                for row in 0..<bitmap.height {
+                    for x in 0..<bitmap.width {
+                        let pixel = bitmap.straightPixel(input, x, row), target = row * rowBytes + x * step
+                        for channel in 0..<step { pixels[target + channel] = UInt8(pixel[channel]) }
+                        for operation in operations { Self.apply(operation, to: pixels, at: target) }
+                    }
                 }
             }
         }
@@ -67,6 +74,14 @@ struct ThumborColorFilter: ImageProcessor, Hashable {
             let p = Float(Double(r * r) * 0.299 + Double(g * g) * 0.587 + Double(b * b) * 0.114).squareRoot()
             let factor = Float(change)
             result = (Int(p + (Float(r) - p) * factor), Int(p + (Float(g) - p) * factor), Int(p + (Float(b) - p) * factor))
+        case .colorize(let percentR, let percentG, let percentB, let fill):
+            // In double precision, truncated toward zero, as thumbor's C does.
+            func blend(_ value: Int, _ percent: Int, _ fill: UInt8) -> Int {
+                Int((Double(value) * (100 - Double(percent)) + Double(fill) * Double(percent)) / 100)
+            }
+            result = (blend(r, percentR, fill[0]), blend(g, percentG, fill[1]), blend(b, percentB, fill[2]))
+        case .curve(let curve):
+            result = curve.apply(r, g, b)
         }
         pixels[offset] = UInt8(clamping: result.0)
         pixels[offset + 1] = UInt8(clamping: result.1)

@@ -14,6 +14,7 @@ enum ThumborFilters {
         "brightness", "contrast", "rgb", "saturation", "fill", "background_color",
         "watermark", "focal",
         "sharpen", "equalize", "noise", "round_corner",
+        "colorize", "convolution", "curve", "frame", "extract_focal",
     ]
 
     /// One parsed filter: its name and its raw arguments.
@@ -37,9 +38,9 @@ enum ThumborFilters {
             // Named before its arguments are read: an unsupported filter's arguments (a
             // watermark's URL) need not parse.
             guard supported.contains(name) else { throw .badRequest("filter \(name) is not supported") }
-            guard let close = rest[open...].firstIndex(of: ")") else { throw .badRequest("filter \(name) is missing its )") }
+            guard let close = closingParenthesis(rest[rest.index(after: open)...]) else { throw .badRequest("filter \(name) is missing its )") }
             let inside = rest[rest.index(after: open)..<close]
-            calls.append(Call(name: name, arguments: inside.isEmpty ? [] : inside.split(separator: ",", omittingEmptySubsequences: false)))
+            calls.append(Call(name: name, arguments: inside.isEmpty ? [] : arguments(inside)))
             rest = rest[rest.index(after: close)...]
             if rest.first == ":" {
                 rest = rest.dropFirst()
@@ -49,6 +50,37 @@ enum ThumborFilters {
             }
         }
         return calls
+    }
+
+    /// The first `)` of `text` outside square brackets: `curve()`'s lists of points hold
+    /// parentheses and commas of their own.
+    private static func closingParenthesis(_ text: Substring) -> Substring.Index? {
+        var depth = 0
+        for index in text.indices {
+            switch text[index] {
+            case "[": depth += 1
+            case "]": depth = max(0, depth - 1)
+            case ")" where depth == 0: return index
+            default: break
+            }
+        }
+        return nil
+    }
+
+    /// A call's arguments: `text` split at the commas outside square brackets.
+    private static func arguments(_ text: Substring) -> [Substring] {
+        var arguments: [Substring] = [], start = text.startIndex, depth = 0
+        for index in text.indices {
+            switch text[index] {
+            case "[": depth += 1
+            case "]": depth = max(0, depth - 1)
+            case "," where depth == 0:
+                arguments.append(text[start..<index])
+                start = text.index(after: index)
+            default: break
+            }
+        }
+        return arguments + [text[start...]]
     }
 
     /// Applies `call` to `recipe` (and `maxAge`), checking its arguments against `limits`; a
@@ -95,17 +127,10 @@ enum ThumborFilters {
             recipe.watermark = try watermark(arguments, allowsLocal: allowsLocal)
         case "focal":
             try focal(arguments, into: &recipe)
-        case "sharpen":
-            guard arguments.count == 3 else { throw .badRequest("sharpen() takes an amount, a radius and true or false") }
-            let amount = try number([arguments[0]], name, in: 0...100), radius = try number([arguments[1]], name, in: 0...100)
-            recipe.sharpen = ThumborSharpen(amount: amount, radius: radius, luminanceOnly: try boolean(arguments[2], name))
-        case "noise":
-            guard (1...2).contains(arguments.count) else { throw .badRequest("noise() takes an amount and an optional seed") }
-            let amount = try integer([arguments[0]], name, in: 0...100)
-            let seed = arguments.count == 2 ? try integer([arguments[1]], name, in: 0...2_147_483_647) : 0
-            recipe.noise = amount > 1 ? RenderRecipe.Noise(amount: amount, seed: seed) : nil
         case "round_corner":
             try roundCorner(arguments, into: &recipe, limits: limits)
+        case "sharpen", "noise", "colorize", "convolution", "curve", "frame":
+            try applyEffect(call, to: &recipe, allowsLocal: allowsLocal)
         case "background_color":
             guard arguments.count == 1 else { throw .badRequest("background_color() takes a colour") }
             // Transparency painted over the colour, the size unchanged.
@@ -204,7 +229,7 @@ enum ThumborFilters {
     }
 
     /// thumbor's booleans: `true`, `True` or `1`, `false`, `False` or `0`.
-    private static func boolean(_ text: Substring, _ name: String) throws(ProxyError) -> Bool {
+    static func boolean(_ text: Substring, _ name: String) throws(ProxyError) -> Bool {
         switch text {
         case "true", "True", "1": return true
         case "false", "False", "0": return false
@@ -240,7 +265,7 @@ enum ThumborFilters {
 
     static let formats: [String: ImageFormat] = ["jpeg": .jpeg, "jpg": .jpeg, "png": .png, "webp": .webp, "gif": .gif, "avif": .avif]
 
-    private static func integer(_ arguments: [Substring], _ name: String, in range: ClosedRange<Int>) throws(ProxyError) -> Int {
+    static func integer(_ arguments: [Substring], _ name: String, in range: ClosedRange<Int>) throws(ProxyError) -> Int {
         let text = arguments.count == 1 ? arguments[0] : ""
         let digits = text.first == "-" ? text.dropFirst() : text
         guard !digits.isEmpty, digits.count <= 9, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
@@ -250,7 +275,7 @@ enum ThumborFilters {
         return value
     }
 
-    private static func number(_ arguments: [Substring], _ name: String, in range: ClosedRange<Double>) throws(ProxyError) -> Double {
+    static func number(_ arguments: [Substring], _ name: String, in range: ClosedRange<Double>) throws(ProxyError) -> Double {
         let text = arguments.count == 1 ? arguments[0] : ""
         guard !text.isEmpty, text.count <= 12,
               text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".") }),

@@ -51,9 +51,22 @@ package struct ThumborURL: Sendable {
         recipe.upscale = true
         try parseOptions(&cursor, limits: limits, allowsLocal: allowsLocal)
         guard !cursor.rest.isEmpty else { throw .badRequest("the image is missing") }
-        image = String(cursor.rest)
-        recipe.source = try Self.source(cursor.rest, allowsLocal: allowsLocal)
+        var image = cursor.rest
+        for _ in 0..<focalExtractions {
+            guard let (inner, edges) = ThumborFocalExtraction.extract(image) else { break }
+            image = inner
+            // A region that is empty (or inside out) is ignored, as focal() ignores it.
+            guard edges[2] > edges[0], edges[3] > edges[1] else { continue }
+            guard recipe.focalRegions.count < 16 else { throw .badRequest("at most 16 focal() regions") }
+            recipe.focalRegions.append(.init(x: edges[0], y: edges[1], width: edges[2] - edges[0], height: edges[3] - edges[1]))
+        }
+        self.image = String(image)
+        recipe.source = try Self.source(image, allowsLocal: allowsLocal)
     }
+
+    /// How many `extract_focal()` the filters hold: each reads the image as an inner thumbor URL
+    /// (``ThumborFocalExtraction``) once the image is known.
+    private var focalExtractions = 0
 
     /// The options before the filters and the image, in thumbor's order.
     private mutating func parseOptions(_ cursor: inout Cursor, limits: ProxyRequest.Limits, allowsLocal: Bool) throws(ProxyError) {
@@ -85,6 +98,11 @@ package struct ThumborURL: Sendable {
             guard let end = cursor.rest.firstRange(of: ")/") else { throw .badRequest("filters must be followed by the image") }
             let list = cursor.rest[cursor.rest.index(cursor.rest.startIndex, offsetBy: 8)..<cursor.rest.index(after: end.lowerBound)]
             for call in try ThumborFilters.calls(list) {
+                if call.name == "extract_focal" {
+                    guard call.arguments.isEmpty else { throw .badRequest("extract_focal() takes no argument") }
+                    focalExtractions += 1
+                    continue
+                }
                 try ThumborFilters.apply(call, to: &recipe, maxAge: &maxAge, limits: limits, allowsLocal: allowsLocal)
             }
             cursor.rest = cursor.rest[end.upperBound...]
