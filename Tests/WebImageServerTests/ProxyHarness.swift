@@ -98,6 +98,8 @@ final class ProxyHarness: Sendable {
         var configuration = ImageProxy.Configuration(cacheDirectory: directory.url)
         configuration.registry = registry
         configuration.trustedOrigins = ["http://127.0.0.1:\(origin.port)"]
+        // The proxy's own wait for an origin stretches like the tests' deadlines (15 s by default).
+        configuration.originTimeout = .seconds(15 * Sanitizers.slowdown)
         configuration.accessLogger = Logger(label: "test.access") { _ in SwiftLogNoOpLogHandler() }
         configuration.logger = Logger(label: "test.proxy") { _ in SwiftLogNoOpLogHandler() }
         configure(&configuration)
