@@ -239,7 +239,7 @@ struct ProxyS3Tests {
     /// A store that accepts connections and never answers: only the store timeout ends the read.
     /// The client's own timeout is a minute, so without the store's bound this test would pass
     /// its one-minute limit.
-    @Test("a store that never answers degrades to rendering within the store timeout", .timeLimit(.minutes(1)))
+    @Test("a store that never answers degrades to rendering within the store timeout", .timeLimit(.minutes(1 * Sanitizers.slowdown)))
     func storeHangs() async throws {
         let origin = try await TestOrigin.start()
         origin.register("/elephants.jpg", data: try Fixture.elephants)
