@@ -238,7 +238,7 @@ public final class ImageProxy: Sendable {
         resultStore = try Self.makeResultStore(configuration, client: s3, metrics: metrics)
         var loaders: [any ImageLoader] = [HTTPImageLoader(configuration: http)]
         if let resultStore, configuration.keepsOriginalsInStore {
-            loaders[0] = StoredOriginLoader(origin: loaders[0], store: resultStore)
+            loaders[0] = StoredOriginLoader(origin: loaders[0], store: resultStore, policyDigest: policyDigest)
         }
         if let s3, !configuration.allowedBuckets.isEmpty {
             let buckets = configuration.allowedBuckets.contains("*") ? [] : configuration.allowedBuckets

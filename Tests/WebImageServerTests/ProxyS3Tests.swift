@@ -292,5 +292,20 @@ struct ProxyS3Tests {
         #expect(origin.allRequests.count == 1)
         let metrics = try await second.request("/metrics").text
         #expect(Self.counter(metrics, "webimage_proxy_store_operations_total", [#"operation="original""#, #"outcome="hit""#]) == 1)
+
+        // An instance under another origin policy (here an allowlist) never takes the stored
+        // original: it would answer for a fetch, redirects included, that policy never judged.
+        let stricter = try await instance(bucket, origin: origin) {
+            $0.keepsOriginalsInStore = true
+            $0.allowedHosts = ["127.0.0.1"]
+        }
+        defer { Task { await stricter.stop(keepOrigin: true) } }
+        let judged = try await stricter.get("/elephants.jpg", "w=140")
+        #expect(judged.status == 200)
+        #expect(try judged.decoded().image.width == 140)
+        #expect(origin.allRequests.count == 2)
+        let stricterMetrics = try await stricter.request("/metrics").text
+        #expect(Self.counter(stricterMetrics, "webimage_proxy_store_operations_total", [#"operation="original""#, #"outcome="miss""#]) == 1)
+        #expect(Self.counter(stricterMetrics, "webimage_proxy_store_operations_total", [#"operation="original""#, #"outcome="hit""#]) == 0)
     }
 }

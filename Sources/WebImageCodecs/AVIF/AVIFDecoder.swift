@@ -23,7 +23,7 @@ import WebImageCore
 ///   ``ImageContainer/orientation`` is therefore always ``ImageOrientation/up``; EXIF metadata in
 ///   an AVIF is not read (the boxes are the format's orientation).
 /// - Sequences: every frame's duration comes from the track's timescale; the loop count from
-///   the colour track's edit list (``loopCount(_:)``), which libavif 0.11 does not read. With
+///   the colour track's edit list (`elst`, by libavif 1.x's rules), which libavif 0.11 does not read. With
 ///   ``ImageDecodingOptions/firstFrameOnly`` only the first frame is decoded.
 /// - Thumbnails: AV1 has no reduced-size decode, so the frame is decoded at full size and
 ///   resampled (Lanczos-3) to the thumbnail size at once; a sequence keeps only thumbnail frames.
