@@ -24,6 +24,7 @@ packages=(
   libheif-examples       # heif-enc/heif-convert: the HEIF tests' reference encoder and decoder
   libimage-exiftool-perl # exiftool: writes the EXIF orientation of a HEIF test file
   pkg-config             # systemLibrary targets find their flags with it
+  openssl                # the CLI: the certificates of the egress TLS test's HTTPS origin
   libgtk-4-dev           # GTK 4, for the WebImageGTK views
   xvfb                   # the X server the GTK tests draw in
   xauth                  # which xvfb's tools expect beside it

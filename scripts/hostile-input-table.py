@@ -76,6 +76,25 @@ def webp_animation(width, height, frames):
     return b"RIFF" + struct.pack("<I", len(body) + len(anmf) * frames) + body + anmf * frames
 
 
+def apng_animation(width, height, frames):
+    """An RGBA APNG of a width × height canvas of zeros (its default image is the first frame)
+    and `frames` - 1 more frames of one pixel each: the work bomb of the WebP one, in APNG."""
+    row = b"\0" * (1 + width * 4)
+    compressor = zlib.compressobj(9)
+    canvas = b"".join(compressor.compress(row) for _ in range(height)) + compressor.flush()
+    pixel = zlib.compress(b"\0\0\0\0\0", 9)
+    def fctl(sequence, w, h):
+        return png_chunk(b"fcTL", struct.pack(">IIIIIHHBB", sequence, w, h, 0, 0, 1, 100, 0, 0))
+    chunks = [png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)),
+              png_chunk(b"acTL", struct.pack(">II", frames, 0)), fctl(0, width, height), png_chunk(b"IDAT", canvas)]
+    sequence = 1
+    for _ in range(frames - 1):
+        chunks.append(fctl(sequence, 1, 1))
+        chunks.append(png_chunk(b"fdAT", struct.pack(">I", sequence + 1) + pixel))
+        sequence += 2
+    return b"\x89PNG\r\n\x1a\n" + b"".join(chunks) + png_chunk(b"IEND", b"")
+
+
 def svg(body, width=64, height=48, prologue=""):
     return (prologue + f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">{body}</svg>').encode()
 
@@ -114,7 +133,8 @@ def gif_many_frames(frames):
 BOMBS = {
     "JPEG": [("65500×65500 header", jpeg_bomb, [])],
     "PNG": [("30000×30000 of zeros", lambda: png_bomb(30000, 30000), []), ("9000×9000 of zeros", lambda: png_bomb(9000, 9000), [])],
-    "APNG": [],
+    "APNG": [("4096² canvas, 3,000 frames, 64 px", lambda: apng_animation(4096, 4096, 3000), ["--resize", "64x64"]),
+             ("200,000 frames of 1×1", lambda: apng_animation(1, 1, 200000), [])],
     "GIF": [("LZW bomb fixture", lambda: open(os.path.join(REPO, "Tests/Fixtures/decompression_bomb.gif"), "rb").read(), []),
             ("10,000 frames resized to 256 px", lambda: gif_many_frames(10000), ["--resize", "256x256"])],
     "WebP": [("4096² canvas, 3,000 frames, 64 px", lambda: webp_animation(4096, 4096, 3000), ["--resize", "64x64"]),

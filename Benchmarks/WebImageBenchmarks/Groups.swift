@@ -4,6 +4,7 @@ let benchmarkGroups: [(String, @Sendable (Report) -> Void)] = [
     ("disk", runDiskCacheBenchmarks),
     ("codecs", runCodecBenchmarks),
     ("formats", runFormatBenchmarks),
+    ("profile-bytes", runProfileBytesBenchmarks),
     ("smartcrop", runSmartCropBenchmarks),
     ("thumbnail-memory", runThumbnailMemoryBenchmarks),
     ("pipeline", runPipelineBenchmarks),

@@ -10,8 +10,8 @@ Every photo of the corpus resized to 300 px wide, requested round-robin by wrk o
   nginx serving the very same output bytes as static files;
 - the URL dialects (issue 12): thumbor URLs served by us (`/thumbor/unsafe/300x0/NAME`) beside
   the real thumbor answering the same URLs; imgproxy URLs (`rs:fit:300:0`) beside a libvips
-  server doing the same resize (Benchmarks/scripts/vips_server.py, two processes); and a warm
-  thumbor URL beside a warm `/image` URL.
+  server doing the same resize (Benchmarks/scripts/vips_server.py, two processes); and warm
+  thumbor and imgproxy URLs beside a warm `/image` URL.
 
 Prints one Markdown table in the format of WebImageBenchmarks (ours, reference, ratio, target).
 Usage: proxy_bench.py WEBIMAGE_BINARY PHOTOS_DIR
@@ -253,6 +253,7 @@ def main():
             fetch(cold + "/thumbor" + thumbor_path(n))
             fetch(cold + imgproxy_path(n))
             fetch(warm + "/thumbor" + thumbor_path(n))
+            fetch(warm + imgproxy_path(n))
             fetch(cold + ours_path(n) + "&format=avif")
             fetch(vips + "/" + n + "?avif")
         total = sum(os.path.getsize(os.path.join(static_dir, n)) for n in names)
@@ -275,6 +276,7 @@ def main():
         results["ours warm"] = wrk(warm, ours_paths, **warm_args)
         results["nginx static"] = wrk(nginx_static, ["/" + n for n in names], **warm_args)
         results["ours warm, thumbor URLs"] = wrk(warm, ["/thumbor" + thumbor_path(n) for n in names], **warm_args)
+        results["ours warm, imgproxy URLs"] = wrk(warm, [imgproxy_path(n) for n in names], **warm_args)
         for name, (rps, p50, p99, errors) in results.items():
             print(f"  {name}: {rps:.1f} req/s, p50 {p50:.2f} ms, p99 {p99:.2f} ms, {errors} errors", file=sys.stderr)
 
@@ -296,6 +298,7 @@ def main():
         row("cold, thumbor URLs through the thumbor dialect, requests/s", dialect_thumbor[0], thum[0], "thumbor 7.8 (2 processes), the same URLs", "req/s", 3.0)
         row("cold, imgproxy URLs through the imgproxy dialect, requests/s", dialect_imgproxy[0], vips_server[0], "pyvips server, thumbnail + JPEG (2 processes)", "req/s", 1.3)
         row("warm, thumbor URLs, requests/s", results["ours warm, thumbor URLs"][0], ours_warm[0], "warm /image URLs", "req/s", 0.9)
+        row("warm, imgproxy URLs, requests/s", results["ours warm, imgproxy URLs"][0], ours_warm[0], "warm /image URLs", "req/s", 0.9)
         row("cold, AVIF output (libaom speed 10), requests/s", results["ours cold, AVIF"][0], results["ours cold, WebP"][0], "ours, WebP output", "req/s")
         row("cold, AVIF output, requests/s", results["ours cold, AVIF"][0], results["libvips server, AVIF"][0], "pyvips server, heifsave AV1 effort 0 (2 processes)", "req/s")
         errors = sum(r[3] for r in results.values())

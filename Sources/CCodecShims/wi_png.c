@@ -82,8 +82,9 @@ static int wi_png_configure_rgba(png_structp png, png_infop info) {
     if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
     if (color_type == PNG_COLOR_TYPE_GRAY && bit_depth < 8) png_set_expand_gray_1_2_4_to_8(png);
     if (has_trns) png_set_tRNS_to_alpha(png);
-    // The high byte, as Pillow does (png_set_scale_16 would round instead: at most 1 apart).
-    if (bit_depth == 16) png_set_strip_16(png);
+    // Rounded to the nearest 8-bit value (v × 255 / 65535), not truncated to the high byte as
+    // png_set_strip_16 (and Pillow) would: the two differ by 1 for about half the samples.
+    if (bit_depth == 16) png_set_scale_16(png);
     if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
     if ((color_type & PNG_COLOR_MASK_ALPHA) == 0 && !has_trns) png_set_filler(png, 0xff, PNG_FILLER_AFTER);
     int passes = png_set_interlace_handling(png);

@@ -17,7 +17,9 @@ import WebImage
 /// - animated images played by an ``AnimatedImagePlayer`` on GTK's frame clock
 ///   (``playsAnimations``), stopped while the widget is unmapped;
 /// - the load cancelled when the widget stays unmapped (scrolled away, its page hidden) for
-///   longer than ``unmappedCancellationDelay``, and when it is destroyed.
+///   longer than ``unmappedCancellationDelay``, and when it is destroyed;
+/// - memory given back when GIO's memory monitor warns (``MemoryPressure``): the player's
+///   frames decoded ahead, and part of the binder's memory cache.
 ///
 /// ```swift
 /// @MainActor func show(_ url: URL, in window: UnsafeMutablePointer<GtkWindow>, placeholder: ImageContainer) -> WebImageView {
@@ -95,9 +97,11 @@ public final class WebImageView: MainActorImageTarget {
         for (signal, handler) in [("destroy", Self.onDestroy), ("map", Self.onMap), ("unmap", Self.onUnmap)] {
             signalHandlers.append((widget, wi_gtk_signal_connect(widget, signal, unsafeBitCast(handler, to: GCallback.self), me)))
         }
+        MemoryPressure.register(self)
     }
 
     isolated deinit {
+        MemoryPressure.forget(ObjectIdentifier(self))
         for handler in signalHandlers { g_signal_handler_disconnect(handler.instance, handler.id) }
         stopFade()
         cancelUnmappedTimer()

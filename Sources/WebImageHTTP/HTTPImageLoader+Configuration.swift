@@ -94,6 +94,14 @@ extension HTTPImageLoader {
         /// `nil` (the default): connections are made directly.
         public var socksProxy: SOCKSProxy?
 
+        /// PEM files of certificate authorities trusted for HTTPS besides the system's roots:
+        /// for origins behind a private CA (a company's own image service, a staging host).
+        /// Certificates are still verified, the host name included; only the roots grow. A
+        /// file that cannot be read fails each HTTPS download with
+        /// ``ImageError/NetworkFailure/Kind/tls``. Requests with
+        /// ``ImageOptions/allowInvalidSSLCertificates`` verify nothing, as before. Default: none.
+        public var additionalTrustRoots: [URL] = []
+
         /// Where a SOCKS5 proxy listens.
         public struct SOCKSProxy: Sendable, Hashable {
             public var host: String

@@ -26,8 +26,8 @@ extension HTTPImageLoader {
         }
         if error is HTTPParserError { return .network(.init(.invalidResponse, "\(error)")) }
         if error is SocketAddressError { return .network(.init(.dnsFailure, "\(error)")) }
-        // NIOSSL's error types are not imported here (the target does not depend on NIOSSL
-        // directly); they are recognised by their module name.
+        // NIOSSL's several error types (NIOSSLError, NIOSSLExtraError, BoringSSLError, …) are
+        // recognised by their module name, so that a type added in a later NIOSSL counts too.
         let typeName = String(reflecting: type(of: error))
         if typeName.hasPrefix("NIOSSL.") || typeName.contains("BoringSSL") || typeName.contains("TLS") {
             return .network(.init(.tls, "\(error)"))

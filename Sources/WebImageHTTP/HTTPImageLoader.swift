@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import Synchronization
 import WebImageCore
 
@@ -299,6 +300,12 @@ public final class HTTPImageLoader: ImageLoader {
         client.connectionPool.retryConnectionEstablishment = false
         if let socks = configuration.socksProxy {
             client.proxy = .socksServer(host: socks.host, port: socks.port)
+        }
+        if verifyCertificates, !configuration.additionalTrustRoots.isEmpty {
+            // The default client configuration (system roots, full verification), plus roots.
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = configuration.additionalTrustRoots.map { .file($0.path) }
+            client.tlsConfiguration = tls
         }
         return client
     }

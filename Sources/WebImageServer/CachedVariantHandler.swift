@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -5,8 +6,9 @@ import Logging
 import NIOCore
 import NIOHTTPTypes
 
-/// Answers `GET` and `HEAD /image` requests whose variant is in memory on the connection's event
-/// loop, before Hummingbird's router; hands every other request on untouched.
+/// Answers `GET` and `HEAD` requests of `/image`, thumbor and imgproxy URLs whose variant is in
+/// memory on the connection's event loop, before Hummingbird's router; hands every other
+/// request on untouched.
 ///
 /// A cached variant costs one memory-cache lookup; through the router it also costs the async
 /// layer (a hop from the event loop to the cooperative pool and back, the request and response
@@ -14,7 +16,8 @@ import NIOHTTPTypes
 /// Hummingbird places this handler in every HTTP/1 connection's pipeline after the HTTP codec
 /// (``ProxyServer/answersCachedVariantsOnEventLoop``), so it sees requests as swift-http-types
 /// parts and writes responses as the router would: the same checks (signature, parameters,
-/// origin), the same headers, `304`s, one access-log line and the same metrics, with
+/// origin, an imgproxy URL's expiry), the same headers (the dialects' ``DialectHeaders``),
+/// `304`s, one access-log line and the same metrics, with
 /// `webimage_proxy_event_loop_answers_total` counting what it answered.
 ///
 /// HTTP/1.1 keeps responses in request order, so a request is answered here only when no
@@ -84,7 +87,7 @@ final class CachedVariantHandler: ChannelDuplexHandler, RemovableChannelHandler 
                 context.fireChannelRead(data)
             }
         case (.body, .answering):
-            // No /image request has a body; the router would ignore it too.
+            // No image request has a body; the router would ignore it too.
             break
         case (.end, .answering(let answer)):
             state = .idle
@@ -135,15 +138,17 @@ final class CachedVariantHandler: ChannelDuplexHandler, RemovableChannelHandler 
     /// the request to the router (which then answers refusals and errors too).
     private func answer(to request: HTTPRequest) -> Answer? {
         guard request.method == .get || request.method == .head, let target = request.path,
-              target.utf8.starts(with: "/image?".utf8) || server.mayBeThumbor(target) else { return nil }
+              target.utf8.starts(with: "/image?".utf8) || server.mayBeDialectURL(target) else { return nil }
         let fields = request.headerFields
         if let connection = fields[.connection], connection.lowercased().contains("close") { return nil }
         let started = ContinuousClock.now
         let accepted = server.proxy.negotiatedFormat(accept: fields[values: .accept])
-        guard let recognized = server.recognizedRequest(target: target, accepted: accepted),
+        let now = Date()
+        // An imgproxy URL past its `expires` was recognized before: the router refuses it.
+        guard let recognized = server.recognizedRequest(target: target, accepted: accepted), !recognized.headers.hasExpired(at: now),
               let output = server.proxy.cachedImage(for: recognized.plan) else { return nil }
         var head = server.responseHead(for: output, ifNoneMatch: fields[values: .ifNoneMatch])
-        if let maxAge = recognized.maxAge, output.isComplete { head.headerFields[.cacheControl] = "public, max-age=\(maxAge)" }
+        recognized.headers.apply(to: &head, isComplete: output.isComplete, now: now, ceiling: server.proxy.configuration.maxAge)
         // What Hummingbird adds to the router's responses.
         head.headerFields[.date] = HTTPDate.now
         head.headerFields[.server] = ProxyServer.serverName

@@ -97,6 +97,11 @@ public final class ImageProxy: Sendable {
         public var retryAfter = 1
         /// The longest a whole download, or the read of a local file, may take. Default: 15 seconds.
         public var originTimeout: Duration = .seconds(15)
+        /// PEM files of certificate authorities trusted for HTTPS origins besides the system's
+        /// roots (``HTTPImageLoader/Configuration/additionalTrustRoots``): origins behind a
+        /// private CA. Certificates are still verified against the origin's host name, through
+        /// the egress guard too. Default: none.
+        public var originTrustRoots: [URL] = []
         /// The coders; tests wrap the decoders to count decodes.
         public var registry: CoderRegistry = .system()
         /// The log for the proxy's own events (one line per request goes to ``accessLogger``).
@@ -214,6 +219,7 @@ public final class ImageProxy: Sendable {
         var http = HTTPImageLoader.Configuration(acceptedFormats: registry.decodableFormats)
         http.maximumResponseSize = configuration.maximumSourceBytes
         http.timeout = configuration.originTimeout
+        http.additionalTrustRoots = configuration.originTrustRoots
         http.maximumConcurrentDownloads = max(6, min(configuration.maximumConcurrentRequests, 32))
         http.userAgent = "swift-web-image-proxy/0.1"
         // Every hop, the first included, is checked; a refusal travels through the loader as
@@ -377,7 +383,7 @@ public final class ImageProxy: Sendable {
         _ = try plan(for: recipe, accepted: nil)
         let url = try await checkedSourceURL(recipe.source)
         do {
-            let container = try await manager.image(for: ImageRequest(url: url, options: [.retryFailed])).container
+            let container = try await manager.image(for: originalRequest(url, options: [.retryFailed])).container
             return (container.image.width, container.image.height, container.animation?.frames.count ?? 1)
         } catch let error as ImageError {
             if case .local = recipe.source, case .invalidURL = error {
@@ -500,9 +506,23 @@ public final class ImageProxy: Sendable {
         return rendered
     }
 
+    /// The manager's request for the original at `url`. For an HTTP origin the original's
+    /// cache key carries ``OriginGuard/policyDigest``, as variant keys do: an original fetched
+    /// through a redirect that today's policy refuses (a host since removed from the
+    /// allowlist, loopback no longer allowed) is a cache hit that would never follow the
+    /// redirect again, so after a restart with a stricter policy it must not be found.
+    private func originalRequest(_ url: URL, options: ImageOptions) -> ImageRequest {
+        var request = ImageRequest(url: url, options: options)
+        if let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+            let digest = policyDigest
+            request.cacheKeyFilter = { $0.absoluteString + "|policy=" + digest }
+        }
+        return request
+    }
+
     /// Loads, decodes and processes through the manager, encodes.
     private func render(_ recipe: RenderRecipe, from url: URL, as target: ImageFormat?) async throws -> Rendered {
-        var imageRequest = ImageRequest(url: url, options: [.retryFailed])
+        var imageRequest = originalRequest(url, options: [.retryFailed])
         if target == .jpeg { imageRequest.options.insert(.decodeFirstFrameOnly) }
         if configuration.cachesDisabled { imageRequest.options.insert(.fromLoaderOnly) }
         let (thumbnail, processors) = Self.processors(for: recipe, maximumDimension: configuration.limits.maximumDimension)
@@ -549,7 +569,7 @@ public final class ImageProxy: Sendable {
     /// The first frame of the image at `url` (checked already), through the pipeline: the
     /// caches and the limits of a source. Watermarks and frames are read this way.
     private func firstFrame(of url: URL) async throws -> Bitmap {
-        var request = ImageRequest(url: url, options: [.retryFailed, .decodeFirstFrameOnly])
+        var request = originalRequest(url, options: [.retryFailed, .decodeFirstFrameOnly])
         if configuration.cachesDisabled { request.options.insert(.fromLoaderOnly) }
         return try await manager.image(for: request).container.image
     }

@@ -227,15 +227,15 @@ public struct ProxyServer: Sendable {
 
     func imageResponse(_ request: Request, context: ProxyRequestContext) async -> Response {
         await limitedImageResponse(request, context: context) { () throws(ProxyError) in
-            (try imageRequest(uri: request.uri).recipe, nil)
+            (try imageRequest(uri: request.uri).recipe, DialectHeaders())
         }
     }
 
     /// The answer of an image request of any dialect, within the concurrency limit: `parse`
-    /// gives its recipe and its own `max-age` if it has one.
+    /// gives its recipe and what its dialect adds to the headers.
     func limitedImageResponse(
         _ request: Request, context: ProxyRequestContext,
-        parse: () throws(ProxyError) -> (RenderRecipe, maxAge: Int?)
+        parse: () throws(ProxyError) -> (RenderRecipe, DialectHeaders)
     ) async -> Response {
         await limited(context) {
             await imageResponse(request, context: context, parse: parse)
@@ -261,16 +261,16 @@ public struct ProxyServer: Sendable {
 
     private func imageResponse(
         _ request: Request, context: ProxyRequestContext,
-        parse: () throws(ProxyError) -> (RenderRecipe, maxAge: Int?)
+        parse: () throws(ProxyError) -> (RenderRecipe, DialectHeaders)
     ) async -> Response {
         do throws(ProxyError) {
-            let (recipe, maxAge) = try parse()
+            let (recipe, dialectHeaders) = try parse()
             context.notes.set("source", RenderRecipe.sourceKey(recipe.source))
             context.notes.set("dialect", recipe.dialect)
             let result = try await proxy.image(for: recipe, accepted: proxy.negotiatedFormat(accept: request.headers[values: .accept]))
             context.notes.set("cache", result.cacheLabel)
             var head = responseHead(for: result, ifNoneMatch: request.headers[values: .ifNoneMatch])
-            if let maxAge, result.isComplete { head.headerFields[.cacheControl] = "public, max-age=\(maxAge)" }
+            dialectHeaders.apply(to: &head, isComplete: result.isComplete, now: Date(), ceiling: proxy.configuration.maxAge)
             return Response(status: head.status, headers: head.headerFields, body: head.status == .ok ? .init(byteBuffer: result.image.body) : .init())
         } catch {
             if let detail = error.detail { context.notes.set("error", detail) }
@@ -300,8 +300,9 @@ public struct ProxyServer: Sendable {
     struct RecognizedRequest: Sendable {
         var plan: ImageProxy.Plan
         var sourceKey: String
-        /// thumbor's `max_age()`: the `Cache-Control` lifetime of this URL's answers.
-        var maxAge: Int?
+        /// What the URL's dialect adds to the headers (thumbor's `max_age()`, imgproxy's
+        /// `expires` and `Content-Disposition`).
+        var headers: DialectHeaders
         /// The path, for the access log and the metrics' route.
         var path: String
     }
@@ -314,31 +315,50 @@ public struct ProxyServer: Sendable {
         let key = RecognizedTarget(target: target, accepted: accepted)
         if let known = recognizedTargets.value(forKey: key) { return known }
         let uri = URI(target)
-        guard let (recipe, maxAge) = recognizedRecipe(uri),
+        guard let (recipe, headers) = recognizedRecipe(uri),
               let plan = try? proxy.plan(for: recipe, accepted: accepted) else { return nil }
-        let recognized = RecognizedRequest(plan: plan, sourceKey: RenderRecipe.sourceKey(recipe.source), maxAge: maxAge, path: uri.path)
-        recognizedTargets.set(recognized, forKey: key, cost: target.utf8.count + plan.key.utf8.count + recognized.sourceKey.utf8.count)
+        let recognized = RecognizedRequest(plan: plan, sourceKey: RenderRecipe.sourceKey(recipe.source), headers: headers, path: uri.path)
+        let cost = target.utf8.count + plan.key.utf8.count + recognized.sourceKey.utf8.count + (headers.disposition?.name.utf8.count ?? 0)
+        recognizedTargets.set(recognized, forKey: key, cost: cost)
         return recognized
     }
 
-    /// The recipe of an `/image` URL, or of a thumbor image URL (not `meta/`, not the health
-    /// check), once its checks pass; `nil` for anything else. imgproxy's URLs carry headers of
-    /// their own (`Content-Disposition`, `expires`), so they always take the router's path.
-    private func recognizedRecipe(_ uri: URI) -> (RenderRecipe, maxAge: Int?)? {
+    /// The recipe of an `/image` URL, or of a thumbor or imgproxy image URL (not `meta/`, not a
+    /// health check), with what its dialect adds to the headers, once its checks pass; `nil`
+    /// for anything else. A dialect at the root is asked last, as its middleware is.
+    private func recognizedRecipe(_ uri: URI) -> (RenderRecipe, DialectHeaders)? {
         if uri.path == "/image" {
             guard let parsed = try? imageRequest(uri: uri) else { return nil }
-            return (parsed.recipe, nil)
+            return (parsed.recipe, DialectHeaders())
         }
-        guard let route = thumbor, uri.query == nil, let relative = route.relativePath(uri.path[...]), relative != "/healthcheck",
-              let url = try? route.url(relative, limits: proxy.configuration.limits, allowsLocal: proxy.configuration.originDirectory != nil),
-              !url.isMeta else { return nil }
-        return (url.recipe, url.maxAge)
+        guard uri.query == nil else { return nil }
+        let path = uri.path[...], thumborFirst = thumbor?.prefix.isEmpty != true
+        if thumborFirst, let relative = thumbor?.relativePath(path) { return recognizedThumbor(relative) }
+        if let imgproxy, let relative = imgproxy.relativePath(path) {
+            guard relative != "/health",
+                  let url = try? imgproxy.url(relative, limits: proxy.configuration.limits, allowsLocal: proxy.configuration.originDirectory != nil)
+            else { return nil }
+            return (url.recipe, url.headers)
+        }
+        if !thumborFirst, let relative = thumbor?.relativePath(path) { return recognizedThumbor(relative) }
+        return nil
     }
 
-    /// Whether the request target can be a thumbor URL (checked fully by ``recognizedRequest(target:accepted:)``).
-    func mayBeThumbor(_ target: String) -> Bool {
-        guard let thumbor else { return false }
-        return thumbor.prefix.isEmpty || (target.hasPrefix(thumbor.prefix) && target.dropFirst(thumbor.prefix.count).first == "/")
+    private func recognizedThumbor(_ relative: Substring) -> (RenderRecipe, DialectHeaders)? {
+        guard let thumbor, relative != "/healthcheck",
+              let url = try? thumbor.url(relative, limits: proxy.configuration.limits, allowsLocal: proxy.configuration.originDirectory != nil),
+              !url.isMeta else { return nil }
+        return (url.recipe, DialectHeaders(maxAge: url.maxAge))
+    }
+
+    /// Whether the request target can be a thumbor or imgproxy URL (checked fully by
+    /// ``recognizedRequest(target:accepted:)``).
+    func mayBeDialectURL(_ target: String) -> Bool {
+        func isUnder(_ prefix: String?) -> Bool {
+            guard let prefix else { return false }
+            return prefix.isEmpty || (target.hasPrefix(prefix) && target.dropFirst(prefix.count).first == "/")
+        }
+        return isUnder(thumbor?.prefix) || isUnder(imgproxy?.prefix)
     }
 
     /// The status and headers of an image: `200`, or `304` when `ifNoneMatch` matches (the body

@@ -76,6 +76,10 @@ for angle in (1, 2, 3):
     run(*avif, "--lossless", "--irot", str(angle), src("quadrants.png"), out(f"avif-irot{angle}.avif"))
 for mode in (0, 1):
     run(*avif, "--lossless", "--imir", str(mode), src("quadrants.png"), out(f"avif-imir{mode}.avif"))
+# irot 1 then imir: EXIF orientations 5 (imir 0, top-bottom: a transpose) and 7 (imir 1,
+# left-right: a transverse).
+for mode in (0, 1):
+    run(*avif, "--lossless", "--irot", "1", "--imir", str(mode), src("quadrants.png"), out(f"avif-irot1-imir{mode}.avif"))
 # Crop to the top-left quadrant (24×16 at 0,0): all red.
 run(*avif, "--lossless", "--crop", "0,0,24,16", src("quadrants.png"), out("avif-clap.avif"))
 # A three-frame sequence, red, green, blue; timescale 1000 Hz, 100 ms + 250 ms + 40 ms.
@@ -99,10 +103,17 @@ run(*heif, "-o", out("heic-exif6.heic"), src("quadrants.png"))
 run("exiftool", "-q", "-overwrite_original", "-n", "-Orientation=6", out("heic-exif6.heic"))
 # irot/imir written by libheif from an orientation (heif-orient.c): 6 = irot 270° anticlockwise
 # (a quarter turn clockwise to view), 3 = irot 180°, 8 = irot 90° anticlockwise, 2 = imir
-# left-right, 4 = imir top-bottom. No EXIF is written.
+# left-right, 4 = imir top-bottom, 5 and 7 = a rotation and a mirror (transpose, transverse).
+# No EXIF is written.
 run("gcc", "-O1", "-o", src("heif-orient"), os.path.join(here, "heif-orient.c"), "-lheif")
-for orientation in (2, 3, 4, 6, 8):
+for orientation in (2, 3, 4, 5, 6, 7, 8):
     run(src("heif-orient"), str(orientation), out(f"heic-orientation{orientation}.heic"))
+# What phones write: irot for orientation 6 and an EXIF Orientation tag too, here a different
+# one (8), so that applying the tag as well as the boxes shows.
+run(src("heif-orient"), "6", out("heic-orientation6-exif8.heic"), "8")
+# A 48×32 primary image with a 24×16 thumbnail item in the inverse colours (cyan, magenta /
+# yellow, black): a decode shows which of the two it used.
+run(src("heif-orient"), "1", out("heic-thumbnail-inverse.heic"), "0", "24")
 
 # A 2×1 grid HEIC (heif-enc 1.15 writes every image as a 1×1 grid; this one has two tiles):
 # two 64×64 tiles, red on the left and blue on the right, each encoded by heif-enc, then their

@@ -18,6 +18,10 @@ import WebImageGTK
 //   bindbutton PATH  binds the button's image: "bound button PATH", later "completed button PATH ok|failed"
 //   pixel [button]   after the next frame, the centre pixel of the view (or the button) as drawn:
 //                "pixel R G B A"
+//   snapshot FILE  after the next frame, writes the view's widget as GTK's renderer draws it to
+//                FILE (R, G, B, A premultiplied, rows of WIDTH × 4 bytes): "snapshot WIDTH HEIGHT
+//                [covered=X,Y,W,H …]", the rectangles of the widgets drawn over the picture
+//                (the spinner)
 //   spinner      "spinner on|off"
 //   waitopaque   waits (frame by frame, at most 600 frames) until the picture is fully opaque:
 //                "opaque" or "still fading"
@@ -29,6 +33,12 @@ import WebImageGTK
 //                ("… none" without an animation)
 //   anim         the view's player: "anim index=I buffered=BYTES peak=BYTES limit=BYTES" or "anim none"
 //   memlimit BYTES  the view's animationMemoryLimit for the next binds: "memlimit BYTES"
+//   pressure low|medium|critical  emits GIO's low-memory-warning on the default memory monitor
+//                once the view's animation shows a frame and, paused, has filled its buffer,
+//                with the decoding executor held (nothing decodes again before the count): "pressure
+//                before=BYTES after=BYTES refilled=BYTES frame=BYTES cache=COST->COST" (the
+//                player's buffer before, right after, and once decoding ran again; one frame's
+//                bytes; the binder's memory cache before and after) or "pressure none"
 //   benchhit N PATH PATH  binds the view N times, alternating between two images the memory
 //                cache holds, timing each setImage: "benchhit n=N median=US p99=US misses=M
 //                texture=US" (the last: making a 256 px texture alone, the floor)
@@ -109,6 +119,7 @@ g_main_loop_run(loop)
                 bind(words[1], progressive: words.contains("progressive"), fade: words.contains("fade"), firstFrame: words.contains("firstframe"))
             case "bindbutton": bindButton(words[1])
             case "pixel": await pixel(of: words.contains("button") ? button.imageView.widget : view.widget)
+            case "snapshot": await snapshot(to: words[1])
             case "spinner": say("spinner \(view.isSpinnerVisible ? "on" : "off")")
             case "waitopaque": await waitUntilOpaque()
             case "hide":
@@ -134,6 +145,7 @@ g_main_loop_run(loop)
             case "memlimit":
                 view.animationMemoryLimit = Int(words[1]) ?? view.animationMemoryLimit
                 say("memlimit \(view.animationMemoryLimit)")
+            case "pressure": await emitMemoryWarning(words[1])
             case "benchhit": benchmarkMemoryHits(count: Int(words[1]) ?? 1000, paths: [words[2], words[3]])
             case "benchplay": await benchmarkPlayback(seconds: Int(words[1]) ?? 60, path: words[2])
             case "destroy":
@@ -182,12 +194,17 @@ g_main_loop_run(loop)
         say(gtk_widget_get_opacity(view.picture) >= 1 ? "opaque" : "still fading")
     }
 
-    /// The centre pixel of `widget` once a frame has been drawn since the command.
-    func pixel(of widget: UnsafeMutablePointer<GtkWidget>) async {
+    /// Returns once GTK has drawn a frame of `widget` since the call.
+    func nextFrame(of widget: UnsafeMutablePointer<GtkWidget>) async {
         let clock = gtk_widget_get_frame_clock(widget)
         let frame = gdk_frame_clock_get_frame_counter(clock)
         gtk_widget_queue_draw(widget)
         while gdk_frame_clock_get_frame_counter(clock) <= frame { await Task.yield() }
+    }
+
+    /// The centre pixel of `widget` once a frame has been drawn since the command.
+    func pixel(of widget: UnsafeMutablePointer<GtkWidget>) async {
+        await nextFrame(of: widget)
         var width: Int32 = 0, height: Int32 = 0
         guard let rgba = wi_gtk_widget_rgba(widget, &width, &height) else {
             say("pixel none")
@@ -262,5 +279,79 @@ extension Probe {
         view.onAnimationFrame = nil
         let player = view.animationPlayer
         say("benchplay frames=\(frames) late=\(late) maxlate=\(maxLate.components.attoseconds / 1_000_000_000_000_000 + maxLate.components.seconds * 1000) peak=\(player?.peakBufferedBytes ?? -1) limit=\(player?.memoryLimit ?? -1)")
+    }
+}
+
+extension Probe {
+    /// The view's widget as GTK's renderer draws it, into `path`, and where other widgets (the
+    /// spinner) cover the picture.
+    func snapshot(to path: String) async {
+        await nextFrame(of: view.widget)
+        var width: Int32 = 0, height: Int32 = 0
+        guard let rgba = wi_gtk_widget_rgba(view.widget, &width, &height) else { return say("snapshot none") }
+        defer { g_free(rgba) }
+        let written = FileManager.default.createFile(atPath: path, contents: Data(bytes: rgba, count: Int(width) * Int(height) * 4))
+        guard written else { return say("snapshot unwritable \(path)") }
+        var covered: [String] = []
+        var child = gtk_widget_get_first_child(view.widget)
+        while let widget = child {
+            var bounds = graphene_rect_t()
+            if widget != view.picture, gtk_widget_get_visible(widget) != 0, gtk_widget_compute_bounds(widget, view.widget, &bounds) != 0 {
+                covered.append("covered=\(Int(bounds.origin.x)),\(Int(bounds.origin.y)),\(Int(bounds.size.width.rounded(.up))),\(Int(bounds.size.height.rounded(.up)))")
+            }
+            child = gtk_widget_get_next_sibling(widget)
+        }
+        say((["snapshot \(width) \(height)"] + covered).joined(separator: " "))
+    }
+
+    /// GIO's `low-memory-warning` at `levelName`, emitted on the default monitor as GIO emits it
+    /// when the system runs short: real kernel pressure cannot be produced in a test. The
+    /// animation is paused with its buffer full and the decoding executor (one thread) held
+    /// meanwhile, so the count right after the warning is what the trim left, before decoding
+    /// ahead starts again.
+    func emitMemoryWarning(_ levelName: String) async {
+        let levels = ["low": G_MEMORY_MONITOR_WARNING_LEVEL_LOW, "medium": G_MEMORY_MONITOR_WARNING_LEVEL_MEDIUM, "critical": G_MEMORY_MONITOR_WARNING_LEVEL_CRITICAL]
+        guard let player = view.animationPlayer, let level = levels[levelName] else { return say("pressure none") }
+        let cache = view.binder.manager.configuration.cache
+        // The frame on screen first (the trim keeps it), then the buffer full behind it.
+        for _ in 0..<600 where player.currentFrameIndex == nil { await nextFrame(of: view.widget) }
+        player.pause(at: .now)
+        await player.waitUntilBuffered()
+        let before = player.bufferedBytes, cacheBefore = cache.memoryCost
+        let release = holdDecodingExecutor()
+        emitLowMemoryWarning(level)
+        let after = player.bufferedBytes, cacheAfter = cache.memoryCost
+        release.signal()
+        await player.waitUntilBuffered()
+        let refilled = player.bufferedBytes
+        player.play(at: .now)
+        say("pressure before=\(before) after=\(after) refilled=\(refilled) frame=\(player.canvasWidth * player.canvasHeight * 4) cache=\(cacheBefore)->\(cacheAfter)")
+    }
+
+    /// Occupies the players' decoding executor (one thread) until the semaphore returned is
+    /// signalled; returns once it is occupied, so no frame is being decoded.
+    func holdDecodingExecutor() -> DispatchSemaphore {
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        AnimatedImagePlayer.decodingExecutor.submit {
+            started.signal()
+            release.wait()
+        }
+        started.wait()
+        return release
+    }
+
+    /// `g_signal_emit_by_name(monitor, "low-memory-warning", level)`, through `g_signal_emitv`
+    /// (Swift cannot call C's variadic functions): the signal the view layer is connected to.
+    func emitLowMemoryWarning(_ level: GMemoryMonitorWarningLevel) {
+        guard let monitor = g_memory_monitor_dup_default() else { return say("no memory monitor") }
+        defer { g_object_unref(UnsafeMutableRawPointer(monitor)) }
+        var values = [GValue(), GValue()]
+        g_value_init(&values[0], g_memory_monitor_get_type())
+        g_value_set_object(&values[0], UnsafeMutableRawPointer(monitor))
+        g_value_init(&values[1], g_memory_monitor_warning_level_get_type())
+        g_value_set_enum(&values[1], gint(level.rawValue))
+        g_signal_emitv(values, g_signal_lookup("low-memory-warning", g_memory_monitor_get_type()), 0, nil)
+        g_value_unset(&values[0])
+        g_value_unset(&values[1])
     }
 }

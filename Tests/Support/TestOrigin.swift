@@ -126,8 +126,10 @@ public final class TestOrigin: Sendable {
         self.port = port
     }
 
-    /// Starts a server on `127.0.0.1` and an ephemeral port.
-    public static func start() async throws -> TestOrigin {
+    /// Starts a server on `127.0.0.1` and an ephemeral port. `prepare` runs first on each
+    /// accepted connection, before the HTTP handlers: a test adds its TLS handler there, to
+    /// serve HTTPS (this module does not depend on NIOSSL).
+    public static func start(prepare: (@Sendable (Channel) throws -> Void)? = nil) async throws -> TestOrigin {
         let box = OriginBox()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -139,6 +141,7 @@ public final class TestOrigin: Sendable {
                         state.connections.append(channel)
                         return state.connections.count - 1
                     }
+                    try prepare?(channel)
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(OriginHandler(origin: origin, connection: connection))
                 }

@@ -18,6 +18,7 @@ import WebImageTestSupport
     static let animations = [
         "Demo/images/chi-animated.gif", "Demo/images/iss634-animated.webp", "Demo/images/apng-delay.png",
         "Tests/Fixtures/hopper-animated-16.webp", "Tests/Fixtures/dispose_bgnd.gif", "Tests/Fixtures/avif-animated.avif",
+        "Tests/Fixtures/avif-loop-3.avif",
     ]
 
     /// The corpus's animations in formats with a frame source (empty without the corpus).
@@ -99,6 +100,19 @@ import WebImageTestSupport
     @Test(.enabled(if: Reference.corpus != nil, "../shared/corpus is absent"), arguments: corpusAnimations)
     func corpusFramesEqualTheFullDecode(file: String) async throws {
         try await Self.checkAgainstFullDecode(try Data(contentsOf: Reference.corpus!.appendingPathComponent(file)))
+    }
+
+    /// An AVIF sequence plays as often as its edit list says (make-avif-loop-fixtures.py): the
+    /// player ends after one or three plays, and plays on for the infinite file and for one
+    /// without an edit list.
+    @Test(arguments: [("avif-loop-once.avif", 1), ("avif-loop-3.avif", 3), ("avif-loop-infinite.avif", 0), ("avif-animated.avif", 0)])
+    func anAVIFPlaysAsItsEditListSays(name: String, loopCount: Int) async throws {
+        let data = try Self.data("Tests/Fixtures/" + name)
+        let player = AnimatedImagePlayer(source: try #require(try CoderRegistry.system().makeAnimationFrameSource(for: data)))
+        #expect(player.loopCount == loopCount)
+        let shown = await Self.play(player, frames: 3, plays: 5, from: .now)
+        #expect(shown.count == 3 * (loopCount == 0 ? 5 : loopCount))
+        #expect(player.isFinished == (loopCount != 0))
     }
 
     /// With room for only two frames, every frame is decoded just ahead of its turn (and the

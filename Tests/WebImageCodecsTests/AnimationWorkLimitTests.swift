@@ -7,7 +7,7 @@ import WebImageTestSupport
 /// Animation decodes are bounded by the work they do (canvas pixels × frames composed, and the
 /// frame count), not only by the frames they keep: small files that would keep a core busy
 /// for minutes are refused before the first frame is composed.
-@Suite struct AnimationWorkLimitTests {
+@Suite(.timeLimit(.minutes(10 * Sanitizers.slowdown))) struct AnimationWorkLimitTests {
     let registry = CoderRegistry.system()
 
     /// Expects `body` to throw ``ImageError/tooLarge(_:)`` whose message names `words`.

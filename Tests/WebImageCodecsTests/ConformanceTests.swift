@@ -24,9 +24,10 @@ extension ReferenceImage: CustomTestStringConvertible {
 ///   delay is 0 for us.
 /// - `edge/i_trns.png` is 16-bit grey with samples 0…255. Pillow clips 16-bit grey to 8 bits
 ///   (`I;16` → `L` keeps values up to 255 and saturates the rest), so it shows a full-range
-///   image; PNG's 16-bit samples scale to 8 bits (libpng, browsers and we keep the high byte),
-///   which makes the same samples almost black. The expected colour is the reference's divided
-///   by 256 (its alpha is unchanged).
+///   image; PNG's 16-bit samples scale to 8 bits (we round `v × 255 / 65535` to the nearest,
+///   as the colour-management rule for high bit depths asks), which makes the same samples
+///   almost black. The expected colour is the reference's scaled and rounded the same way (its
+///   alpha is unchanged).
 /// - Two APNG frames where Pillow's compositing departs from the APNG specification: the
 ///   expected frame is the one the specification (and Firefox and Chrome) give, stated in
 ///   ``specificationFrames``. Both frames are a single colour, so the whole fingerprint is.
@@ -83,7 +84,8 @@ struct ConformanceTests {
             referenceFrames[frame] = Array(repeating: rgba, count: 64)
         }
         if reference.file == "edge/i_trns.png" {
-            referenceFrames = referenceFrames.map { $0.map { [$0[0] / 256, $0[1] / 256, $0[2] / 256, $0[3]] } }
+            let to8 = { (sample: Int) in (sample * 255 + 32767) / 65535 }
+            referenceFrames = referenceFrames.map { $0.map { [to8($0[0]), to8($0[1]), to8($0[2]), $0[3]] } }
         }
         #expect(container.orientation.rawValue == reference.orientation ?? 1, "stored orientation")
         let frames = container.animation?.frames.map(\.bitmap) ?? [container.image]

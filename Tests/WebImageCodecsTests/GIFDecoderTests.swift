@@ -179,7 +179,7 @@ import WebImageCore
 
     /// LZW work is bounded over the file: frames mostly off-screen still cost their width per
     /// visible row, and too much of that is refused.
-    @Test func lzwWorkBudget() throws {
+    @Test(.timeLimit(.minutes(10 * Sanitizers.slowdown))) func lzwWorkBudget() throws {
         var options = ImageDecodingOptions()
         options.maximumPixelCount = 40_000
         options.maximumAnimationBytes = 40_000 * 4

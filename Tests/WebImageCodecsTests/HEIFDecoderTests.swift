@@ -18,7 +18,8 @@ import WebImageCore
     /// they are brought to 8 bits by the rounding rule the decoder documents.
     @Test(arguments: [
         "heic-gradient.heic", "heic-alpha.heic", "heic-10bit.heic", "heic-exif6.heic", "heic-grid.heic",
-        "heic-orientation2.heic", "heic-orientation3.heic", "heic-orientation4.heic", "heic-orientation6.heic", "heic-orientation8.heic",
+        "heic-orientation2.heic", "heic-orientation3.heic", "heic-orientation4.heic", "heic-orientation5.heic", "heic-orientation6.heic",
+        "heic-orientation7.heic", "heic-orientation8.heic", "heic-orientation6-exif8.heic", "heic-thumbnail-inverse.heic",
     ])
     func matchesHeifConvert(fixture: String) throws {
         let container = try decode(fixture)
@@ -47,7 +48,9 @@ import WebImageCore
             ("heic-orientation2.heic", 48, 32, [g, r, w, b]),   // mirrored left to right
             ("heic-orientation3.heic", 48, 32, [w, b, g, r]),   // 180°
             ("heic-orientation4.heic", 48, 32, [b, w, r, g]),   // mirrored top to bottom
+            ("heic-orientation5.heic", 32, 48, [r, b, g, w]),   // transposed (the main diagonal)
             ("heic-orientation6.heic", 32, 48, [b, r, w, g]),   // a quarter turn clockwise
+            ("heic-orientation7.heic", 32, 48, [w, g, b, r]),   // transversed (the other diagonal)
             ("heic-orientation8.heic", 32, 48, [g, w, r, b]),   // a quarter turn anticlockwise
         ]
         for (name, width, height, quadrants) in cases {
@@ -73,6 +76,36 @@ import WebImageCore
         for image in [container.image, viaRegistry.image] {
             Files.expectQuadrants(image, width: 48, height: 32, [Files.red, Files.green, Files.blue, Files.white], tolerance: 40, "exif6")
         }
+    }
+
+    /// What phones write: irot for orientation 6 and an EXIF Orientation tag, here 8 (made to
+    /// differ, so that applying it too would show). Only the boxes' quarter turn clockwise is
+    /// applied, by the decoder and through the registry, and no orientation is reported.
+    @Test func exifBesideIrotIsNotApplied() throws {
+        let data = try Files.fixture("heic-orientation6-exif8.heic")
+        // The file does carry the tag: a big-endian TIFF block whose one entry says 8.
+        let tiff = try #require(data.firstRange(of: Data("MM\0*".utf8)))
+        #expect(Exif.orientation(inTIFF: data[tiff.lowerBound...]) == .left)
+        let container = try decoder.decode(data, options: .init())
+        #expect(container.orientation == .up)
+        let viaRegistry = try CoderRegistry.system().decode(data)
+        for image in [container.image, viaRegistry.image] {
+            Files.expectQuadrants(image, width: 32, height: 48, [Files.blue, Files.red, Files.white, Files.green], tolerance: 40, "irot 6, EXIF 8")
+        }
+    }
+
+    /// A 48×32 file whose 24×16 thumbnail item is a different picture (the quadrants in the
+    /// inverse colours): requests of 24 px and less decode the item, larger ones the primary
+    /// image, which the colours tell apart.
+    @Test(arguments: [(24, true), (12, true), (25, false), (48, false)])
+    func thumbnailItemIsUsedAtAndBelowItsSize(side: Int, usesItem: Bool) throws {
+        var options = ImageDecodingOptions()
+        options.thumbnail = .maxPixelSize(side)
+        let image = try decode("heic-thumbnail-inverse.heic", options).image
+        let size = options.thumbnail!.outputSize(width: 48, height: 32)
+        let (r, g, b, w) = (Files.red, Files.green, Files.blue, Files.white)
+        let expected = usesItem ? [r, g, b, w].map { $0.map { 255 - $0 } } : [r, g, b, w]
+        Files.expectQuadrants(image, width: size.width, height: size.height, expected, tolerance: 40, "thumbnail \(side)")
     }
 
     /// The 192×128 file carries a 96×64 thumbnail item: requests it covers decode it (96 px),

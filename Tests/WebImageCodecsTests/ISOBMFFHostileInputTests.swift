@@ -6,7 +6,7 @@ import WebImageTestSupport
 
 /// Damaged AVIF and HEIC files end in an ``ImageError`` (or, when the damage leaves a decodable
 /// file, an image within the limits), never a crash, a hang or another error type.
-@Suite struct ISOBMFFHostileInputTests {
+@Suite(.timeLimit(.minutes(10 * Sanitizers.slowdown))) struct ISOBMFFHostileInputTests {
     typealias Files = ISOBMFFTestFiles
 
     static let fixtures = Files.avifFixtures + Files.heicFixtures

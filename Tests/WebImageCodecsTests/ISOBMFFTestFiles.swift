@@ -16,12 +16,14 @@ enum ISOBMFFTestFiles {
 
     static let avifFixtures = [
         "avif-gradient.avif", "avif-alpha.avif", "avif-10bit.avif", "avif-12bit-420.avif", "avif-animated.avif",
-        "avif-irot1.avif", "avif-irot2.avif", "avif-irot3.avif", "avif-imir0.avif", "avif-imir1.avif", "avif-clap.avif",
-        "avif-grid.avif",
+        "avif-irot1.avif", "avif-irot2.avif", "avif-irot3.avif", "avif-imir0.avif", "avif-imir1.avif", "avif-irot1-imir0.avif",
+        "avif-irot1-imir1.avif", "avif-clap.avif",
+        "avif-grid.avif", "avif-loop-3.avif",
     ]
     static let heicFixtures = [
         "heic-gradient.heic", "heic-alpha.heic", "heic-10bit.heic", "heic-thumbnail.heic", "heic-exif6.heic", "heic-grid.heic",
-        "heic-orientation2.heic", "heic-orientation3.heic", "heic-orientation4.heic", "heic-orientation6.heic", "heic-orientation8.heic",
+        "heic-orientation2.heic", "heic-orientation3.heic", "heic-orientation4.heic", "heic-orientation5.heic", "heic-orientation6.heic",
+        "heic-orientation7.heic", "heic-orientation8.heic", "heic-orientation6-exif8.heic", "heic-thumbnail-inverse.heic",
     ]
 
     /// A reference decoder's output: its PNG's samples, read by Tests/Fixtures/png-samples.py.
@@ -40,7 +42,13 @@ enum ISOBMFFTestFiles {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("ref-\(UUID().uuidString).png")
         defer { try? FileManager.default.removeItem(at: output) }
         _ = try run([tool] + arguments + [path, output.path])
-        let text = try run(["python3", fixtures.appendingPathComponent("png-samples.py").path, output.path])
+        return try pngSamples(path: output.path)
+    }
+
+    /// The samples of an 8- or 16-bit RGB(A) PNG, read by Tests/Fixtures/png-samples.py (not
+    /// by this library's PNG decoder).
+    static func pngSamples(path: String) throws -> Samples {
+        let text = try run(["python3", fixtures.appendingPathComponent("png-samples.py").path, path])
         let lines = text.split(separator: "\n")
         let header = lines[0].split(separator: " ").compactMap { Int($0) }
         let values = lines.count > 1 ? lines[1].split(separator: " ").compactMap { Int($0) } : []

@@ -7,7 +7,7 @@ import WebImageTestSupport
 /// Damaged and hostile JPEGs: never a crash, a hang or an unbounded allocation; a typed error,
 /// or the documented partial image (a file cut inside its image data decodes as far as its
 /// data goes, the rest mid-grey).
-@Suite struct JPEGHostileInputTests {
+@Suite(.timeLimit(.minutes(10 * Sanitizers.slowdown))) struct JPEGHostileInputTests {
     /// What a decode of damaged bytes may do: throw an ``ImageError`` or return an image of the
     /// size the header declares.
     static func decodeOrTypedError(_ data: Data, options: ImageDecodingOptions = .init()) -> Bitmap? {

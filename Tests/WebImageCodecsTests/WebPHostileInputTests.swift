@@ -6,7 +6,7 @@ import WebImageTestSupport
 
 /// Bad bytes never crash, hang or allocate without bound: each case ends in an ``ImageError``
 /// or, where the damage leaves a decodable file, an image of the header's size.
-@Suite struct WebPHostileInputTests {
+@Suite(.timeLimit(.minutes(10 * Sanitizers.slowdown))) struct WebPHostileInputTests {
     let decoder = WebPDecoder()
 
     enum Outcome: Equatable { case image, error }

@@ -147,6 +147,11 @@ import WebImageTestSupport
         #expect(tiff.orientation == .up && tiff.frameCount == nil && tiff.pixelWidth == 32)
         let avif = try ImageMetadata(reading: TestFiles.fixture("hopper-32.avif"))
         #expect(avif.orientation == nil && avif.frameCount == nil && avif.format == .avif)
+        #expect(avif.loopCount == nil, "a still AVIF has no loop count")
+        // An AVIF sequence's loop count is its edit list's plays, forever without one.
+        for (name, plays) in [("avif-animated.avif", 0), ("avif-loop-once.avif", 1), ("avif-loop-3.avif", 3), ("avif-loop-infinite.avif", 0)] {
+            #expect(try ImageMetadata(reading: TestFiles.fixture(name)).loopCount == plays, "\(name)")
+        }
         #expect(throws: ImageError.self) { try ImageMetadata(reading: Data("not an image".utf8)) }
     }
 

@@ -99,8 +99,11 @@ import WebImageServer
         _ = try? await server.value
     }
 
+    /// The deadline only ends a hang: this target imports no test support (so no
+    /// `Sanitizers.slowdown`), and under ASan, with the whole suite rendering at once on two
+    /// cores, these small renders took over 60 s in CI.
     static func get(_ url: String) async throws -> (status: Int, body: Data) {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(300))
         let body = try await response.body.collect(upTo: 16 << 20)
         return (Int(response.status.code), Data(body.readableBytesView))
     }

@@ -43,7 +43,8 @@ import WebImageTestSupport
     }
 
     /// A thumbor URL whose variant is in memory is answered on the event loop too, with the
-    /// router's headers (its `max_age()` included); a `meta/` URL and an imgproxy URL are not.
+    /// router's headers (its `max_age()` included); a `meta/` URL is not (imgproxy's URLs:
+    /// `CachedVariantHandlerTests+Imgproxy.swift`).
     @Test func thumborHitsAreAnsweredOnTheEventLoopAsTheRouterWould() async throws {
         let unsafe = { (configuration: inout ImageProxy.Configuration) in configuration.thumbor.allowsUnsafe = true }
         let fast = try await ProxyHarness.start(configure: unsafe)
@@ -65,9 +66,13 @@ import WebImageTestSupport
         for name in names(viaRouter) {
             #expect(viaHandler.headers[name] == viaRouter.headers[name], "\(name)")
         }
+        // HEAD too, with the length of the GET's body.
+        let headViaHandler = try await fast.request(path, method: .HEAD)
+        Self.expectSameHeaders(headViaHandler, try await routed.request(path, method: .HEAD), "HEAD")
+        #expect(headViaHandler.header("Content-Length") == String(viaRouter.body.count))
         // meta/ is JSON made each time: the router's.
         _ = try await fast.request("/thumbor/unsafe/meta/100x100/" + ProxyHarness.encoded(origin.url("/e.jpg").absoluteString))
-        #expect(try await fast.eventLoopAnswers() == 1)
+        #expect(try await fast.eventLoopAnswers() == 2)
     }
 
     @Test func headAndConditionalHits() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 import WebImage
 @testable import WebImageServer
@@ -168,7 +169,7 @@ import WebImage
         #expect(recipe.blur == 2.5 && recipe.stripsICC && recipe.quality == 55 && recipe.format == .webp)
         #expect(recipe.formatQuality == [.webp: 40, .jpeg: 70])
         #expect(url.filename == "photo" && url.returnsAttachment)
-        #expect(url.expiresIn != nil)
+        #expect(url.expires != nil)
         #expect(recipe.dialect == "imgproxy")
         // Long names and size's partial arguments: an empty argument keeps what was set.
         let long = try parse("/insecure/resizing_type:force/width:100/height:50/size::60/enlarge:true/gravity:soea/quality:90/format:png/plain/http://example.com/a.jpg")
@@ -216,10 +217,24 @@ import WebImage
         #expect(try ImgproxyConfiguration.presets(parsing: "a=pr:b,b=w:5000") == ["a": "pr:b", "b": "w:5000"])
     }
 
-    /// An expired URL answers 404, as imgproxy does.
+    /// An expired URL answers 404, as imgproxy does; until then its answers are kept no longer
+    /// than what remains (nor than the proxy's own `max-age`), and say how to save them.
     @Test func expires() throws {
         let now = Date(timeIntervalSince1970: 1_000_000)
-        #expect(try parse("/insecure/exp:1000060/plain/http://example.com/a.jpg", now: now).expiresIn == 60)
+        let url = try parse("/insecure/exp:1000060/fn:photo/plain/http://example.com/a.jpg", now: now)
+        #expect(url.expires == 1_000_060)
+        let headers = url.headers
+        #expect(!headers.hasExpired(at: now) && headers.hasExpired(at: now + 60))
+        var head = HTTPResponse(status: .ok, headerFields: [.cacheControl: "public, max-age=3600", .contentType: "image/webp"])
+        headers.apply(to: &head, isComplete: true, now: now, ceiling: 3600)
+        #expect(head.headerFields[.cacheControl] == "public, max-age=60")
+        #expect(head.headerFields[.contentDisposition] == #"inline; filename="photo.webp""#)
+        headers.apply(to: &head, isComplete: true, now: now + 20, ceiling: 30)
+        #expect(head.headerFields[.cacheControl] == "public, max-age=30")
+        // A partial image (an animation cut short) keeps its `no-store`.
+        var partial = HTTPResponse(status: .ok, headerFields: [.cacheControl: "no-store"])
+        headers.apply(to: &partial, isComplete: false, now: now, ceiling: 3600)
+        #expect(partial.headerFields[.cacheControl] == "no-store")
         do {
             _ = try parse("/insecure/exp:999999/plain/http://example.com/a.jpg", now: now)
             Issue.record("an expired URL was accepted")

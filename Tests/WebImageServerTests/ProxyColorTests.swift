@@ -23,7 +23,7 @@ struct ProxyColorTests {
 
     /// The figure: a 64 px thumbnail of a photo with a 400 KB profile is under 5 KB, in
     /// every output format, and carries no profile.
-    @Test(arguments: ["jpeg", "webp", "png"])
+    @Test(arguments: ["jpeg", "webp", "png", "avif"])
     func thumbnailsCarryNoProfile(format: String) async throws {
         let (folder, profile) = try Self.originFolder()
         defer { folder.remove() }

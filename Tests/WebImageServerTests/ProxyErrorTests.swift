@@ -58,6 +58,33 @@ import WebImageTestSupport
         #expect(try await harness.get("/a.gif", "w=10").status == 200)
     }
 
+    /// The source limits are the proxy's whatever the dialect: a thumbor and an imgproxy URL of
+    /// each source get `/image`'s status and message (too many bytes, announced or streamed; too
+    /// many pixels), and a source within the limits is served through each.
+    @Test(arguments: ["bytes", "pixels"])
+    func sourceLimitsApplyThroughEveryDialect(_ limit: String) async throws {
+        let harness = try await ProxyHarness.start { configuration in
+            if limit == "bytes" { configuration.maximumSourceBytes = 100_000 } else { configuration.maximumSourcePixels = 1_000_000 }
+            configuration.thumbor.allowsUnsafe = true
+        }
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/e.jpg", data: try Fixture.elephants)     // 1 MB, 2 megapixels
+        harness.origin.register("/a.gif", data: try Fixture.animatedGIF)   // 86 KB, 77 kilopixels
+        var cases = [("/e.jpg", 413), ("/a.gif", 200)]
+        if limit == "bytes" { cases.append(("/huge?bytes=1000000&length=0", 413)) }
+        for (path, status) in cases {
+            let source = harness.origin.url(path).absoluteString
+            let image = try await harness.request(ProxyHarness.imagePath(url: source, "w=10"))
+            #expect(image.status == status, "\(limit) \(path)")
+            for dialect in ["/thumbor/unsafe/10x0/" + ProxyHarness.encoded(source), "/imgproxy/insecure/w:10/" + ImgproxyURLTests.base64(source)] {
+                let reply = try await harness.request(dialect)
+                #expect(reply.status == status, "\(limit) \(dialect)")
+                if status != 200 { expectPlainError(reply, status) }
+                #expect(status == 200 || reply.text == image.text, "\(limit) \(dialect): \(reply.text)")
+            }
+        }
+    }
+
     @Test func notAnImageIs415() async throws {
         let harness = try await ProxyHarness.start()
         defer { Task { await harness.stop() } }
@@ -85,7 +112,7 @@ import WebImageTestSupport
 
     /// The origin holds the response forever (its gate never opens); the proxy's download
     /// timeout, not the test, decides when to stop.
-    @Test func slowOriginIs504() async throws {
+    @Test(.timeLimit(.minutes(3 * Sanitizers.slowdown))) func slowOriginIs504() async throws {
         let harness = try await ProxyHarness.start { $0.originTimeout = .milliseconds(300) }
         defer { Task { await harness.stop() } }
         harness.origin.register("/slow.jpg", data: try Fixture.elephants)

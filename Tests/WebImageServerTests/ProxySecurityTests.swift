@@ -178,21 +178,63 @@ import WebImageTestSupport
         #expect(stricter.origin.requestCount(path: "/e.jpg") == 1)
     }
 
+    /// Variants made while a host was on the allowlist are not answered after a restart whose
+    /// allowlist lacks it. Given directly, such a host is refused before any cache is asked; the
+    /// case only the policy digest (`OriginGuard.policyDigest`) catches is a source on a host
+    /// still allowed that redirected to the removed one: the source passes today's checks, and
+    /// only a fetch (which today's allowlist refuses at the redirect) could tell. The digest is
+    /// in the variant's key and in the cached original's: with either left out, the old bytes
+    /// are answered (before the original's key had it, the cached original was decoded again).
+    @Test(arguments: Dialect.allCases) func variantsMadeUnderALongerAllowlistAreNotServedAfterARestart(_ dialect: Dialect) async throws {
+        let looser = try await Self.start {
+            $0.trustedOrigins = []
+            $0.addressPolicy = AddressPolicy(allowsLoopback: true)
+            $0.allowedHosts = ["localhost", "127.0.0.1"]
+        }
+        let removed = "http://127.0.0.1:\(looser.origin.port)/e.jpg"
+        let redirecting = "http://localhost:\(looser.origin.port)/redirect-to?location=" + ProxyHarness.encoded(removed)
+        for source in [removed, redirecting] {
+            #expect(try await looser.request(dialect.path(source)).status == 200, "\(source)")
+            #expect(try await looser.request(dialect.path(source)).status == 200, "\(source)")
+        }
+        #expect(looser.origin.requestCount(path: "/redirect-to") == 1)
+        await looser.stop(keepOrigin: true, keepCache: true)
+
+        let stricter = try await Self.start(origin: looser.origin, cacheDirectory: looser.cacheDirectory) {
+            $0.trustedOrigins = []
+            $0.addressPolicy = AddressPolicy(allowsLoopback: true)
+            $0.allowedHosts = ["localhost"]
+        }
+        defer { Task { await stricter.stop() } }
+        for source in [removed, redirecting] {
+            let reply = try await stricter.request(dialect.path(source))
+            #expect(reply.status == 403 && reply.text == "forbidden origin\n", "\(source)")
+        }
+        #expect(stricter.decodeCount == 0)
+        // The redirect was asked for again, and refused where it led.
+        #expect(stricter.origin.requestCount(path: "/redirect-to") == 2)
+    }
+
     /// A DNS server that answers as a test says, counting the questions. An injected resolver,
     /// because pointing the proxy at a real DNS server on loopback would need a network
     /// namespace with its own resolv.conf around the whole test process.
     final class ScriptedDNS: Sendable {
         private let questions = Mutex(0)
+        /// The one name it knows; every other fails to resolve.
+        let name: String
         let answer: @Sendable (Int) -> IPAddress
 
-        init(answer: @escaping @Sendable (Int) -> IPAddress) { self.answer = answer }
+        init(name: String = "rebind.test", answer: @escaping @Sendable (Int) -> IPAddress) {
+            self.name = name
+            self.answer = answer
+        }
 
         var count: Int { questions.withLock { $0 } }
 
         var resolver: HostResolver {
             var resolver = HostResolver()
             resolver.lookup = { [self] name in
-                guard name == "rebind.test" else { throw ImageError.network(.init(.dnsFailure, name)) }
+                guard name == self.name else { throw ImageError.network(.init(.dnsFailure, name)) }
                 return [answer(questions.withLock { $0 += 1; return $0 })]
             }
             return resolver

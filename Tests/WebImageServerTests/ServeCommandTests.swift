@@ -41,7 +41,7 @@ final class ServeProcess: Sendable {
     func get(_ url: String, headers: [(String, String)] = []) async throws -> (status: Int, headers: [(String, String)], body: Data) {
         var request = HTTPClientRequest(url: url)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60 * Int64(Sanitizers.slowdown)))
         let body = try await response.body.collect(upTo: 64 << 20)
         return (Int(response.status.code), response.headers.map { ($0.name, $0.value) }, Data(body.readableBytesView))
     }
@@ -141,6 +141,39 @@ final class ServeProcess: Sendable {
         #expect(reply.status == 200)
         let profile = try CoderRegistry.system().decode(reply.body, options: .preservingColor).iccProfile
         #expect((profile?.count == 3_144) == !(flags.isEmpty && environment.isEmpty), "\(flags) \(environment): \(profile?.count ?? 0) bytes")
+    }
+
+    /// `--allow-svg` (or WEBIMAGE_ALLOW_SVG) lets SVG sources through (drawn at the width asked
+    /// for); without either they are refused with 415.
+    @Test(arguments: [(["--allow-svg"], [String: String](), 200), ([], ["WEBIMAGE_ALLOW_SVG": "1"], 200), ([], [:], 415)])
+    func allowSVGFlag(flags: [String], environment: [String: String], status: Int) async throws {
+        let (cache, origin) = (TemporaryDirectory("serve-svg"), TemporaryDirectory("serve-svg-origin"))
+        defer { cache.remove(); origin.remove() }
+        try Data(contentsOf: Fixture.fixtures.appendingPathComponent("shapes.svg")).write(to: origin.url.appendingPathComponent("shapes.svg"))
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning", "--origin-dir", origin.path,
+        ] + flags, environment: environment)
+        defer { server.terminate() }
+        let reply = try await get("http://127.0.0.1:\(try await server.port())/image?url=local%3A%2F%2F%2Fshapes.svg&w=32&format=png")
+        #expect(reply.status == status, "\(flags) \(environment)")
+        if status == 200 { #expect(try CoderRegistry.system().decode(reply.body).image.width == 32) }
+    }
+
+    /// `--auto-formats` (or WEBIMAGE_AUTO_FORMATS) sets what `format=auto` offers, in order: by
+    /// default a browser taking AVIF gets AVIF; `webp` alone gives it WebP; `none`, the source's JPEG.
+    @Test(arguments: [([String](), [String: String](), ImageFormat.avif), (["--auto-formats", "webp"], [:], .webp),
+                      ([], ["WEBIMAGE_AUTO_FORMATS": "none"], .jpeg)])
+    func autoFormatsFlag(flags: [String], environment: [String: String], expected: ImageFormat) async throws {
+        let cache = TemporaryDirectory("serve-auto")
+        defer { cache.remove() }
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning", "--origin-dir", Fixture.demoImages.path,
+        ] + flags, environment: environment)
+        defer { server.terminate() }
+        let reply = try await get("http://127.0.0.1:\(try await server.port())/image?url=local%3A%2F%2F%2Fthumb-Kite.jpg&w=32&format=auto",
+                                  headers: [("Accept", "image/avif,image/webp,image/*,*/*;q=0.8")])
+        #expect(reply.status == 200)
+        #expect(ImageFormat(sniffing: reply.body) == expected, "\(flags) \(environment)")
     }
 
     @Test func thumborPrefixMustBeAPath() throws {

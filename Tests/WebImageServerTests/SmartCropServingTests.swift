@@ -8,14 +8,17 @@ import WebImageTestSupport
 /// (``ImageProcessors/SmartCrop``), not to the centre.
 @Suite struct SmartCropServingTests {
     /// 400 × 100, flat grey, with a 60 × 60 red and green checkerboard at x 20–80: the subject
-    /// is at the left, so a centred 100 × 100 window misses it.
-    static func subjectOnTheLeft() throws -> Data {
-        var pixels = [UInt8](repeating: 128, count: 400 * 100 * 4)
+    /// is at the left, so a centred 100 × 100 window misses it. `grey` gives the background's
+    /// level in each column.
+    static func subjectOnTheLeft(grey: (Int) -> UInt8 = { _ in 128 }) throws -> Data {
+        var pixels = [UInt8](repeating: 255, count: 400 * 100 * 4)
         for y in 0..<100 {
             for x in 0..<400 {
                 let offset = (y * 400 + x) * 4
-                pixels[offset + 3] = 255
-                guard (20..<80).contains(x), (20..<80).contains(y) else { continue }
+                guard (20..<80).contains(x), (20..<80).contains(y) else {
+                    (pixels[offset], pixels[offset + 1], pixels[offset + 2]) = (grey(x), grey(x), grey(x))
+                    continue
+                }
                 let red = (x / 6 + y / 6) % 2 == 0
                 (pixels[offset], pixels[offset + 1], pixels[offset + 2]) = red ? (230, 20, 20) : (20, 200, 20)
             }
@@ -61,5 +64,34 @@ import WebImageTestSupport
         // Offsets are not for smart, and smart is for the main gravity only.
         #expect(try await harness.request(ImgproxyServingTests.insecure(harness, "g:sm:10:10", "/subject.png")).status == 400)
         #expect(try await harness.request(ImgproxyServingTests.insecure(harness, "c:50:50:sm", "/subject.png")).status == 400)
+    }
+
+    /// The source column under the middle of a 100 × 100 reply's top row (outside the subject),
+    /// on the background `40 + x / 2`.
+    static func sourceColumn(_ reply: Reply) throws -> Int {
+        let image = try reply.decoded().image
+        let offset = 5 * image.bytesPerRow + 50 * image.pixelFormat.bytesPerPixel
+        return (Int(image.pixels[offset]) - 40) * 2
+    }
+
+    /// thumbor's `focal()` overrides `smart`: the window is centred on the focal region (at the
+    /// right), not on the subject (at the left) that `smart` alone finds, nor on the centre.
+    @Test func thumborFocalOverridesSmart() async throws {
+        let harness = try await ThumborServingTests.start()
+        defer { Task { await harness.stop() } }
+        // The background brightens from left to right: a pixel of it tells the source column.
+        harness.origin.register("/gradient.png", data: try Self.subjectOnTheLeft { UInt8(40 + $0 / 2) })
+        func column(_ options: String) async throws -> Int {
+            let reply = try await harness.request(ThumborServingTests.unsafe(harness, options, "/gradient.png"))
+            #expect(try reply.status == 200 && ThumborServingTests.size(reply) == "100x100", "\(options): \(reply.text)")
+            return try Self.sourceColumn(reply)
+        }
+        let centred = try await column("100x100/filters:format(png)")
+        #expect(abs(centred - 200) <= 4, "centred: \(centred)")
+        let smart = try await column("100x100/smart/filters:format(png)")
+        #expect(smart < 100, "smart alone: \(smart)")
+        let focal = try await column("100x100/smart/filters:focal(330x10:370x90):format(png)")
+        #expect(abs(focal - 350) <= 4, "smart with focal(): \(focal)")
+        #expect(try await column("100x100/filters:focal(330x10:370x90):format(png)") == focal)
     }
 }

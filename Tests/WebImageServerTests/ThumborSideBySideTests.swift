@@ -157,10 +157,15 @@ struct ThumborSideBySideTests {
             for image in Self.images {
                 for options in Self.options {
                     let path = "/unsafe/\(options)/\(image)"
-                    let response: HTTPClientResponse, theirs: Data
+                    // Both at once: thumbor works on one core, the proxy on the other, and the
+                    // suite's longest test takes half the time it took one after the other.
+                    // Long deadlines: a debug build's full-size geometry on two cores shared by
+                    // the suite's other tests took over a minute once.
+                    async let thumborAnswer = Self.thumbor(path, port: port, timeout: .seconds(180))
+                    async let proxyAnswer = harness.request("/thumbor" + path, timeout: .seconds(180))
+                    let theirs: (status: Int, body: Data)
                     do {
-                        response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(180))
-                        theirs = Data((try await response.body.collect(upTo: 64 << 20)).readableBytesView)
+                        theirs = try await thumborAnswer
                     } catch {
                         let log = (try? String(contentsOf: folder.url.appendingPathComponent("thumbor.log"), encoding: .utf8)) ?? ""
                         Issue.record("thumbor did not answer \(path): \(error); its log: \(log.suffix(3000))")
@@ -168,16 +173,14 @@ struct ThumborSideBySideTests {
                     }
                     let ours: Reply
                     do {
-                        // Long: a debug build's full-size geometry on two cores shared by the
-                        // suite's other thumbors and proxies took over a minute once.
-                        ours = try await harness.request("/thumbor" + path, timeout: .seconds(180))
+                        ours = try await proxyAnswer
                     } catch {
                         Issue.record("the proxy did not answer \(path): \(error)")
                         continue
                     }
-                    #expect(Self.summary(ours.status, ours.body) == Self.summary(Int(response.status.code), theirs), "\(path)")
-                    guard ours.status == 200, response.status.code == 200 else { continue }
-                    try Self.compareGeometry(options, source: sizes[image]!, ours: ours.body, theirs: theirs)
+                    #expect(Self.summary(ours.status, ours.body) == Self.summary(theirs.status, theirs.body), "\(path)")
+                    guard ours.status == 200, theirs.status == 200 else { continue }
+                    try Self.compareGeometry(options, source: sizes[image]!, ours: ours.body, theirs: theirs.body)
                 }
             }
         }
@@ -205,11 +208,7 @@ extension ThumborSideBySideTests {
     @Test func colourFiltersGiveThumborsPixels() async throws {
         try await Self.withThumborAndProxy { _, port, harness in
             func both(_ path: String) async throws -> (ours: Data, theirs: Data) {
-                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
-                let theirs = Data((try await response.body.collect(upTo: 64 << 20)).readableBytesView)
-                let ours = try await harness.request("/thumbor" + path)
-                #expect(response.status.code == 200 && ours.status == 200, "\(path)")
-                return (ours.body, theirs)
+                try await Self.both(path, port: port, harness: harness)
             }
             let filters = [
                 "brightness(30)", "brightness(-45)", "contrast(40)", "contrast(-50)", "rgb(20,-10,5)", "saturation(1.8)", "saturation(0.3)",
@@ -254,12 +253,20 @@ extension ThumborSideBySideTests {
     }
 
     /// Both answers for `path`, thumbor's and ours, after checking both are 200.
+    /// thumbor's answer to `path`.
+    static func thumbor(_ path: String, port: Int, timeout: TimeAmount = .seconds(60 * Int64(Sanitizers.slowdown))) async throws -> (status: Int, body: Data) {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: timeout)
+        return (Int(response.status.code), Data((try await response.body.collect(upTo: 64 << 20)).readableBytesView))
+    }
+
+    /// thumbor's and the proxy's answers to `path`, asked at once (each on a core of its own);
+    /// both must be 200.
     static func both(_ path: String, port: Int, harness: ProxyHarness) async throws -> (ours: Data, theirs: Data) {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
-        let theirs = Data((try await response.body.collect(upTo: 64 << 20)).readableBytesView)
-        let ours = try await harness.request("/thumbor" + path)
-        #expect(response.status.code == 200 && ours.status == 200, "\(path)")
-        return (ours.body, theirs)
+        async let theirs = thumbor(path, port: port)
+        async let ours = harness.request("/thumbor" + path)
+        let (thumborAnswer, proxyAnswer) = try await (theirs, ours)
+        #expect(thumborAnswer.status == 200 && proxyAnswer.status == 200, "\(path)")
+        return (proxyAnswer.body, thumborAnswer.body)
     }
 
     /// The mean absolute difference of two decoded answers' colour weighted by alpha (what is

@@ -138,4 +138,29 @@ import WebImageTestSupport
         #expect(reply.status == 200, "\(reply.text)")
         #expect(try ThumborServingTests.colour(reply, 5, 95) == .green && ThumborServingTests.colour(reply, 5, 75) == .blue)
     }
+
+    /// thumbor's `watermark()` source is fetched once, through the guard: later URLs with the
+    /// same watermark (other sizes, another place, another alpha: other variants, rendered
+    /// again) find it in the caches.
+    @Test func thumborWatermarkSourceIsFetchedOnce() async throws {
+        let harness = try await ThumborServingTests.start()
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/w.png", data: try Self.greenSquare())
+        let mark = harness.origin.url("/w.png").absoluteString.dropFirst("http://".count)
+        let cases: [(options: String, x: Int, y: Int)] = [
+            ("200x100/filters:watermark(\(mark),0,0,0)", 5, 5),
+            ("100x50/filters:watermark(\(mark),-0,-0,0)", 95, 45),
+            ("100x50/filters:watermark(\(mark),0,-0,0)", 5, 45),
+        ]
+        for (options, x, y) in cases {
+            let reply = try await harness.request(ThumborServingTests.unsafe(harness, options))
+            #expect(reply.status == 200 && reply.header("X-Cache") == "miss", "\(options): \(reply.text)")
+            #expect(try ThumborServingTests.colour(reply, x, y) == .green, "\(options)")
+        }
+        // Another image under the same watermark.
+        let elephants = try await harness.request(ThumborServingTests.unsafe(harness, "100x50/filters:watermark(\(mark),0,0,0)", "/e.jpg"))
+        #expect(elephants.status == 200 && elephants.header("X-Cache") == "miss")
+        #expect(try ThumborServingTests.colour(elephants, 5, 5) == .green)
+        #expect(harness.origin.requestCount(path: "/w.png") == 1)
+    }
 }

@@ -3,9 +3,10 @@ import FuzzSupport
 import WebImageCodecs
 import WebImageCore
 
-/// Every system decoder (JPEG, PNG/APNG, GIF, WebP), picked by sniffing as in a load: a full
-/// decode and a thumbnail decode of each input, inside the fuzzing limits. A decode either
-/// throws an ``ImageError`` or returns a container that keeps ``ContainerSanity``'s promises.
+/// Every system decoder (JPEG, PNG/APNG, GIF, WebP, AVIF, HEIF/HEIC, JPEG XL, SVG), picked by
+/// sniffing as in a load: a full decode and a thumbnail decode of each input, inside the
+/// fuzzing limits. A decode either throws an ``ImageError`` or returns a container that keeps
+/// ``ContainerSanity``'s promises.
 private let registry = CoderRegistry.system()
 
 func fuzzDecode(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {

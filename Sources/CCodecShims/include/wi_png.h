@@ -20,7 +20,7 @@ typedef enum {
 } wi_png_status;
 
 /// Decodes one complete PNG datastream to 8-bit straight-alpha RGBA (R first): every colour
-/// type and bit depth, palette and tRNS expanded, 16-bit channels reduced to their high byte,
+/// type and bit depth, palette and tRNS expanded, 16-bit channels rounded to 8 bits,
 /// grey replicated to RGB, Adam7 undone. No gamma or colour transform is applied: the samples
 /// are the stored ones. Text, iCCP, eXIf and other metadata chunks are skipped (the caller
 /// reads what it wants from its own chunk walk), so nothing here inflates metadata.

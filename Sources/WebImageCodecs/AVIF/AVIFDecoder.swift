@@ -22,10 +22,9 @@ import WebImageCore
 ///   rotation (`irot`, counter-clockwise quarter turns), then the mirror (`imir`). The returned
 ///   ``ImageContainer/orientation`` is therefore always ``ImageOrientation/up``; EXIF metadata in
 ///   an AVIF is not read (the boxes are the format's orientation).
-/// - Sequences: every frame's duration comes from the track's timescale; the loop count is 0
-///   (forever), as browsers play AVIF sequences, because libavif 0.11 does not expose the edit
-///   list's repetitions. With ``ImageDecodingOptions/firstFrameOnly`` only the first frame is
-///   decoded.
+/// - Sequences: every frame's duration comes from the track's timescale; the loop count from
+///   the colour track's edit list (``loopCount(_:)``), which libavif 0.11 does not read. With
+///   ``ImageDecodingOptions/firstFrameOnly`` only the first frame is decoded.
 /// - Thumbnails: AV1 has no reduced-size decode, so the frame is decoded at full size and
 ///   resampled (Lanczos-3) to the thumbnail size at once; a sequence keeps only thumbnail frames.
 ///
@@ -124,7 +123,7 @@ public struct AVIFDecoder: ImageDecoder {
             frames.append(.init(bitmap: try frameBitmap(decoder.pointee.image, options: options), duration: duration(decoder.pointee.imageTiming)))
         }
         let iccProfile = Self.colorProfile(of: decoder.pointee.image)
-        let animation = frameCount > 1 ? AnimatedImage(frames: frames, loopCount: 0) : nil
+        let animation = frameCount > 1 ? AnimatedImage(frames: frames, loopCount: loopCount(bytes)) : nil
         return ImageContainer(image: frames[0].bitmap, animation: animation, format: .avif, iccProfile: iccProfile)
     }
 
@@ -184,7 +183,16 @@ public struct AVIFDecoder: ImageDecoder {
         }
     }
 
-    /// A frame's duration from the track's timescale, exact to the nanosecond.
+    /// The plays of a sequence (0 = forever) from its colour track's edit list, as libavif 1.x
+    /// derives its `repetitionCount` (see ``ISOBMFFSequence/plays(_:)``): 1 for an edit that
+    /// does not repeat, the repetitions that fill the track's duration, or forever for an
+    /// indefinite one. A sequence without an edit list (avifenc before 1.0 writes none; libavif
+    /// 1.x calls its count unknown), or with one libavif 1.x would refuse, plays forever: the
+    /// answer this decoder gave before it read edit lists, and how browsers loop such files.
+    static func loopCount(_ bytes: UnsafeRawBufferPointer) -> Int {
+        ISOBMFFSequence.plays(bytes) ?? 0
+    }
+
     /// The colour profile of `image`: its ICC profile, else one for its `nclx` code points
     /// (`nil` when those are sRGB's).
     static func colorProfile(of image: UnsafeMutablePointer<avifImage>) -> Data? {
@@ -193,6 +201,7 @@ public struct AVIFDecoder: ImageDecoder {
         return CodedColorSpace.iccProfile(primaries: Int(image.pointee.colorPrimaries), transfer: Int(image.pointee.transferCharacteristics))
     }
 
+    /// A frame's duration from the track's timescale, exact to the nanosecond.
     static func duration(_ timing: avifImageTiming) -> Duration {
         guard timing.timescale > 0 else { return .zero }
         let (scaled, overflow) = timing.durationInTimescales.multipliedReportingOverflow(by: 1_000_000_000)

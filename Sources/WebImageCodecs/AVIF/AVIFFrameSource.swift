@@ -15,6 +15,7 @@ final class AVIFFrameSource: AnimationFrameSource {
     private let options: ImageDecodingOptions
     private let imageCount: Int
     private let iccProfile: Data?
+    let loopCount: Int
     /// The first frame, decoded by `init`, until ``nextFrame()`` returns it.
     private var pending: AnimatedImage.Frame?
     private var returned = 0
@@ -32,6 +33,7 @@ final class AVIFFrameSource: AnimationFrameSource {
         defer { if owned { avifDecoderDestroy(decoder) } }
         imageCount = Int(decoder.pointee.imageCount)
         guard imageCount > 1 else { return nil }
+        loopCount = AVIFDecoder.loopCount(bytes.buffer)
         self.options = options
         self.decoder = decoder
         let first = try Self.decodeNext(decoder, index: 0, of: imageCount)
@@ -47,8 +49,6 @@ final class AVIFFrameSource: AnimationFrameSource {
     }
 
     var frameCount: Int? { imageCount }
-    /// libavif 0.11 does not expose the edit list's repetitions: forever, as browsers play it.
-    var loopCount: Int { 0 }
 
     func nextFrame() throws -> AnimatedImage.Frame? {
         let frame: AnimatedImage.Frame

@@ -12,12 +12,13 @@ import WebImageCore
 ///   side of any coded image or tile it will allocate) is set from the same option, so its
 ///   parser refuses an item no allowed image could have with ``ImageError/tooLarge(_:)`` too.
 /// - Orientation: libheif applies the transformative properties itself (`clap`, `irot`,
-///   `imir`; `ignore_transformations` off), which are HEIF's way to store a rotated photo: a
-///   camera writes them, and resets the EXIF `Orientation` tag to 1 (HEIF requires readers to
-///   ignore that tag, since the boxes already say it). So an EXIF orientation inside a HEIF is
-///   never applied: the returned ``ImageContainer/orientation`` is always
-///   ``ImageOrientation/up``, the bitmap already upright. Browsers and libheif's own tools
-///   behave the same way; applying the tag as well would rotate such photos twice.
+///   `imir`; `ignore_transformations` off), which are HEIF's way to store a rotated photo.
+///   Phones write them and keep an EXIF `Orientation` tag beside them, which HEIF requires
+///   readers to ignore (the boxes already say it). So an EXIF orientation inside a HEIF is
+///   never applied, with boxes or without, even when the two disagree: the returned
+///   ``ImageContainer/orientation`` is always ``ImageOrientation/up``, the bitmap already
+///   upright. Browsers and libheif's own tools behave the same way; applying the tag as well
+///   would rotate such photos twice.
 /// - Thumbnails: when the file carries a thumbnail item at least as large as the requested
 ///   thumbnail, that item is decoded instead of the primary image (a camera's HEIC carries a
 ///   small one, decoding in a fraction of the time); otherwise the primary image is decoded

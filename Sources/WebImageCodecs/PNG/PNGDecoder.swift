@@ -4,7 +4,7 @@ import WebImageCore
 /// Decodes PNG and APNG files with libpng.
 ///
 /// Every colour type and bit depth decodes to ``PixelFormat/rgba8``: palettes and `tRNS`
-/// expanded, grey replicated to RGB, 16-bit samples reduced to their high byte, Adam7
+/// expanded, grey replicated to RGB, 16-bit samples rounded to 8 bits (`v × 255 / 65535`), Adam7
 /// interlacing undone. The colour space is the file's `cICP` code points, else its `iCCP`
 /// profile, else (without `sRGB`) its `cHRM` primaries with its `gAMA` curve, as a profile in
 /// ``ImageContainer/iccProfile`` that the decode converts to sRGB by default; a `gAMA` alone is

@@ -23,9 +23,10 @@ import Synchronization
 /// ## Shedding memory on Linux
 ///
 /// Linux has no memory-pressure notification like Apple's `didReceiveMemoryWarning`, so
-/// the cache cannot shrink by itself when the system runs short. An application that needs
-/// it asks explicitly, from whatever signal it has: ``trim(toCost:)`` to keep the most recently
-/// used part, ``removeAll()`` to drop everything. Common sources are a periodic check of
+/// the cache cannot shrink by itself when the system runs short. (A GTK application has GIO's
+/// `GMemoryMonitor`, which `WebImageGTK`'s `MemoryPressure` follows for the caches its views
+/// load through.) An application that needs it asks explicitly, from whatever signal it has:
+/// ``trim(toCost:)`` to keep the most recently used part, ``removeAll()`` to drop everything. Common sources are a periodic check of
 /// `MemAvailable` in `/proc/meminfo`, a cgroup v2 pressure trigger (write a threshold such as
 /// `some 150000 1000000` to the cgroup's `memory.pressure` and `poll` it for `POLLPRI`), or a
 /// signal an operator sends:

@@ -6,7 +6,7 @@ import Synchronization
 /// Users add or replace coders; the last one registered for a format wins.
 ///
 /// ```swift
-/// let registry = CoderRegistry.system()        // JPEG, PNG/APNG, GIF, WebP (WebImageCodecs)
+/// let registry = CoderRegistry.system()        // every coder of WebImageCodecs
 /// registry.register(PPMDecoder())             // yours, for a format of your own
 /// let image = try registry.decode(bytes, options: .init())
 /// let webp = try registry.encode(image, as: .webp)

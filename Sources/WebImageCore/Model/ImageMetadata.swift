@@ -59,8 +59,8 @@ public struct ImageMetadata: Sendable, Hashable {
     /// Frames in the file: 1 for a still image, `nil` when the format does not say (TIFF
     /// pages, HEIF, a JPEG XL animation). When ``isTruncated`` is true, a lower bound.
     public var frameCount: Int?
-    /// Plays of an animation, 0 meaning forever; `nil` for a still image, or a WebP animation
-    /// without its `ANIM` chunk.
+    /// Plays of an animation, 0 meaning forever (an AVIF sequence's from its edit list, forever
+    /// without one); `nil` for a still image, or a WebP animation without its `ANIM` chunk.
     public var loopCount: Int?
     /// Each frame's delay as stored, in order; empty for a still image.
     public var frameDurations: [Duration]

@@ -27,7 +27,7 @@ import Synchronization
 /// - **Visibility and memory pressure**: ``stop()`` when the view leaves the screen (playback
 ///   halts and only the frame on screen is kept; ``play(at:)`` resumes from it);
 ///   ``trimMemory()`` under memory pressure (the frames decoded ahead are dropped and decoded
-///   again as playback reaches them).
+///   again as playback reaches them; `WebImageGTK`'s views call it on GIO's low-memory warning).
 ///
 /// ```swift
 /// let source = try CoderRegistry.system().makeAnimationFrameSource(for: bytes)!

@@ -44,6 +44,11 @@ struct MetadataReader {
             if let ftyp = sniffer.bmffBox(at: 0, limit: reader.count), ftyp.type == FourCC.ftyp {
                 metadata.bitDepth = sniffer.isoBMFFPrimaryBitDepth(after: ftyp.end)
             }
+            // An AVIF sequence's plays from its edit list; without one forever, as AVIFDecoder
+            // answers.
+            if header.format == .avif, header.isAnimated == true {
+                metadata.loopCount = sniffer.isoBMFFSequencePlays() ?? 0
+            }
         }
         return metadata
     }

@@ -14,7 +14,7 @@ func snippet_WebImageCore_Caching_MemoryCache_1() async throws {
 }
 
 func snippet_WebImageCore_Caching_MemoryCache_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 34)
+#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 35)
     // MemAvailable from /proc/meminfo, in bytes.
     func availableMemory() -> UInt64? {
         let meminfo = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)
@@ -42,64 +42,64 @@ func snippet_WebImageCore_Caching_MemoryCache_2() async throws {
 }
 
 func snippet_WebImageCore_Caching_MemoryCache_3() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 70)
+#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 71)
     let thumbnails = MemoryCache<String, ImageContainer>(configuration: .init(costLimit: 64 << 20))
 #sourceLocation()
     _ = thumbnails
 }
 
 func snippet_WebImageCore_Caching_MemoryCache_4() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 103)
+#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 104)
     if let container = cache.value(forKey: key) { show(container) }
 #sourceLocation()
 }
 
 func snippet_WebImageCore_Caching_MemoryCache_5() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 121)
+#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 122)
     cache.set(container, forKey: key, cost: container.cost)
 #sourceLocation()
 }
 
 func snippet_WebImageCore_Caching_MemoryCache_6() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 139)
+#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 140)
     cache.removeValue(forKey: key)   // the image changed on the server
 #sourceLocation()
 }
 
 func snippet_WebImageCore_Caching_MemoryCache_7() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 153)
+#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 154)
     let missing = urls.filter { !cache.contains($0.absoluteString) }
 #sourceLocation()
     _ = missing
 }
 
 func snippet_WebImageCore_Caching_MemoryCache_8() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 166)
+#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 167)
     cache.removeAll()   // the user logged out
 #sourceLocation()
 }
 
 func snippet_WebImageCore_Caching_MemoryCache_9() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 176)
+#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 177)
     cache.trim(toCost: cache.totalCost / 2)   // memory is short: keep the newer half
 #sourceLocation()
 }
 
 func snippet_WebImageCore_Caching_MemoryCache_10() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 185)
+#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 186)
     cache.trim(toCount: 100)
 #sourceLocation()
 }
 
 func snippet_WebImageCore_Caching_MemoryCache_11() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 196)
+#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 197)
     // Once a minute, in a long-running server:
     cache.removeExpired()
 #sourceLocation()
 }
 
 func snippet_WebImageCore_Caching_MemoryCache_12() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 219)
+#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache.swift", line: 220)
     logger.info("memory cache hit ratio \(cache.statistics.hitRatio)")
 #sourceLocation()
 }

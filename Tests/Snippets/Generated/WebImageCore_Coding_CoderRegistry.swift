@@ -6,7 +6,7 @@ import WebImageServer
 
 func snippet_WebImageCore_Coding_CoderRegistry_1() async throws {
 #sourceLocation(file: "Sources/WebImageCore/Coding/CoderRegistry.swift", line: 9)
-    let registry = CoderRegistry.system()        // JPEG, PNG/APNG, GIF, WebP (WebImageCodecs)
+    let registry = CoderRegistry.system()        // every coder of WebImageCodecs
     registry.register(PPMDecoder())             // yours, for a format of your own
     let image = try registry.decode(bytes, options: .init())
     let webp = try registry.encode(image, as: .webp)

@@ -7,7 +7,7 @@ import CGTK
 import WebImageGTK
 
 func snippet_WebImageGTK_WebImageView_1() async throws {
-#sourceLocation(file: "Sources/WebImageGTK/WebImageView.swift", line: 23)
+#sourceLocation(file: "Sources/WebImageGTK/WebImageView.swift", line: 25)
     @MainActor func show(_ url: URL, in window: UnsafeMutablePointer<GtkWindow>, placeholder: ImageContainer) -> WebImageView {
         let view = WebImageView()
         gtk_window_set_child(window, view.widget)
@@ -18,7 +18,7 @@ func snippet_WebImageGTK_WebImageView_1() async throws {
 }
 
 func snippet_WebImageGTK_WebImageView_2() async throws {
-#sourceLocation(file: "Sources/WebImageGTK/WebImageView.swift", line: 116)
+#sourceLocation(file: "Sources/WebImageGTK/WebImageView.swift", line: 120)
     @MainActor func bind(_ view: WebImageView, to url: URL) {
         view.setImage(with: url, requestOptions: .progressiveLoad) { result in
             if case .failure(let error) = result { print(error) }

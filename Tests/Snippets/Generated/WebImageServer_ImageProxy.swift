@@ -26,7 +26,7 @@ func snippet_WebImageServer_ImageProxy_2() async throws {
 }
 
 func snippet_WebImageServer_ImageProxy_3() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 139)
+#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 144)
     let output = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: false)
     print(output.image.contentType, output.source, output.isComplete)   // image/jpeg miss true
 #sourceLocation()
@@ -34,7 +34,7 @@ func snippet_WebImageServer_ImageProxy_3() async throws {
 }
 
 func snippet_WebImageServer_ImageProxy_4() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 311)
+#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 317)
     let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300")
     let output = try await proxy.image(for: request, accept: ["image/avif,image/webp,*/*"])
     print(output.image.contentType)   // image/avif

@@ -63,9 +63,9 @@ struct ImgproxyMiddleware: RouterMiddleware {
         // the dialect is at the root).
         if path == route.prefix + "/health" { return ProxyServer.text("imgproxy is running", status: .ok) }
         guard let relative = route.relativePath(path) else { return try await next(request, context) }
-        var response = await server.imgproxyResponse(request, relative: relative, context: context)
-        if request.method == .head { response.body = .init() }
-        return response
+        let response = await server.imgproxyResponse(request, relative: relative, context: context)
+        // As the router's own HEAD endpoints: no body, and the length the GET's would have.
+        return request.method == .head ? response.createHeadResponse() : response
     }
 }
 
@@ -81,36 +81,7 @@ extension ProxyServer {
             if let detail = error.detail { context.notes.set("error", detail) }
             return Self.error(error)
         }
-        // An expiring URL is not kept past its expiry.
-        let maxAge = url.expiresIn.map { min($0, configuration.maxAge) }
-        var response = await limitedImageResponse(request, context: context) { (url.recipe, maxAge) }
-        // As imgproxy, every image says how to save it.
-        if response.status == .ok || response.status == .notModified {
-            response.headers[.contentDisposition] = Self.contentDisposition(url, contentType: response.headers[.contentType])
-        }
-        return response
-    }
-
-    /// imgproxy's `Content-Disposition`: `inline` (or `attachment` with `return_attachment`), with
-    /// the URL's file name (or the source's, without its extension) and the output's extension.
-    static func contentDisposition(_ url: ImgproxyURL, contentType: String?) -> String {
-        var name = url.filename
-        if name == nil, case .remote(let source) = url.recipe.source {
-            name = source.deletingPathExtension().lastPathComponent
-        } else if name == nil, case .local(let path) = url.recipe.source {
-            name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        }
-        // Only printable ASCII that is safe between quotes without escaping; anything else is `_`.
-        let base = String((name ?? "").unicodeScalars.map { scalar -> Character in
-            (0x20..<0x7F).contains(scalar.value) && scalar != "\"" && scalar != "\\" && scalar != "/" ? Character(scalar) : "_"
-        })
-        let ext = switch contentType {
-        case "image/jpeg": ".jpg"
-        case "image/png": ".png"
-        case "image/webp": ".webp"
-        case "image/gif": ".gif"
-        default: ""
-        }
-        return (url.returnsAttachment ? "attachment" : "inline") + "; filename=\"\(base.isEmpty ? "image" : base)\(ext)\""
+        // As imgproxy, every image says how to save it; an expiring URL is not kept past its expiry.
+        return await limitedImageResponse(request, context: context) { (url.recipe, url.headers) }
     }
 }

@@ -13,11 +13,14 @@ import WebImageCore
 /// `rotate` and `flip`, which the recipe (which turns last) gets by swapping and mapping them.
 package struct ImgproxyURL: Sendable {
     var recipe: RenderRecipe
-    /// Seconds until `expires`, when the URL has one.
-    var expiresIn: Int?
+    /// `expires`, in seconds since 1970, when the URL has one (it is in the future).
+    var expires: Int?
     /// `Content-Disposition`'s file name without its extension, when the URL gives one (else the source's).
     var filename: String?
     var returnsAttachment = false
+
+    /// What the URL adds to its image's headers: `expires`, `Content-Disposition`.
+    var headers: DialectHeaders { DialectHeaders(expires: expires, disposition: ImgproxyDisposition(self)) }
 
     /// The box's width and height in output pixels (`nil` for a free side): for the fuzz
     /// target, which checks them against the limits.
@@ -51,10 +54,9 @@ package struct ImgproxyURL: Sendable {
         let (source, ext) = try Self.source(rest)
         if let ext { options.format = try ImgproxyOptions.format(ext) }
         if let expires = options.expires {
-            let remaining = expires - Int(now.timeIntervalSince1970)
+            self.expires = expires
             // imgproxy's own answer to an expired URL.
-            guard remaining > 0 else { throw ProxyError(status: 404, message: "the URL has expired") }
-            expiresIn = remaining
+            guard !DialectHeaders(expires: expires).hasExpired(at: now) else { throw ProxyError(status: 404, message: "the URL has expired") }
         }
         filename = options.filename
         returnsAttachment = options.returnsAttachment

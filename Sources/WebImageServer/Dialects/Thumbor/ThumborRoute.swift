@@ -61,9 +61,9 @@ struct ThumborMiddleware: RouterMiddleware {
         }
         // thumbor's own health check, which its load balancers already ask.
         if relative == "/healthcheck" { return ProxyServer.text("WORKING", status: .ok) }
-        var response = await server.thumborResponse(request, relative: relative, context: context)
-        if request.method == .head { response.body = .init() }
-        return response
+        let response = await server.thumborResponse(request, relative: relative, context: context)
+        // As the router's own HEAD endpoints: no body, and the length the GET's would have.
+        return request.method == .head ? response.createHeadResponse() : response
     }
 }
 
@@ -80,7 +80,7 @@ extension ProxyServer {
             return Self.error(error)
         }
         guard url.isMeta else {
-            return await limitedImageResponse(request, context: context) { (url.recipe, url.maxAge) }
+            return await limitedImageResponse(request, context: context) { (url.recipe, DialectHeaders(maxAge: url.maxAge)) }
         }
         return await limited(context) {
             do throws(ProxyError) {
