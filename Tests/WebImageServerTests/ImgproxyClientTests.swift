@@ -4,7 +4,8 @@ import WebImage
 @_spi(Testing) import WebImageServer
 import WebImageTestSupport
 
-/// URLs built by the `imgproxy` package from PyPI (installed by scripts/deps.sh), served by the
+/// URLs built by the `imgproxy` package from PyPI (installed by scripts/deps.sh, or by the suite
+/// when missing: without it the suite fails), served by the
 /// proxy with the same key and salt: each signed and unsigned URL answers 200 with the size
 /// imgproxy's rules give, every option the client can express among them, and a tampered
 /// signature is refused.
@@ -40,9 +41,10 @@ import WebImageTestSupport
         (#"{"width": 100, "advanced": ["fn:x", "att:1", "exp:4102444800", "f:gif"]}"#, "100x56"),
     ]
 
-    /// `[signed, insecure]` for each case, from the client; `nil` (with a notice) when it is
-    /// not installed.
-    static func clientURLs(image: String, cases: [String]) async throws -> [[String]]? {
+    /// `[signed, insecure]` for each case, from the client; the test fails when the client is
+    /// missing and cannot be installed.
+    static func clientURLs(image: String, cases: [String]) async throws -> [[String]] {
+        if let problem = PythonClient.imgproxy { throw PythonClient.Failure(description: problem) }
         let script = """
         import json, sys
         from imgproxy import ImgProxy
@@ -67,12 +69,7 @@ import WebImageTestSupport
         let output = out.fileHandleForReading.readDataToEndOfFile()
         let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         guard process.terminationStatus == 0 else {
-            if errors.contains("No module named 'imgproxy'") {
-                print("notice: the imgproxy client is not installed (pip install imgproxy, or scripts/deps.sh): its URLs are not tested")
-                return nil
-            }
-            Issue.record("the imgproxy client failed: \(errors)")
-            return nil
+            throw PythonClient.Failure(description: "the imgproxy client failed: \(errors)")
         }
         return try JSONDecoder().decode([[String]].self, from: output)
     }
@@ -84,7 +81,7 @@ import WebImageTestSupport
             configuration.imgproxy.salt = Self.salt
         }
         defer { Task { await harness.stop() } }
-        guard let urls = try await Self.clientURLs(image: "local:///elephants-1920x1080-progressive.jpg", cases: Self.cases.map(\.options)) else { return }
+        let urls = try await Self.clientURLs(image: "local:///elephants-1920x1080-progressive.jpg", cases: Self.cases.map(\.options))
         #expect(urls.count == Self.cases.count)
         for ((options, size), pair) in zip(Self.cases, urls) {
             let signed = try await harness.request("/imgproxy" + pair[0])
@@ -111,7 +108,7 @@ import WebImageTestSupport
         defer { Task { await harness.stop() } }
         harness.origin.register("/e.jpg", data: try Fixture.elephants)
         let cases = [#"{"resizing_type": "fit", "width": 300, "height": 300}"#, #"{"resizing_type": "fill", "width": 300, "height": 300, "gravity": "sm"}"#]
-        guard let urls = try await Self.clientURLs(image: harness.origin.url("/e.jpg").absoluteString, cases: cases) else { return }
+        let urls = try await Self.clientURLs(image: harness.origin.url("/e.jpg").absoluteString, cases: cases)
         let fit = try await harness.request("/imgproxy" + urls[0][1])
         #expect(fit.status == 200)
         let bitmap = try fit.decoded().image

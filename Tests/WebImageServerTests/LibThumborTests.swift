@@ -4,9 +4,10 @@ import WebImage
 @_spi(Testing) import WebImageServer
 import WebImageTestSupport
 
-/// URLs built by thumbor's own Python library, libthumbor (installed by scripts/deps.sh), served
-/// by the proxy with the same key: each signed and unsafe URL answers 200 with the size thumbor
-/// gives, and a tampered signature is refused.
+/// URLs built by thumbor's own Python library, libthumbor (installed by scripts/deps.sh, or by
+/// the suite when missing: without it the suite fails), served by the proxy with the same key:
+/// each signed and unsafe URL answers 200 with the size thumbor gives, and a tampered signature
+/// is refused.
 @Suite struct LibThumborTests {
     static let key = "lib-thumbor-key"
 
@@ -31,8 +32,19 @@ import WebImageTestSupport
         (#"{"width": 100, "filters": ["proportion(0.5)", "max_age(10)", "no_upscale()"]}"#, "50x28"),
     ]
 
-    /// `[signed, unsafe]` for each case, from libthumbor; `nil` (with a notice) when it is not installed.
-    static func libthumborURLs(image: String) async throws -> [[String]]? {
+    /// libthumbor's `meta` and `trim` options, and what thumbor 7.8 answers for them on
+    /// Spring.png (asked of thumbor itself): trim cuts the border of the top-left (or
+    /// bottom-right) pixel's colour, within the tolerance.
+    static let trimCases: [(options: String, size: String)] = [
+        (#"{"trim": true, "width": 300, "height": 300, "fit_in": true}"#, "300x87"),
+        (#"{"trim": ["top-left", null]}"#, "1600x462"),
+        (#"{"trim": ["bottom-right", 30]}"#, "1600x357"),
+    ]
+
+    /// `[signed, unsafe]` for each of `cases` (the cases above by default), from libthumbor;
+    /// the test fails when libthumbor is missing and cannot be installed.
+    static func libthumborURLs(image: String, cases: [String] = cases.map(\.options)) async throws -> [[String]] {
+        if let problem = PythonClient.libthumbor { throw PythonClient.Failure(description: problem) }
         let script = """
         import json, sys
         from libthumbor import CryptoURL
@@ -45,7 +57,7 @@ import WebImageTestSupport
             out.append([signed, "/" + unsafe.lstrip("/")])
         print(json.dumps(out))
         """
-        let options = "[" + cases.map(\.options).joined(separator: ",") + "]"
+        let options = "[" + cases.joined(separator: ",") + "]"
         let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, key, options, image]
@@ -59,33 +71,36 @@ import WebImageTestSupport
         let output = out.fileHandleForReading.readDataToEndOfFile()
         let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         guard process.terminationStatus == 0 else {
-            if errors.contains("No module named 'libthumbor'") {
-                print("notice: libthumbor is not installed (pip install libthumbor, or scripts/deps.sh): its URLs are not tested")
-                return nil
-            }
-            Issue.record("libthumbor failed: \(errors)")
-            return nil
+            throw PythonClient.Failure(description: "libthumbor failed: \(errors)")
         }
         return try JSONDecoder().decode([[String]].self, from: output)
     }
 
-    @Test func libthumborsURLsAreServed() async throws {
-        let harness = try await ProxyHarness.start { configuration in
+    /// A proxy over Demo/images with the key, unsafe URLs allowed.
+    static func startProxy() async throws -> ProxyHarness {
+        try await ProxyHarness.start { configuration in
             configuration.originDirectory = Fixture.demoImages
             configuration.thumbor.key = Self.key
             configuration.thumbor.allowsUnsafe = true
         }
+    }
+
+    /// Checks that `path` (libthumbor's for `options`) answers 200 with an image of `size`.
+    static func expect(_ path: String, servedAs size: String, by harness: ProxyHarness, _ options: String) async throws {
+        let reply = try await harness.request("/thumbor" + path)
+        #expect(reply.status == 200, "\(path): \(reply.text)")
+        guard reply.status == 200 else { return }
+        let bitmap = try reply.decoded().image
+        #expect("\(bitmap.width)x\(bitmap.height)" == size, "\(options) → \(path)")
+    }
+
+    @Test func libthumborsURLsAreServed() async throws {
+        let harness = try await Self.startProxy()
         defer { Task { await harness.stop() } }
-        guard let urls = try await Self.libthumborURLs(image: "elephants-1920x1080-progressive.jpg") else { return }
+        let urls = try await Self.libthumborURLs(image: "elephants-1920x1080-progressive.jpg")
         #expect(urls.count == Self.cases.count)
         for ((options, size), pair) in zip(Self.cases, urls) {
-            for path in pair {
-                let reply = try await harness.request("/thumbor" + path)
-                #expect(reply.status == 200, "\(path): \(reply.text)")
-                guard reply.status == 200 else { continue }
-                let bitmap = try reply.decoded().image
-                #expect("\(bitmap.width)x\(bitmap.height)" == size, "\(options) → \(path)")
-            }
+            for path in pair { try await Self.expect(path, servedAs: size, by: harness, options) }
             // One character of the signature changed: refused.
             let signed = pair[0]
             let index = signed.index(signed.startIndex, offsetBy: 5)
@@ -97,13 +112,36 @@ import WebImageTestSupport
         #expect(try await harness.request("/thumbor" + urls[16][0]).header("Cache-Control") == "public, max-age=10")
     }
 
+    /// libthumbor's `trim` (alone, with a corner, with a corner and a tolerance) gives thumbor's
+    /// sizes, and its `meta` answers thumbor's JSON with the target thumbor reports, signed and
+    /// unsafe.
+    @Test func libthumborsTrimAndMetaURLs() async throws {
+        let harness = try await Self.startProxy()
+        defer { Task { await harness.stop() } }
+        let urls = try await Self.libthumborURLs(image: "Spring.png", cases: Self.trimCases.map(\.options))
+        for ((options, size), pair) in zip(Self.trimCases, urls) {
+            #expect(pair[0].contains("/trim"), "\(pair[0])")
+            for path in pair { try await Self.expect(path, servedAs: size, by: harness, options) }
+        }
+        // thumbor answers {"thumbor": {…, "target": {"width": 300.0, "height": 200.0}}} for this one.
+        let meta = try await Self.libthumborURLs(image: "elephants-1920x1080-progressive.jpg", cases: [#"{"meta": true, "width": 300, "height": 200}"#])
+        for path in meta[0] {
+            #expect(path.contains("/meta/"), "\(path)")
+            let reply = try await harness.request("/thumbor" + path)
+            #expect(reply.status == 200 && reply.header("Content-Type") == "application/json", "\(path)")
+            let document = try #require(try JSONSerialization.jsonObject(with: reply.body) as? [String: Any])
+            let target = try #require((document["thumbor"] as? [String: Any])?["target"] as? [String: Any])
+            #expect(target["width"] as? Int == 300 && target["height"] as? Int == 200, "\(path)")
+        }
+    }
+
     /// An http origin through libthumbor, its URL percent-encoded as libthumbor's users often pass it.
     @Test func encodedHTTPImages() async throws {
         let harness = try await ProxyHarness.start { $0.thumbor.key = Self.key }
         defer { Task { await harness.stop() } }
         harness.origin.register("/e.jpg", data: try Fixture.elephants)
         let encoded = ProxyHarness.encoded(harness.origin.url("/e.jpg").absoluteString)
-        guard let urls = try await Self.libthumborURLs(image: encoded) else { return }
+        let urls = try await Self.libthumborURLs(image: encoded)
         let reply = try await harness.request("/thumbor" + urls[2][0])
         #expect(reply.status == 200)
         let bitmap = try reply.decoded().image

@@ -163,11 +163,11 @@ final class ProxyHarness: Sendable {
     }
 
     /// Sends `method` to `pathAndQuery` on the proxy and reads the whole answer.
-    func request(_ pathAndQuery: String, method: HTTPMethod = .GET, headers: [(String, String)] = []) async throws -> Reply {
+    func request(_ pathAndQuery: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], timeout: TimeAmount = .seconds(60 * Int64(Sanitizers.slowdown))) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(pathAndQuery)")
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60 * Int64(Sanitizers.slowdown)))
+        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
         let body = try await response.body.collect(upTo: 64 << 20)
         return Reply(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
     }

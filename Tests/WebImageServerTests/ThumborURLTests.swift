@@ -190,6 +190,9 @@ import WebImage
         #expect([0, 29, 30, 45, 60, 75, 90, 150, 199, 200, 255].map { curve.tables[3][$0] } == [10, 10, 10, 143, 200, 134, 20, 0, 234, 240, 240])
         // The channel's curve first, then the curve of all channels.
         #expect(curve.apply(128, 5, 45) == (90, 0, 213))
+        // Brackets percent-encoded, as clients send them: the list is decoded once, as thumbor's router does.
+        let encoded = try recipe("curve(%5B(0,0),(128,200),(255,255)%5D,%5B(0,50)%5D,%5B(10,0),(250,255),%5D,%5B(30,10),(60,200),(90,20),(200,240)%5D):quality(70)")
+        #expect(encoded.colorFilters == curved.colorFilters && encoded.quality == 70)
         // Each is part of the key.
         let keys = try ["colorize(1,2,3,000000)", "colorize(1,2,3,000001)", "convolution(1;2;1,3)", "convolution(1;2;1,3,false)",
                         "curve([(0,0)],[(0,0)],[(0,0)],[(0,0)])", "curve([(0,1)],[(0,0)],[(0,0)],[(0,0)])"].map {

@@ -12,8 +12,9 @@ extension RenderRecipe {
 
         var reference = Reference.topLeft
         var tolerance = 0.0
-        /// thumbor measures the difference as the Euclidean distance of the RGB values (0 to
-        /// 442); imgproxy, after libvips, as the largest difference of one channel.
+        /// thumbor measures the difference as the Euclidean distance of the RGB values, and of
+        /// alpha too when the image has it (0 to 442, or 510); imgproxy, after libvips, as the
+        /// largest difference of one colour channel.
         var euclidean = true
         /// imgproxy's `equal_hor`/`equal_ver`: the same amount cut from both sides.
         var equalHorizontal = false
@@ -32,14 +33,16 @@ extension RenderRecipe {
         /// (the image is then kept whole, as both peers do).
         func window(in bitmap: Bitmap) -> Rectangle? {
             guard bitmap.width > 0, bitmap.height > 0 else { return nil }
-            let background = backgroundColour(of: bitmap)
             var top = bitmap.height, bottom = -1, left = bitmap.width, right = -1
-            for y in 0..<bitmap.height {
-                for x in 0..<bitmap.width where differs(rgb(bitmap, x, y), from: background) {
-                    top = min(top, y)
-                    bottom = max(bottom, y)
-                    left = min(left, x)
-                    right = max(right, x)
+            bitmap.pixels.withUnsafeBufferPointer { input in
+                let background = backgroundColour(of: bitmap, input)
+                for y in 0..<bitmap.height {
+                    for x in 0..<bitmap.width where differs(bitmap.straightPixel(input, x, y), from: background) {
+                        top = min(top, y)
+                        bottom = max(bottom, y)
+                        left = min(left, x)
+                        right = max(right, x)
+                    }
                 }
             }
             guard bottom >= 0 else { return nil }
@@ -55,25 +58,23 @@ extension RenderRecipe {
             return window == Rectangle(x: 0, y: 0, width: bitmap.width, height: bitmap.height) ? nil : window
         }
 
-        private func backgroundColour(of bitmap: Bitmap) -> [Int] {
+        /// The reference pixel, straight RGBA (alpha 255 for a given colour).
+        private func backgroundColour(of bitmap: Bitmap, _ input: UnsafeBufferPointer<UInt8>) -> SIMD4<Int> {
             switch reference {
-            case .topLeft: rgb(bitmap, 0, 0)
-            case .bottomRight: rgb(bitmap, bitmap.width - 1, bitmap.height - 1)
-            case .colour(let colour): colour.map(Int.init)
+            case .topLeft: bitmap.straightPixel(input, 0, 0)
+            case .bottomRight: bitmap.straightPixel(input, bitmap.width - 1, bitmap.height - 1)
+            case .colour(let colour): SIMD4(Int(colour[0]), Int(colour[1]), Int(colour[2]), 255)
             }
         }
 
-        private func differs(_ pixel: [Int], from background: [Int]) -> Bool {
-            let differences = zip(pixel, background).map { Double(abs($0 - $1)) }
-            let distance = euclidean ? differences.reduce(0) { $0 + $1 * $1 }.squareRoot() : differences.max() ?? 0
+        /// Whether `pixel` is no longer border; alpha counts only in thumbor's distance (an
+        /// opaque image's is 255 in both).
+        private func differs(_ pixel: SIMD4<Int>, from background: SIMD4<Int>) -> Bool {
+            let difference = pixel &- background
+            let distance = euclidean
+                ? Double((difference &* difference).wrappedSum()).squareRoot()
+                : Double(max(abs(difference.x), abs(difference.y), abs(difference.z)))
             return distance > tolerance
-        }
-
-        /// R, G, B of a pixel (grey repeated).
-        private func rgb(_ bitmap: Bitmap, _ x: Int, _ y: Int) -> [Int] {
-            let offset = y * bitmap.bytesPerRow + x * bitmap.pixelFormat.bytesPerPixel
-            let channels = bitmap.pixelFormat.channels == .gray || bitmap.pixelFormat.channels == .grayAlpha ? [0, 0, 0] : [0, 1, 2]
-            return channels.map { Int(bitmap.pixels[offset + $0]) }
         }
     }
 }

@@ -96,7 +96,10 @@ package struct ThumborURL: Sendable {
         if cursor.rest.hasPrefix("filters:") {
             // As thumbor reads it: up to the first ")/", so that arguments may hold "/".
             guard let end = cursor.rest.firstRange(of: ")/") else { throw .badRequest("filters must be followed by the image") }
-            let list = cursor.rest[cursor.rest.index(cursor.rest.startIndex, offsetBy: 8)..<cursor.rest.index(after: end.lowerBound)]
+            let raw = cursor.rest[cursor.rest.index(cursor.rest.startIndex, offsetBy: 8)..<cursor.rest.index(after: end.lowerBound)]
+            // Decoded once, as thumbor's router decodes the path before its filters read it
+            // (clients send curve()'s brackets as %5B and %5D); a malformed escape stays as sent.
+            let list = PercentDecoding.string(raw).map { Substring($0) } ?? raw
             for call in try ThumborFilters.calls(list) {
                 if call.name == "extract_focal" {
                     guard call.arguments.isEmpty else { throw .badRequest("extract_focal() takes no argument") }
