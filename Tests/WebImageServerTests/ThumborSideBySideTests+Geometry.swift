@@ -102,7 +102,7 @@ extension ThumborSideBySideTests {
         ]
         try await Self.withThumborAndProxy { _, port, harness in
             for (oursOptions, theirsOptions) in cases {
-                let ours = try await harness.request("/thumbor/unsafe/\(oursOptions)/\(elephants)")
+                let ours = try await harness.request("/thumbor/unsafe/\(oursOptions)/\(elephants)", timeout: .seconds(180))
                 let theirs = try await Self.both("/unsafe/\(theirsOptions)/\(elephants)", port: port, harness: harness).theirs
                 let difference = try Self.gridDifference(ours.body, theirs)
                 Self.report("control \(oursOptions) against thumbor's \(theirsOptions): \(difference)")

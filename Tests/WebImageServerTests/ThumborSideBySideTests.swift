@@ -24,10 +24,10 @@ enum ThumborInstallation {
 /// check what the pixels are; the processors' memory safety is checked under ASan by the
 /// dialects' own suites (every filter on every pixel format, `ThumborEffectTests`).
 ///
-/// Serialized: each test starts a thumbor and a proxy, and ten of each at once on two cores
-/// left every test waiting past its deadlines.
+/// Not serialized: one after the other, these tests were the suite's longest chain (266 s of a
+/// 267 s run, where every other test had ended by 116 s). Ten thumbors and proxies at once on two
+/// cores once left tests waiting past 60 s deadlines, so every request here has three minutes.
 @Suite(
-    .serialized,
     .enabled(if: ThumborInstallation.isInstalled, "thumbor is not installed (pip install thumbor, or scripts/deps.sh)"),
     .disabled(if: Sanitizers.reservesShadowMemory, "too heavy under a sanitizer: runs in the normal suite"))
 struct ThumborSideBySideTests {
@@ -263,7 +263,7 @@ extension ThumborSideBySideTests {
     }
 
     /// thumbor's answer to `path`.
-    static func thumbor(_ path: String, port: Int, timeout: TimeAmount = .seconds(60 * Int64(Sanitizers.slowdown))) async throws -> (status: Int, body: Data) {
+    static func thumbor(_ path: String, port: Int, timeout: TimeAmount = .seconds(180)) async throws -> (status: Int, body: Data) {
         let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: timeout)
         return (Int(response.status.code), Data((try await response.body.collect(upTo: 64 << 20)).readableBytesView))
     }
@@ -272,7 +272,7 @@ extension ThumborSideBySideTests {
     /// both must be 200.
     static func both(_ path: String, port: Int, harness: ProxyHarness) async throws -> (ours: Data, theirs: Data) {
         async let theirs = thumbor(path, port: port)
-        async let ours = harness.request("/thumbor" + path)
+        async let ours = harness.request("/thumbor" + path, timeout: .seconds(180))
         let (thumborAnswer, proxyAnswer) = try await (theirs, ours)
         #expect(thumborAnswer.status == 200 && proxyAnswer.status == 200, "\(path)")
         return (proxyAnswer.body, thumborAnswer.body)
@@ -412,13 +412,13 @@ extension ThumborSideBySideTests {
             }
             // Ours is the same every time: a fresh proxy (no cache) renders the same bytes.
             let path = "/unsafe/fit-in/200x200/filters:noise(30):format(png)/flower.webp"
-            let first = try await harness.request("/thumbor" + path)
+            let first = try await harness.request("/thumbor" + path, timeout: .seconds(180))
             let other = try await ProxyHarness.start { configuration in
                 configuration.originDirectory = Fixture.demoImages
                 configuration.thumbor.allowsUnsafe = true
             }
             defer { Task { await other.stop() } }
-            #expect(try await other.request("/thumbor" + path).body == first.body)
+            #expect(try await other.request("/thumbor" + path, timeout: .seconds(180)).body == first.body)
         }
     }
 
