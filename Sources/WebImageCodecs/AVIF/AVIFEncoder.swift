@@ -12,8 +12,8 @@ import WebImageCore
 /// - ``ImageEncodingOptions/lossless`` stores the RGB samples exactly: quantizer 0, 4:4:4, the
 ///   identity matrix (RGB coded as is), full range.
 /// - An animation becomes an AVIF image sequence at a 1000 Hz timescale (each frame's
-///   duration to the millisecond), unless ``ImageEncodingOptions/firstFrameOnly``; libavif 0.11
-///   writes no loop count, so readers loop it forever.
+///   duration to the millisecond), unless ``ImageEncodingOptions/firstFrameOnly``, with the
+///   animation's loop count in an edit list, as libavif 1.x and Chromium read it.
 /// - The ICC profile is kept unless ``ImageEncodingOptions/stripsMetadata``.
 ///
 /// ```swift
@@ -47,7 +47,9 @@ public struct AVIFEncoder: ImageEncoder {
 
         let icc = options.stripsMetadata ? nil : image.iccProfile
         let frames: [(bitmap: Bitmap, milliseconds: UInt64)]
+        var plays: Int?
         if let animation = image.animation, animation.frames.count > 1, !options.firstFrameOnly {
+            plays = animation.loopCount
             frames = animation.frames.map { frame in
                 let (seconds, attoseconds) = frame.duration.components
                 return (frame.bitmap, UInt64(max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)))
@@ -55,7 +57,10 @@ public struct AVIFEncoder: ImageEncoder {
         } else {
             frames = [(image.image, 1)]
         }
-        let flags = frames.count == 1 ? AVIF_ADD_IMAGE_FLAG_SINGLE : AVIF_ADD_IMAGE_FLAG_NONE
+        // Every frame of a lossless sequence is a key frame: libavif 0.11 over libaom 3.6 wrote
+        // lossless inter frames (quantizer 0, the identity matrix) that decode as the frame
+        // before, in avifdec too (a gradient whose blue channel changed from frame to frame).
+        let flags = frames.count == 1 ? AVIF_ADD_IMAGE_FLAG_SINGLE : options.lossless ? AVIF_ADD_IMAGE_FLAG_FORCE_KEYFRAME : AVIF_ADD_IMAGE_FLAG_NONE
         for frame in frames {
             let yuv = try Self.makeImage(frame.bitmap, lossless: options.lossless, icc: icc)
             defer { avifImageDestroy(yuv) }
@@ -64,7 +69,12 @@ public struct AVIFEncoder: ImageEncoder {
         var output = avifRWData()
         defer { avifRWDataFree(&output) }
         try AVIFDecoder.check(avifEncoderFinish(encoder, &output), nil, "finishing the file")
-        return Data(bytes: output.data, count: output.size)
+        let file = UnsafeBufferPointer(start: output.data, count: output.size)
+        // libavif 0.11 writes no loop count; a layout the edit list cannot be added to plays forever.
+        if let plays, let looped = AVIFSequenceEditList.inserting(plays: plays, into: Array(file)) {
+            return Data(looped)
+        }
+        return Data(file)
     }
 
     /// The bitmap as an 8-bit YUV image (4:4:4 with the identity matrix when lossless), alpha
