@@ -137,10 +137,16 @@ import WebImageTestSupport
     /// Fuzz finding #11 (Tests/Fixtures/fuzz/fuzz-decode/heic-nclx-unknown-primaries-leak): a
     /// HEIC whose `nclx` box names colour primaries 48, which libheif 1.15 reports as an error
     /// after allocating the profile it then never frees; the decoder frees it (the fuzz smoke
-    /// replays the file under LeakSanitizer). Here: the file decodes, its colours left as
-    /// stored: the same pixels as a decode that keeps the colour space as it is.
+    /// replays the file under LeakSanitizer). Its brands are a mutated AVIF's (`faif` where
+    /// `avif` was), so since #16 the file itself is refused before libheif reads it (AV1 in a
+    /// file not branded AVIF); with `avif` restored, the HEIF decoder still reads its `nclx`
+    /// through libheif. Here: that file decodes, its colours left as stored: the same pixels as
+    /// a decode that keeps the colour space as it is.
     @Test func unknownNCLXPrimariesLeaveTheColoursAsStored() throws {
-        let data = try Files.fixture("fuzz/fuzz-decode/heic-nclx-unknown-primaries-leak")
+        var data = try Files.fixture("fuzz/fuzz-decode/heic-nclx-unknown-primaries-leak")
+        #expect(throws: ImageError.self) { try HEIFDecoder().decode(data, options: .init()) }
+        #expect(data[16..<20] == Data("faif".utf8))
+        data.replaceSubrange(16..<20, with: Data("avif".utf8))
         let converted = try HEIFDecoder().decode(data, options: .init())
         let stored = try HEIFDecoder().decode(data, options: .preservingColor)
         #expect(converted.image.width == 32 && converted.image.height == 48)
@@ -181,6 +187,29 @@ import WebImageTestSupport
         #expect(names.count >= 10)
         for name in names {
             #expect(try Files.fixture(name).withUnsafeBytes { ISOBMFFItems.hasValidLocations($0) }, "\(name)")
+        }
+    }
+
+    /// Fuzz finding #16: a 430-byte file branded `aviv`, `mif1` and `miaf` (no `avif`, so the
+    /// HEIF decoder's) whose one AV1 item's extent starts inside the `meta` box and runs to the
+    /// end of the file: libheif 1.15 gave dav1d those bytes, dav1d refused them, and libheif's
+    /// plugin leaked 40 bytes twice a decode (LeakSanitizer), a third way into #13's leak. Now
+    /// an AV1 item in a file not branded AVIF is refused before libheif reads it, as libavif
+    /// refuses such a file; HEIC files hold no AV1 item, and AVIF files, which do, are the AVIF
+    /// decoder's.
+    @Test func av1ItemsInAFileNotBrandedAVIFAreRefused() throws {
+        let data = try Files.fixture("fuzz/fuzz-decode/heif-av1-item-without-avif-brand-leak")
+        #expect(data.withUnsafeBytes { ISOBMFFItems.hasAV1Items($0) })
+        #expect(ImageFormat(sniffing: data) == .heif)
+        #expect { try HEIFDecoder().decode(data, options: .init()) } throws: { error in
+            if case ImageError.unsupportedFormat(let message) = error { message.contains("AV1") } else { false }
+        }
+        #expect(throws: ImageError.self) { try AVIFDecoder().decode(data, options: .init()) }
+        #expect(throws: ImageError.self) { try CoderRegistry.system().decode(data) }
+        let names = try FileManager.default.contentsOfDirectory(atPath: Files.fixtures.path)
+        for name in names where name.hasSuffix(".heic") || name.hasSuffix(".avif") {
+            let hasAV1 = try Files.fixture(name).withUnsafeBytes { ISOBMFFItems.hasAV1Items($0) }
+            #expect(hasAV1 == name.hasSuffix(".avif"), "\(name)")
         }
     }
 }

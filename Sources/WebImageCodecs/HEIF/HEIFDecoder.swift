@@ -118,6 +118,13 @@ public struct HEIFDecoder: ImageDecoder {
         guard ISOBMFFItems.hasValidLocations(bytes) else {
             throw ImageError.corruptData("HEIF: the item locations are malformed (field sizes other than 0, 4 or 8 bytes, or an item without extents)")
         }
+        // AV1 in a HEIF file is AVIF, which says so in its brands (the registry then gives it
+        // to `AVIFDecoder`); without them libavif, and so Chromium, refuses the file. Refused
+        // here as well, before libheif 1.15's dav1d plugin sees it: that plugin leaks 40 bytes
+        // whenever dav1d refuses an item's data, and #13, #14 and #16 were three ways to make it.
+        if ImageFormat(sniffing: bytes) != .avif, ISOBMFFItems.hasAV1Items(bytes) {
+            throw ImageError.unsupportedFormat("HEIF: an AV1-coded image in a file not branded AVIF (avif or avis)")
+        }
         return try body(primary)
     }
 

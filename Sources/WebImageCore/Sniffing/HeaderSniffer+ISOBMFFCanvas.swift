@@ -13,6 +13,12 @@ package enum ISOBMFFItems {
     package static func hasValidLocations(_ bytes: UnsafeRawBufferPointer) -> Bool {
         HeaderSniffer.isoBMFFValidLocations(bytes)
     }
+
+    /// Whether an item the file's `iinf` lists is coded in AV1 (`av01`); `false` when there is
+    /// no readable `iinf`.
+    package static func hasAV1Items(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        HeaderSniffer.isoBMFFHasItem(ofType: 0x6176_3031, bytes) // av01
+    }
 }
 
 extension HeaderSniffer {
@@ -38,6 +44,16 @@ extension HeaderSniffer {
         guard let sizes = sniffer.reader.u8(iloc.payload + 4), let sizes2 = sniffer.reader.u8(iloc.payload + 5) else { return false }
         return [sizes >> 4, sizes & 0xF, sizes2 >> 4, sizes2 & 0xF].allSatisfy { [0, 4, 8].contains($0) }
             && sniffer.itemLocations(in: iloc) != nil
+    }
+
+    /// See ``ISOBMFFItems/hasAV1Items(_:)``.
+    static func isoBMFFHasItem(ofType type: UInt32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        let sniffer = HeaderSniffer(bytes, wantsDetails: true)
+        guard let ftyp = sniffer.bmffBox(at: 0, limit: bytes.count), ftyp.type == 0x6674_7970, // ftyp
+              let meta = sniffer.bmffChild(named: 0x6D65_7461, from: ftyp.end, to: sniffer.reader.count), // meta
+              let iinf = sniffer.bmffChild(named: 0x6969_6E66, from: meta.payload + 4, to: meta.end) // iinf
+        else { return false }
+        return sniffer.itemTypes(in: iinf)?.values.contains(type) ?? false
     }
 
     private func isoBMFFLargestDerivedCanvas(after offset: Int) -> Int? {
@@ -70,19 +86,30 @@ extension HeaderSniffer {
 
     /// The `grid` (true) and `iovl` (false) items listed in `iinf`; `nil` if it is malformed.
     private func derivedItems(in iinf: BMFFBox) -> [UInt32: Bool]? {
+        itemTypes(in: iinf)?.compactMapValues { type in
+            switch type {
+            case 0x6772_6964: true // grid
+            case 0x696F_766C: false // iovl
+            default: nil
+            }
+        }
+    }
+
+    /// The type of each item `iinf` lists (its `infe` boxes of version 2 or later; older ones
+    /// name no type); `nil` if it is malformed.
+    private func itemTypes(in iinf: BMFFBox) -> [UInt32: UInt32]? {
         guard let version = reader.u8(iinf.payload) else { return nil }
         var entry = iinf.payload + (version == 0 ? 6 : 8)
-        var items: [UInt32: Bool] = [:]
+        var items: [UInt32: UInt32] = [:]
         for _ in 0..<Self.isoBMFFMaxEntries {
             guard let infe = bmffBox(at: entry, limit: iinf.end) else { break }
             entry = infe.end
-            // infe version 2 has a 16-bit item ID, version 3 a 32-bit one; older ones no type.
+            // infe version 2 has a 16-bit item ID, version 3 a 32-bit one.
             guard infe.type == 0x696E_6665, let infeVersion = reader.u8(infe.payload), infeVersion >= 2 else { continue }
             let wide = infeVersion >= 3
             guard let item = wide ? reader.u32be(infe.payload + 4) : reader.u16be(infe.payload + 4).map(UInt32.init),
                   let type = reader.u32be(infe.payload + (wide ? 10 : 8)) else { return nil }
-            if type == 0x6772_6964 { items[item] = true } // grid
-            if type == 0x696F_766C { items[item] = false } // iovl
+            items[item] = type
         }
         return items
     }
