@@ -21,6 +21,8 @@
 # lock inside the uninstrumented Synchronization library, which TSan cannot see: with it, every
 # access to locked state reads as a race. TSan intercepts pthread mutexes. See
 # docs/reliability.md; CI runs ASan only (TSan is a third full build).
+# TSan's one suppression, a false report inside swift-nio's pooled receive buffers, is in
+# scripts/tsan.supp (with why); ASan's are in scripts/asan.supp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/sanitized-build.sh
@@ -48,7 +50,16 @@ run() {
     SWIFT="$SWIFT" bash scripts/run-suite.sh --sanitize="$sanitizer" --scratch-path "$scratch" "$@" --filter WebImageCodecsTests
     return $?
   fi
-  SWIFT="$SWIFT" bash scripts/run-suite.sh --sanitize="$sanitizer" --scratch-path "$scratch" "$@"
+  # The whole suite in three processes: under a sanitizer the core tests' synchronous work (5 to
+  # 15 times slower) holds the two threads of the cooperative pool long enough that the proxy
+  # tests' origins time out (every one of them, from the first minute on, in a TSan run beside
+  # one fuzzer on 2026-11-28); alone, the server tests pass. Codecs last, as in run-suite.sh.
+  local status=0
+  SWIFT="$SWIFT" bash scripts/run-suite.sh --sanitize="$sanitizer" --scratch-path "$scratch" "$@" \
+    --skip WebImageCodecsTests --skip WebImageServerTests || status=$?
+  SWIFT="$SWIFT" bash scripts/run-suite.sh --sanitize="$sanitizer" --scratch-path "$scratch" "$@" --filter WebImageServerTests || status=$?
+  SWIFT="$SWIFT" bash scripts/run-suite.sh --sanitize="$sanitizer" --scratch-path "$scratch" "$@" --filter WebImageCodecsTests || status=$?
+  return $status
 }
 
 # halt_on_error: a report ends the process (UBSan otherwise prints and continues).
@@ -61,7 +72,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 # whole suite: no report named the library's code or the C shims). The fuzz targets keep
 # libFuzzer's leak check, per input, where such globals are few.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=0:suppressions=$PWD/scripts/asan.supp}
-export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:suppressions=$PWD/scripts/tsan.supp}
 
 tsan_flags=(-Xswiftc -DWEBIMAGE_TSAN)
 
