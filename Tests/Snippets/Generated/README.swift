@@ -71,7 +71,7 @@ func snippet_README_6() async throws {
 }
 
 func snippet_README_7() async throws {
-#sourceLocation(file: "README.md", line: 230)
+#sourceLocation(file: "README.md", line: 231)
 
 
     // Memory + disk cache in ~/.cache/swift-web-image, HTTP/file/data loaders, the system coders.
@@ -97,7 +97,7 @@ func snippet_README_7() async throws {
 }
 
 func snippet_README_8() async throws {
-#sourceLocation(file: "README.md", line: 256)
+#sourceLocation(file: "README.md", line: 257)
     let prefetcher = ImagePrefetcher(manager: manager)
     let summary = await prefetcher.prefetch(urls) { progress in print(progress.completed, progress.total) }
     print(summary.finished, summary.skipped, summary.failed, summary.bytes)
@@ -106,7 +106,7 @@ func snippet_README_8() async throws {
 }
 
 func snippet_README_9() async throws {
-#sourceLocation(file: "README.md", line: 265)
+#sourceLocation(file: "README.md", line: 266)
     final class Thumbnail: ImageTarget {
         func display(_ display: ImageDisplay) {
             switch display.content {
@@ -123,7 +123,7 @@ func snippet_README_9() async throws {
 }
 
 func snippet_README_10() async throws {
-#sourceLocation(file: "README.md", line: 281)
+#sourceLocation(file: "README.md", line: 282)
 
     // Two cache levels: decoded images in memory, encoded bytes on disk.
     let cache = ImageCache(
@@ -147,7 +147,7 @@ func snippet_README_10() async throws {
 }
 
 func snippet_README_11() async throws {
-#sourceLocation(file: "README.md", line: 304)
+#sourceLocation(file: "README.md", line: 305)
     let registry = CoderRegistry.system()
     var options = ImageDecodingOptions()
     options.thumbnail = .maxPixelSize(512)          // decoded at reduced scale where possible
@@ -160,7 +160,7 @@ func snippet_README_11() async throws {
 }
 
 func snippet_README_12() async throws {
-#sourceLocation(file: "README.md", line: 318)
+#sourceLocation(file: "README.md", line: 319)
 
 
     let s3 = S3Client(configuration: try S3Configuration.fromEnvironment())
@@ -173,7 +173,7 @@ func snippet_README_12() async throws {
 }
 
 func snippet_README_13() async throws {
-#sourceLocation(file: "README.md", line: 348)
+#sourceLocation(file: "README.md", line: 349)
 
 
 
