@@ -16,9 +16,8 @@ public enum Sanitizers {
     /// child process under a small `RLIMIT_AS` cannot even start.
     public static var reservesShadowMemory: Bool { address || thread }
 
-    /// How many times the tests' deadlines stretch under the sanitizer in use: the time limits
-    /// of the suites that set one, `yieldUntil`'s and the test origin's waits, the timeouts
-    /// a test gives a server it starts, and the proxy tests' HTTP request deadlines. 5 under ThreadSanitizer, whose own documentation puts
+    /// How many times the sanitizer in use slows the tests: the part of ``Deadlines/stretch``
+    /// that the sanitizer accounts for. 5 under ThreadSanitizer, whose own documentation puts
     /// its cost at 5–15 times the time (every memory access of the instrumented code is
     /// checked, and the `webimage` processes the tests start are built with it too): the whole
     /// suite took 489–505 s under TSan against 152 s without, both beside other builds, and

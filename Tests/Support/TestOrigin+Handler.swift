@@ -353,14 +353,6 @@ final class OriginHandler: ChannelInboundHandler {
         return false
     }
 
-    private static func httpDate(_ string: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: string)
-    }
-
     private func text(_ status: HTTPResponseStatus, _ body: String) -> ResponsePlan {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")

@@ -286,7 +286,7 @@ public final class TestOrigin: Sendable {
     }
 
     /// Waits until `condition` holds for the request log (`timeout` stretched by
-    /// ``Sanitizers/slowdown``).
+    /// ``Deadlines/stretch``).
     @discardableResult
     public func waitUntil(timeout: Duration = .seconds(20), _ condition: @escaping @Sendable ([Record]) -> Bool) async -> Bool {
         let id = state.withLock { state in
@@ -294,7 +294,7 @@ public final class TestOrigin: Sendable {
             return state.nextWaiterID
         }
         let timer = Task {
-            try? await Task.sleep(for: timeout * Sanitizers.slowdown)
+            try? await Task.sleep(for: timeout * Deadlines.stretch)
             let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
             waiter?.continuation.resume(returning: false)
         }

@@ -174,9 +174,9 @@ public struct SeededGenerator: RandomNumberGenerator {
 /// Yields (never sleeps) until `condition` holds; `false` after `timeout`, a safety net against
 /// a hanging test when the feature is broken, not a timing assertion. Generous by default:
 /// beside the whole suite on two cores, a yielding task may wait tens of seconds for a thread
-/// (and ``Sanitizers/slowdown`` times that under a sanitizer).
+/// (stretched by ``Deadlines/stretch``).
 public func yieldUntil(timeout: Duration = .seconds(120), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout * Sanitizers.slowdown
+    let deadline = ContinuousClock.now + timeout * Deadlines.stretch
     while !condition() {
         guard ContinuousClock.now < deadline else { return false }
         await Task.yield()
@@ -243,4 +243,14 @@ public enum LoopbackPort {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         return address
     }
+}
+
+/// An IMF-fixdate (`Date`, `Last-Modified`, `If-Modified-Since`), the only form the tests' servers
+/// and ours send. A formatter per call: Foundation's are not safe to share across threads on Linux.
+public func httpDate(_ string: String) -> Date? {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "GMT")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+    return formatter.date(from: string)
 }

@@ -6,7 +6,7 @@ import WebImageTestSupport
 /// Sniffing runs on bytes from anywhere. These inputs must never crash, read out of bounds or
 /// hang; where a result is defined, it is checked too. (Run under the address sanitizer with
 /// `swift test --sanitize=address` to catch a stray read that happens not to crash.)
-@Suite(.timeLimit(.minutes(10 * Sanitizers.slowdown))) struct HostileInputTests {
+@Suite(.timeLimit(.minutes(10 * Deadlines.stretch))) struct HostileInputTests {
     /// `partial` is what sniffing said about a prefix of a file whose full header is `full`.
     /// A prefix may know less, never something else: the same format (or, for APNG and
     /// AVIF/HEIC, the family it was still indistinguishable from), and every fact it does

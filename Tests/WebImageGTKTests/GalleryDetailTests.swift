@@ -13,7 +13,7 @@ import WebImageTestSupport
     // subject is the view layer's rules, which the normal suite checks.
     .disabled(if: Sanitizers.reservesShadowMemory, "too heavy under a sanitizer: runs in the normal suite"),
     .enabled(if: Xvfb.executable != nil, "Xvfb is not installed (make test installs xvfb)"),
-    .timeLimit(.minutes(2 * Sanitizers.slowdown))
+    .timeLimit(.minutes(2 * Deadlines.stretch))
 )
 struct GalleryDetailTests {
     @Test("open shows the item's full image; back shows the grid again")

@@ -17,7 +17,7 @@ import WebImageTestSupport
     .disabled(if: Sanitizers.reservesShadowMemory, "too heavy under a sanitizer: runs in the normal suite"),
     .enabled(if: Xvfb.executable != nil, "Xvfb is not installed (make test installs xvfb)"),
     // A broken binding can leave a cell loading forever, and `settle` waiting for it.
-    .timeLimit(.minutes(2 * Sanitizers.slowdown))
+    .timeLimit(.minutes(2 * Deadlines.stretch))
 )
 struct GalleryScrollTests {
     /// Well beyond the cells GTK 4.8 keeps alive (about 30 rows × max-columns, 300 here), so

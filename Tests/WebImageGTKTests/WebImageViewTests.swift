@@ -11,7 +11,7 @@ import WebImageTestSupport
     .enabled(if: GTKProbe.executable != nil, "webimage-gtk-probe was not built beside the tests"),
     .enabled(if: Xvfb.executable != nil, "Xvfb is not installed (make test installs xvfb)"),
     // A view that never shows what a test waits for fails here, at the line that waited.
-    .timeLimit(.minutes(2 * Sanitizers.slowdown))
+    .timeLimit(.minutes(2 * Deadlines.stretch))
 )
 struct WebImageViewTests {
     /// A 32×24 PNG of one colour.

@@ -247,7 +247,7 @@ struct HTTPImageLoaderTests {
 
     /// The head arrives, then nothing: AsyncHTTPClient's own deadline would let this hang for
     /// good; the time limit turns such a hang into a failure.
-    @Test(.timeLimit(.minutes(1 * Sanitizers.slowdown)))
+    @Test(.timeLimit(.minutes(1 * Deadlines.stretch)))
     func aStalledBodyTimesOut() async throws {
         try await withLoader({ $0.timeout = .milliseconds(300) }) { origin, loader in
             let error = await imageError { try await loader.load(origin.url("/stall/x?bytes=100000")) }

@@ -12,7 +12,7 @@ import WebImageTestSupport
 /// passes only if the timeout it is about closed the connection. The timeouts it exercises
 /// leave seconds between a connect and its write: in the parallel suite a test's task can wait
 /// that long for a thread of the two-wide cooperative pool.
-@Suite(.timeLimit(.minutes(1 * Sanitizers.slowdown))) struct ConnectionLimitTests {
+@Suite(.timeLimit(.minutes(1 * Deadlines.stretch))) struct ConnectionLimitTests {
     static func limits(header: Duration = .seconds(600), idle: Duration = .seconds(600), maximum: Int = 4_096) -> ConnectionLimits {
         var limits = ConnectionLimits()
         limits.headerTimeout = header

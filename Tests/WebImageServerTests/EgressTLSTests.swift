@@ -11,7 +11,7 @@ import WebImageTestSupport
 /// certificate against the host name of the URL, not against the address reached. The origin
 /// is a real TLS server on loopback with a certificate from an authority the test makes.
 @Suite(.enabled(if: TestCertificates.openssl != nil, "no openssl command to make the test's certificates"),
-       .timeLimit(.minutes(3 * Sanitizers.slowdown)))
+       .timeLimit(.minutes(3 * Deadlines.stretch)))
 struct EgressTLSTests {
     static let host = "img.test"
 

@@ -60,7 +60,7 @@ struct FleetTests {
     }
 
     func get(_ port: Int, _ path: String) async throws -> (status: Int, cache: String?, body: Data) {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60 * Int64(Sanitizers.slowdown)))
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60 * Int64(Deadlines.stretch)))
         let body = try await response.body.collect(upTo: 64 << 20)
         return (Int(response.status.code), response.headers.first(name: "X-Cache"), Data(body.readableBytesView))
     }

@@ -6,7 +6,7 @@ import WebImageTestSupport
 
 /// HTTP/1.0 clients get HTTP/1.0 answers, a close when they did not ask for keep-alive, and
 /// `Connection: keep-alive` when they did: from the router and from the event-loop answers.
-@Suite(.timeLimit(.minutes(1 * Sanitizers.slowdown))) struct HTTP10Tests {
+@Suite(.timeLimit(.minutes(1 * Deadlines.stretch))) struct HTTP10Tests {
     /// `/healthz` (the router) and a cached `/image` variant (``CachedVariantHandler``).
     func targets(_ harness: ProxyHarness) async throws -> [String] {
         harness.origin.register("/e.jpg", data: try Fixture.elephants)

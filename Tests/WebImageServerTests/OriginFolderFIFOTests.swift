@@ -8,7 +8,7 @@ import WebImageTestSupport
 /// the proxy from starting (the gallery reads every file) and to hold a file thread for ever
 /// when requested. Nothing ever writes to the FIFO here: any open that waits, waits for good,
 /// and the suite's time limit fails the test.
-@Suite(.timeLimit(.minutes(1 * Sanitizers.slowdown))) struct OriginFolderFIFOTests {
+@Suite(.timeLimit(.minutes(1 * Deadlines.stretch))) struct OriginFolderFIFOTests {
     @Test func aFIFOIsNeitherListedNorReadAndTheImagesAreStillServed() async throws {
         let folder = TemporaryDirectory("fifo-origin")
         defer { folder.remove() }

@@ -11,7 +11,7 @@ import WebImageTestSupport
 /// What an anonymous client could do to the proxy with one small request, each bounded now.
 /// Each test has a time limit, so that a bound that stopped working fails the test instead of
 /// hanging the suite (a limit of minutes: it bounds, it does not time).
-@Suite(.timeLimit(.minutes(3 * Sanitizers.slowdown))) struct ProxyAbuseTests {
+@Suite(.timeLimit(.minutes(3 * Deadlines.stretch))) struct ProxyAbuseTests {
     /// A 147 KB animated WebP, a 4096×4096 canvas with 3,000 one-pixel frames, asked for as a
     /// 64 px thumbnail: 50 billion canvas pixels to compose. Refused before the first frame
     /// (413), while requests sent beside it are answered.
@@ -93,7 +93,7 @@ final class GatedDecoder: ImageDecoder {
     }
 }
 
-@Suite(.timeLimit(.minutes(3 * Sanitizers.slowdown))) struct ProxyShutdownTests {
+@Suite(.timeLimit(.minutes(3 * Deadlines.stretch))) struct ProxyShutdownTests {
     /// SIGTERM's graceful shutdown with a decode that does not finish: the server stops once
     /// its grace period has passed, without the decode.
     @Test func gracefulShutdownWaitsNoLongerThanItsGracePeriod() async throws {

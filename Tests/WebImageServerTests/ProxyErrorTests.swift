@@ -112,7 +112,7 @@ import WebImageTestSupport
 
     /// The origin holds the response forever (its gate never opens); the proxy's download
     /// timeout, not the test, decides when to stop.
-    @Test(.timeLimit(.minutes(3 * Sanitizers.slowdown))) func slowOriginIs504() async throws {
+    @Test(.timeLimit(.minutes(3 * Deadlines.stretch))) func slowOriginIs504() async throws {
         let harness = try await ProxyHarness.start { $0.originTimeout = .milliseconds(300) }
         defer { Task { await harness.stop() } }
         harness.origin.register("/slow.jpg", data: try Fixture.elephants)

@@ -99,7 +99,7 @@ final class ProxyHarness: Sendable {
         configuration.registry = registry
         configuration.trustedOrigins = ["http://127.0.0.1:\(origin.port)"]
         // The proxy's own wait for an origin stretches like the tests' deadlines (15 s by default).
-        configuration.originTimeout = .seconds(15 * Sanitizers.slowdown)
+        configuration.originTimeout = .seconds(15 * Deadlines.stretch)
         configuration.accessLogger = Logger(label: "test.access") { _ in SwiftLogNoOpLogHandler() }
         configuration.logger = Logger(label: "test.proxy") { _ in SwiftLogNoOpLogHandler() }
         configure(&configuration)
@@ -163,7 +163,7 @@ final class ProxyHarness: Sendable {
     }
 
     /// Sends `method` to `pathAndQuery` on the proxy and reads the whole answer.
-    func request(_ pathAndQuery: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], timeout: TimeAmount = .seconds(60 * Int64(Sanitizers.slowdown))) async throws -> Reply {
+    func request(_ pathAndQuery: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], timeout: TimeAmount = .seconds(60 * Int64(Deadlines.stretch))) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(pathAndQuery)")
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }

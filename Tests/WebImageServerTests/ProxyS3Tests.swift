@@ -50,7 +50,7 @@ struct ProxyS3Tests {
             // The default bound (2 s) is for production; here a store read that outlasts it on a
             // loaded machine (it did under ASan in CI) would count as a timeout, not the miss or
             // hit the tests look for. Tests of the bound itself set their own.
-            configuration.resultStoreTimeout = .seconds(20 * Sanitizers.slowdown)
+            configuration.resultStoreTimeout = .seconds(20 * Deadlines.stretch)
             configure(&configuration)
         }
     }
@@ -243,7 +243,7 @@ struct ProxyS3Tests {
     /// A store that accepts connections and never answers: only the store timeout ends the read.
     /// The client's own timeout is a minute, so without the store's bound this test would pass
     /// its one-minute limit.
-    @Test("a store that never answers degrades to rendering within the store timeout", .timeLimit(.minutes(1 * Sanitizers.slowdown)))
+    @Test("a store that never answers degrades to rendering within the store timeout", .timeLimit(.minutes(1 * Deadlines.stretch)))
     func storeHangs() async throws {
         let origin = try await TestOrigin.start()
         origin.register("/elephants.jpg", data: try Fixture.elephants)

@@ -37,11 +37,11 @@ final class ServeProcess: Sendable {
 
 /// The `webimage serve` command as a plain process: flags, environment, the listening line,
 /// the log, and the graceful stop on SIGTERM.
-@Suite(.enabled(if: WebImageExecutable.url != nil), .timeLimit(.minutes(2 * Sanitizers.slowdown))) struct ServeCommandTests {
+@Suite(.enabled(if: WebImageExecutable.url != nil), .timeLimit(.minutes(2 * Deadlines.stretch))) struct ServeCommandTests {
     func get(_ url: String, headers: [(String, String)] = []) async throws -> (status: Int, headers: [(String, String)], body: Data) {
         var request = HTTPClientRequest(url: url)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60 * Int64(Sanitizers.slowdown)))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60 * Int64(Deadlines.stretch)))
         let body = try await response.body.collect(upTo: 64 << 20)
         return (Int(response.status.code), response.headers.map { ($0.name, $0.value) }, Data(body.readableBytesView))
     }
@@ -251,13 +251,13 @@ final class ServeProcess: Sendable {
     /// machine between a connect and its first write, and between an answer and the refusal
     /// checked while the connection is still held: in the parallel suite a test's task can wait
     /// seconds for a thread of the two-wide cooperative pool (2 s was once too little in CI).
-    /// Under TSan, where the server is as slow as the tests, they stretch by `Sanitizers.slowdown`.
-    @Test(.timeLimit(.minutes(1 * Sanitizers.slowdown))) func connectionFlags() async throws {
+    /// They stretch by `Deadlines.stretch`, as the suite's waits do (under TSan the server is as slow as the tests).
+    @Test(.timeLimit(.minutes(1 * Deadlines.stretch))) func connectionFlags() async throws {
         let cache = TemporaryDirectory("serve-connections")
         defer { cache.remove() }
         let server = try ServeProcess(try #require(WebImageExecutable.url), [
             "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning",
-            "--header-timeout", "\(8 * Sanitizers.slowdown)", "--idle-timeout", "\(10 * Sanitizers.slowdown)",
+            "--header-timeout", "\(8 * Deadlines.stretch)", "--idle-timeout", "\(10 * Deadlines.stretch)",
             "--max-connections", "1",
         ])
         defer { server.terminate() }
@@ -293,7 +293,7 @@ final class ServeProcess: Sendable {
 
     /// `--max-animation-pixels` reaches the decoder: the demo GIF (320×240, 31 frames, 2.4
     /// million canvas pixels) is refused under a lower limit and served under the default.
-    @Test(.timeLimit(.minutes(1 * Sanitizers.slowdown))) func animationWorkFlag() async throws {
+    @Test(.timeLimit(.minutes(1 * Deadlines.stretch))) func animationWorkFlag() async throws {
         for (limit, status) in [(["--max-animation-pixels", "1000000"], 413), ([], 200)] {
             let cache = TemporaryDirectory("serve-animation")
             defer { cache.remove() }

@@ -103,7 +103,7 @@ struct LocalLoaderTests {
     }
 
     /// Nothing ever writes to the FIFO: an open that waited for a writer would wait for good.
-    @Test("a FIFO is refused at once, not waited on", .timeLimit(.minutes(1 * Sanitizers.slowdown)))
+    @Test("a FIFO is refused at once, not waited on", .timeLimit(.minutes(1 * Deadlines.stretch)))
     func fileLoaderRefusesAFIFO() async throws {
         let folder = TemporaryDirectory("file-loader-fifo")
         defer { folder.remove() }

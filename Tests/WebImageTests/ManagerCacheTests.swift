@@ -5,7 +5,7 @@ import Testing
 import WebImage
 import WebImageTestSupport
 
-@Suite("ImageManager: caches, local sources, failed URLs", .timeLimit(.minutes(2 * Sanitizers.slowdown)))
+@Suite("ImageManager: caches, local sources, failed URLs", .timeLimit(.minutes(2 * Deadlines.stretch)))
 struct ManagerCacheTests {
     @Test("a file loads from the source, then from memory; a relaunch finds it on disk")
     func sourceMemoryDisk() async throws {

@@ -8,7 +8,7 @@ import WebImage
 import WebImageTestSupport
 
 /// The manager over the real HTTP loader, against a real server on loopback.
-@Suite("ImageManager over HTTP", .timeLimit(.minutes(2 * Sanitizers.slowdown)))
+@Suite("ImageManager over HTTP", .timeLimit(.minutes(2 * Deadlines.stretch)))
 struct ManagerHTTPTests {
     /// A running origin serving the repository's fixtures, and a manager with an HTTP loader.
     struct Setup {
@@ -27,7 +27,7 @@ struct ManagerHTTPTests {
             // The default whole-request timeout (15 s) stretches under a sanitizer: a request that
             // a test holds at the origin's gate while it opens the others one by one ran past it
             // under ASan (a prefetch batch finished 7 of 8). Tests of the timeout set their own.
-            configuration.timeout = .seconds(15 * Sanitizers.slowdown)
+            configuration.timeout = .seconds(15 * Deadlines.stretch)
             configure(&configuration)
             loader = HTTPImageLoader(configuration: configuration)
             fixture = try PipelineFixture(loaders: [loader], configure: configureManager)

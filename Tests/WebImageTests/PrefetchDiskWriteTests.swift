@@ -11,7 +11,7 @@ import WebImageTestSupport
 /// The disk cache's write is held half-way by its test hook (on an I/O thread, never the
 /// cooperative pool) until the test lets it go, so that what happens during the write is seen
 /// at a fixed point rather than by timing.
-@Suite("Bytes on their way to the disk", .timeLimit(.minutes(1 * Sanitizers.slowdown)))
+@Suite("Bytes on their way to the disk", .timeLimit(.minutes(1 * Deadlines.stretch)))
 struct PrefetchDiskWriteTests {
     @Test("an image is counted only once its bytes are on disk; a second prefetch during the write downloads and counts nothing")
     func countsFollowTheDiskWrite() async throws {

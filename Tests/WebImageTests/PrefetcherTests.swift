@@ -8,7 +8,7 @@ import WebImageTestSupport
 
 /// The prefetcher over the real HTTP loader and a real disk cache, against a real server on
 /// loopback.
-@Suite("ImagePrefetcher", .timeLimit(.minutes(2 * Sanitizers.slowdown)))
+@Suite("ImagePrefetcher", .timeLimit(.minutes(2 * Deadlines.stretch)))
 struct PrefetcherTests {
     typealias Setup = ManagerHTTPTests.Setup
 
