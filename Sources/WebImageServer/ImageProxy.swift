@@ -104,6 +104,16 @@ public final class ImageProxy: Sendable {
         public var originTrustRoots: [URL] = []
         /// The coders; tests wrap the decoders to count decodes.
         public var registry: CoderRegistry = .system()
+        /// The threads that decode, process and encode the proxy's images. Default:
+        /// ``BlockingExecutor/decoding`` (one thread per core), which every ``ImageManager`` of
+        /// the process shares unless given its own. An app that embeds the proxy beside its own
+        /// image work gives the proxy threads of its own, so that neither waits for the other:
+        ///
+        /// ```swift
+        /// var configuration = ImageProxy.Configuration(cacheDirectory: nil)
+        /// configuration.executor = BlockingExecutor(name: "proxy.images", width: 2)
+        /// ```
+        public var executor: BlockingExecutor = .decoding
         /// The log for the proxy's own events (one line per request goes to ``accessLogger``).
         public var logger = Logger(label: "webimage.serve")
         /// One line per request.
@@ -254,6 +264,7 @@ public final class ImageProxy: Sendable {
         managerConfiguration.decodingOptions.maximumAnimationPixels = configuration.maximumAnimationPixels
         managerConfiguration.decodingOptions.colorSpace = configuration.keepsColorProfile ? .preserve : .sRGB
         managerConfiguration.logger = configuration.logger
+        managerConfiguration.executor = configuration.executor
         // Every request goes to the origin again after a failure (requests also carry
         // retryFailed): the status the client gets must be the origin's, not "failed
         // recently", and a zero lifetime keeps the list from growing with the URLs of a scan.

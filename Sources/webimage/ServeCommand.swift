@@ -65,6 +65,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Image requests in progress at once; more are answered 503 (default 32).", valueName: "n"))
     var maxConcurrent: Int?
 
+    @Option(help: ArgumentHelp("Threads that decode, resize and encode images (default: one per core).", valueName: "n"))
+    var threads: Int?
+
     @Option(help: ArgumentHelp("The largest source, in bytes (default 26214400).", valueName: "bytes"))
     var maxSourceBytes: Int?
 
@@ -191,6 +194,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let maxAge = try integer(maxAge, "WEBIMAGE_MAX_AGE", "max-age", minimum: 0) { configuration.maxAge = maxAge }
         if let maximum = try integer(maxConcurrent, "WEBIMAGE_MAX_CONCURRENT", "max-concurrent") { configuration.maximumConcurrentRequests = maximum }
+        if let threads = try integer(threads, "WEBIMAGE_THREADS", "threads") {
+            configuration.executor = BlockingExecutor(name: "serve.image", width: threads)
+        }
         if let maximum = try integer(maxSourceBytes, "WEBIMAGE_MAX_SOURCE_BYTES", "max-source-bytes") { configuration.maximumSourceBytes = maximum }
         if let maximum = try integer(maxSourcePixels, "WEBIMAGE_MAX_SOURCE_PIXELS", "max-source-pixels") { configuration.maximumSourcePixels = maximum }
         if let maximum = try integer(maxDimension, "WEBIMAGE_MAX_DIMENSION", "max-dimension") { configuration.limits.maximumDimension = maximum }

@@ -309,6 +309,30 @@ final class ServeProcess: Sendable {
         }
     }
 
+    /// `--threads N`: the server's images are made on N threads of its own (named
+    /// `serve.image.0`…, as `/proc` shows them), and the image is served; 0 is refused.
+    @Test(.timeLimit(.minutes(1 * Deadlines.stretch))) func threadsFlag() async throws {
+        let cache = TemporaryDirectory("serve-threads")
+        defer { cache.remove() }
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning",
+            "--origin-dir", Fixture.demoImages.path, "--threads", "3",
+        ])
+        defer { server.terminate() }
+        let port = try await server.port()
+        let reply = try await get("http://127.0.0.1:\(port)/image?url=local%3A%2F%2F%2FSpring.png&w=64&format=webp")
+        #expect(reply.status == 200 && ImageFormat(sniffing: reply.body) == .webp)
+        let tasks = "/proc/\(server.process.processIdentifier)/task"
+        let names = try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap { task in
+            try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .newlines)
+        }
+        #expect(names.filter { $0.hasPrefix("serve.image.") }.sorted() == ["serve.image.0", "serve.image.1", "serve.image.2"], "\(names)")
+
+        let refused = try CommandRun(try #require(WebImageExecutable.url), ["serve", "--threads", "0", "--port", "0"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("--threads must be at least 1"), "\(refused.stderr)")
+    }
+
     @Test func shutdownGraceMustNotBeNegative() throws {
         let run = try CommandRun(try #require(WebImageExecutable.url), ["serve", "--shutdown-grace=-1", "--port", "0"])
         #expect(run.status != 0)
