@@ -4,11 +4,6 @@ import Testing
 import WebImageTestSupport
 @_spi(Testing) @testable import WebImageCore
 
-/// The calling thread's name as the kernel knows it (what `top` and `gdb` show).
-private func threadName() -> String {
-    (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? ""
-}
-
 private final class Counters: Sendable {
     let running = Atomic<Int>(0)
     let peak = Atomic<Int>(0)
@@ -18,7 +13,7 @@ private final class Counters: Sendable {
     @Test func runsWorkOnItsOwnNamedThreads() async throws {
         let executor = BlockingExecutor(name: "test.io", width: 2)
         defer { executor.shutdown() }
-        let name = try await executor.run { threadName() }
+        let name = try await executor.run { currentThreadName() }
         #expect(name.hasPrefix("test.io."))
     }
 
@@ -83,7 +78,7 @@ private final class Counters: Sendable {
         configuration.executor = executor
         configuration.sweepsOnOpen = false
         // The partial-write hook runs in the middle of the file write: where it runs, the I/O runs.
-        configuration.afterPartialWrite = { threads.withLock { _ = $0.insert(threadName()) } }
+        configuration.afterPartialWrite = { threads.withLock { _ = $0.insert(currentThreadName()) } }
         let cache = try DiskCache(directory: directory.url, configuration: configuration)
         try await cache.store(Data(count: 100), forKey: "k")
         #expect(threads.withLock { $0 } == ["test.disk.0"])

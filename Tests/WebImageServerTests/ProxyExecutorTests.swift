@@ -5,11 +5,6 @@ import WebImage
 @_spi(Testing) @testable import WebImageServer
 import WebImageTestSupport
 
-/// The calling thread's name as the kernel knows it.
-private func threadName() -> String {
-    (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? ""
-}
-
 /// Wraps a coder to note the name of every thread that runs it; the coding itself is the
 /// system coder's.
 private final class ThreadRecorder: ImageDecoder, ImageEncoder {
@@ -27,12 +22,12 @@ private final class ThreadRecorder: ImageDecoder, ImageEncoder {
     var format: ImageFormat { encoder.format }
 
     func decode(_ data: Data, options: ImageDecodingOptions) throws -> ImageContainer {
-        names.withLock { $0.append(threadName()) }
+        names.withLock { $0.append(currentThreadName()) }
         return try decoder.decode(data, options: options)
     }
 
     func encode(_ image: ImageContainer, options: ImageEncodingOptions) throws -> Data {
-        names.withLock { $0.append(threadName()) }
+        names.withLock { $0.append(currentThreadName()) }
         return try encoder.encode(image, options: options)
     }
 }

@@ -322,10 +322,7 @@ final class ServeProcess: Sendable {
         let port = try await server.port()
         let reply = try await get("http://127.0.0.1:\(port)/image?url=local%3A%2F%2F%2FSpring.png&w=64&format=webp")
         #expect(reply.status == 200 && ImageFormat(sniffing: reply.body) == .webp)
-        let tasks = "/proc/\(server.process.processIdentifier)/task"
-        let names = try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap { task in
-            try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .newlines)
-        }
+        let names = try threadNames(ofProcess: server.process.processIdentifier)
         #expect(names.filter { $0.hasPrefix("serve.image.") }.sorted() == ["serve.image.0", "serve.image.1", "serve.image.2"], "\(names)")
 
         let refused = try CommandRun(try #require(WebImageExecutable.url), ["serve", "--threads", "0", "--port", "0"])
