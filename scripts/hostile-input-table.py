@@ -118,6 +118,46 @@ def isobmff_claiming(path, width, height):
     return bytes(data)
 
 
+def avif_grid(rows, columns, width, height):
+    """An AVIF grid of rows × columns tiles declaring a width × height canvas, every tile the
+    first 64 px tile of Tests/Fixtures/avif-grid.avif (hostile-input finding 1: 100 × 100 tiles
+    under 96 × 64, 450 KB, took libavif 0.11 past 4 GB before it looked at the grid)."""
+    data = fixture("Tests/Fixtures/avif-grid.avif")
+    av1c = data.find(b"av1C") - 4
+    av1c_box = data[av1c:av1c + struct.unpack(">I", data[av1c:av1c + 4])[0]]
+    iloc = data.find(b"iloc") - 4
+    offset, length = struct.unpack(">II", data[iloc + 36:iloc + 44])  # item 2, the first tile
+    payload = data[offset:offset + length]
+    tiles = rows * columns
+
+    def box(kind, payload):
+        return struct.pack(">I", 8 + len(payload)) + kind + payload
+
+    def full(kind, version, payload):
+        return box(kind, bytes([version, 0, 0, 0]) + payload)
+
+    def meta(payload_offset):
+        locations = bytes([0x44, 0]) + struct.pack(">HHHHHII", tiles + 1, 1, 1, 0, 1, 0, 8)
+        locations += b"".join(struct.pack(">HHHHII", 2 + i, 0, 0, 1, payload_offset, len(payload)) for i in range(tiles))
+        entries = full(b"infe", 2, struct.pack(">HH", 1, 0) + b"grid\0")
+        entries += b"".join(full(b"infe", 2, struct.pack(">HH", 2 + i, 0) + b"av01\0") for i in range(tiles))
+        references = struct.pack(">HH", 1, tiles) + b"".join(struct.pack(">H", 2 + i) for i in range(tiles))
+        properties = box(b"ipco", full(b"ispe", 0, struct.pack(">II", width, height)) + full(b"ispe", 0, struct.pack(">II", 64, 64))
+                         + av1c_box + full(b"pixi", 0, bytes([3, 8, 8, 8])))
+        associations = struct.pack(">IH", tiles + 1, 1) + bytes([2, 1, 4])
+        associations += b"".join(struct.pack(">H", 2 + i) + bytes([3, 2, 0x83, 4]) for i in range(tiles))
+        children = (full(b"hdlr", 0, b"\0" * 4 + b"pict" + b"\0" * 13) + full(b"pitm", 0, struct.pack(">H", 1))
+                    + full(b"iloc", 1, locations) + full(b"iinf", 0, struct.pack(">H", tiles + 1) + entries)
+                    + full(b"iref", 0, box(b"dimg", references))
+                    + box(b"idat", bytes([0, 0, rows - 1, columns - 1]) + struct.pack(">HH", width, height))
+                    + box(b"iprp", properties + full(b"ipma", 0, associations)))
+        return full(b"meta", 0, children)
+
+    ftyp = box(b"ftyp", b"avif" + b"\0" * 4 + b"avifmif1miaf")
+    size = len(meta(0))
+    return ftyp + meta(len(ftyp) + size + 8) + box(b"mdat", payload)
+
+
 def fixture(path):
     with open(os.path.join(REPO, path), "rb") as f:
         return f.read()
@@ -140,7 +180,10 @@ BOMBS = {
     "WebP": [("4096² canvas, 3,000 frames, 64 px", lambda: webp_animation(4096, 4096, 3000), ["--resize", "64x64"]),
              ("200,000 frames of 1×1", lambda: webp_animation(1, 1, 200000), [])],
     "AVIF": [("ispe claiming 60000×60000", lambda: isobmff_claiming("Tests/Fixtures/hopper-32.avif", 60000, 60000), []),
-             ("animation, ispe claiming 16384×16384", lambda: isobmff_claiming("Tests/Fixtures/avif-animated.avif", 16384, 16384), [])],
+             ("animation, ispe claiming 16384×16384", lambda: isobmff_claiming("Tests/Fixtures/avif-animated.avif", 16384, 16384), []),
+             ("grid of 100×100 tiles under 96×64", lambda: avif_grid(100, 100, 96, 64), []),
+             ("grid of 60×60 tiles under 96×64", lambda: avif_grid(60, 60, 96, 64), []),
+             ("grid of 64×64 tiles, 4096×4096", lambda: avif_grid(64, 64, 4096, 4096), [])],
     "HEIC": [("ispe claiming 60000×60000", lambda: isobmff_claiming("Tests/Fixtures/heic-gradient.heic", 60000, 60000), []),
              ("grid, ispe claiming 60000×60000", lambda: isobmff_claiming("Tests/Fixtures/heic-grid.heic", 60000, 60000), [])],
     "JXL": [("size header claiming 30000×30000", lambda: fixture("Tests/Fixtures/jxl-announces-30000.jxl"), []),

@@ -6,8 +6,10 @@ import WebImageCore
 /// else libaom): still images, image sequences (animated AVIF), alpha, and 8, 10 and 12-bit
 /// samples.
 ///
-/// - Limits come from the container before any pixel is decoded: `avifDecoderParse` reads the
-///   boxes only, so the size is checked against ``ImageDecodingOptions/maximumPixelCount`` and
+/// - Limits come from the container before any pixel is decoded. A grid's tiles are counted
+///   and sized from the item boxes before libavif reads them (``ImageDecodingOptions/maximumTileCount``,
+///   and twice ``ImageDecodingOptions/maximumPixelCount`` for the tiles together); then
+///   `avifDecoderParse` reads the boxes only, so the size is checked against ``ImageDecodingOptions/maximumPixelCount`` and
 ///   a sequence's frame count and composed pixels against ``ImageDecodingOptions/maximumFrameCount``,
 ///   ``ImageDecodingOptions/maximumAnimationPixels`` and ``ImageDecodingOptions/maximumAnimationBytes``
 ///   first. libavif's own `imageSizeLimit` and `imageCountLimit` are set from the same options,
@@ -59,6 +61,9 @@ public struct AVIFDecoder: ImageDecoder {
     static func parsedDecoder(
         _ base: UnsafePointer<UInt8>, count: Int, options: ImageDecodingOptions, imageCountLimit: UInt32? = nil
     ) throws -> UnsafeMutablePointer<avifDecoder> {
+        // Grids are bounded before libavif parses them: it decodes every tile (with an AV1
+        // decoder each) before it looks at the grid.
+        try ISOBMFFItems.checkTiles(UnsafeRawBufferPointer(start: base, count: count), options: options, format: "AVIF")
         let decoder = try configuredDecoder(options: options, imageCountLimit: imageCountLimit)
         do {
             try check(avifDecoderSetIOMemory(decoder, base, count), decoder, "reading the file")

@@ -7,7 +7,7 @@ import WebImageCore
 /// where it stopped when more has come.
 ///
 /// - **Limits** are checked as soon as the container's boxes are in, before any pixel is
-///   decoded, as ``AVIFDecoder`` checks them.
+///   decoded, as ``AVIFDecoder`` checks them (a grid's tiles included).
 /// - **Previews**: a grid image (tiled, as cameras and large encodes make them) shows the rows
 ///   of tiles decoded so far, the rest black (transparent when it has alpha), with the final
 ///   image's transforms, size and colour conversion. An image of one tile has nothing to show
@@ -24,6 +24,7 @@ final class AVIFIncrementalDecoder: IncrementalImageDecoder {
     private var isParsed = false
     private var isSequence = false
     private var isDecoded = false
+    private var tilesChecked = false
     private var rowsShown = 0
 
     init(options: ImageDecodingOptions) {
@@ -93,6 +94,13 @@ final class AVIFIncrementalDecoder: IncrementalImageDecoder {
             decoder.pointee.io.pointee.sizeHint = UInt64(image.width) * UInt64(image.height) * 8 + (4 << 20)
         }
         guard !isSequence else { return }
+        if !tilesChecked {
+            // As in AVIFDecoder, before any tile is decoded. The census needs every box up to
+            // `meta` whole: a file whose `mdat` comes first is checked once it is complete.
+            guard ISOBMFFItems.tileCensus(source.bytes) != nil || source.isComplete else { return }
+            try ISOBMFFItems.checkTiles(source.bytes, options: options, format: "AVIF")
+            tilesChecked = true
+        }
         let result = avifDecoderNextImage(decoder)
         guard result != AVIF_RESULT_WAITING_ON_IO || source.isComplete else { return }
         try AVIFDecoder.check(result, decoder, "decoding the image")

@@ -6,7 +6,9 @@ import WebImageCore
 /// Decodes HEIC and HEIF with libheif (HEVC through libde265): the primary image, including
 /// grid (tiled) images, which libheif assembles; alpha; 8-bit and 10/12-bit samples.
 ///
-/// - Limits come from the container before any pixel is decoded: the primary image's size
+/// - Limits come from the container before any pixel is decoded: a grid's tiles are counted
+///   and sized from the item boxes before libheif reads them (``ImageDecodingOptions/maximumTileCount``,
+///   and twice ``ImageDecodingOptions/maximumPixelCount`` for the tiles together); the primary image's size
 ///   (`heif_image_handle_get_width`/`height`) is checked against
 ///   ``ImageDecodingOptions/maximumPixelCount``; libheif's own security limit (the longest
 ///   side of any coded image or tile it will allocate) is set from the same option, so its
@@ -83,6 +85,9 @@ public struct HEIFDecoder: ImageDecoder {
         _ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions, _ body: (OpaquePointer) throws -> T
     ) throws -> T {
         guard let base = bytes.baseAddress, bytes.count > 0 else { throw ImageError.corruptData("HEIF: no bytes") }
+        // Grids are bounded before libheif parses them: it decodes every tile, however small
+        // the canvas they compose.
+        try ISOBMFFItems.checkTiles(bytes, options: options, format: "HEIF")
         guard let context = heif_context_alloc() else { throw ImageError.tooLarge("HEIF: libheif could not allocate a context") }
         defer { heif_context_free(context) }
         // libheif's limit is one side, checked against every coded image's width and height

@@ -27,6 +27,12 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// looks each frame up from the start of its list), so the frame count is bounded on its
     /// own. Default: 10,000 (over five minutes at 30 frames a second).
     public var maximumFrameCount: Int = 10_000
+    /// The most coded images (tiles) one derived image of a HEIF or AVIF file may be made of;
+    /// a grid with more fails with ``ImageError/tooLarge(_:)`` before any tile is decoded. Each
+    /// tile costs a decode of its own (and libavif 0.11 keeps an AV1 decoder per tile, about
+    /// half a megabyte each), whatever the canvas's size. Default: 256 (a 48-megapixel phone
+    /// photo has 192 tiles of 512 × 512).
+    public var maximumTileCount: Int = 256
     /// Decode only the first frame of an animated image.
     public var firstFrameOnly = false
     /// Turn the pixels upright according to the stored EXIF orientation (the default). When

@@ -12,6 +12,8 @@ extension ImageHeader {
     ///   full decode writes the bitmap), taken at four bytes per pixel (8-bit RGBA; a 16-bit
     ///   file holds up to twice that), plus the output;
     /// - WebP: the output (libwebp scales while decoding);
+    /// - HEIF and AVIF: the coded planes, the full bitmap and the output, and for an AVIF grid an
+    ///   AV1 decoder for each tile;
     /// - GIF and animations: the canvas, the previous canvas and the frame being composed;
     /// - anything else: the full bitmap and the output.
     ///
@@ -39,12 +41,25 @@ extension ImageHeader {
             return full.saturatingAdded(pixelHeight).saturatingAdded(output)
         case .webp:
             return output
+        case .avif, .heic, .heif:
+            // The coded planes (up to three bytes a pixel: 4:4:4, or 4:2:0 at 10 bits), the RGB
+            // bitmap and the output; libavif 0.11 keeps an AV1 decoder per grid tile besides.
+            let planes = pixels.saturatingMultiplied(by: 3)
+            let decoders = format == .avif ? (tileCount ?? 0).saturatingMultiplied(by: Self.av1DecoderBytesPerTile) : 0
+            return full.saturatingAdded(planes).saturatingAdded(decoders).saturatingAdded(output)
         case .gif:
             return full.saturatingMultiplied(by: 3).saturatingAdded(output)
         default:
             return full.saturatingAdded(output)
         }
     }
+}
+
+extension ImageHeader {
+    /// What libavif 0.11 holds for each tile of a grid while it decodes: an AV1 decoder (dav1d,
+    /// one thread) and the tile's planes. avifdec's peak RSS over grids of 64 px tiles was 412 to
+    /// 440 KB a tile (1,024 and 4,096 tiles; docs/reliability.md), rounded up.
+    static let av1DecoderBytesPerTile = 512 << 10
 }
 
 private extension Int {

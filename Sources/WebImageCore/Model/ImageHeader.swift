@@ -51,6 +51,11 @@ public struct ImageHeader: Sendable, Hashable, Sniffable {
     /// then keeps every DCT coefficient of the image until the last scan. `nil` for other
     /// formats, or when the bytes stop before the frame header.
     public var isProgressive: Bool?
+    /// For HEIF and AVIF, the most tiles one derived image (a grid) of the file is made of: each
+    /// is decoded on its own, and libavif 0.11 keeps an AV1 decoder for each. `nil` for other
+    /// formats, files without a grid of two tiles or more (libheif's encoder writes even a small
+    /// image as a grid of one), or item boxes that cannot be read.
+    package var tileCount: Int?
 
     public init(
         format: ImageFormat,

@@ -53,6 +53,9 @@ extension HeaderSniffer {
             header.pixelWidth = size.width
             header.pixelHeight = size.height
         }
+        if wantsDetails, boxSize <= reader.count, let tiles = isoBMFFTileCensus(after: boxSize)?.largestTileCount, tiles > 1 {
+            header.tileCount = tiles
+        }
         return header
     }
 

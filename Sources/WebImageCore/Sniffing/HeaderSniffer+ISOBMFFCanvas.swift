@@ -57,31 +57,41 @@ extension HeaderSniffer {
     }
 
     private func isoBMFFLargestDerivedCanvas(after offset: Int) -> Int? {
-        guard let meta = bmffChild(named: 0x6D65_7461, from: offset, to: reader.count) else { return nil } // meta
-        let children = meta.payload + 4
-        guard let iinf = bmffChild(named: 0x6969_6E66, from: children, to: meta.end) else { return 0 } // iinf
-        let derived = derivedItems(in: iinf)
-        guard let derived else { return nil }
-        if derived.isEmpty { return 0 }
-        guard let iloc = bmffChild(named: 0x696C_6F63, from: children, to: meta.end), // iloc
-              let locations = itemLocations(in: iloc) else { return nil }
-        let idat = bmffChild(named: 0x6964_6174, from: children, to: meta.end) // idat
+        guard let meta = bmffChild(named: 0x6D65_7461, from: offset, to: reader.count), // meta
+              let descriptors = derivedDescriptors(in: meta) else { return nil }
         var largest = 0
-        for (item, isGrid) in derived {
-            guard let location = locations[item] else { return nil }
-            let start: Int
-            if location.method == 1 {
-                guard let idat else { return nil }
-                start = idat.payload + location.offset
-            } else if location.method == 0 {
-                start = location.offset
-            } else {
-                return nil
-            }
-            guard let canvas = isGrid ? gridCanvas(at: start) : overlayCanvas(at: start) else { return nil }
+        for descriptor in descriptors {
+            guard let canvas = descriptor.isGrid ? gridCanvas(at: descriptor.start) : overlayCanvas(at: descriptor.start) else { return nil }
             largest = max(largest, canvas)
         }
         return largest
+    }
+
+    /// Where the descriptor of each derived image (`grid`, `iovl`) of `meta` starts; empty
+    /// when there is no `iinf` or no derived image; `nil` when the boxes cannot be read or a
+    /// descriptor cannot be found.
+    func derivedDescriptors(in meta: BMFFBox) -> [(item: UInt32, isGrid: Bool, start: Int)]? {
+        let children = meta.payload + 4
+        guard let iinf = bmffChild(named: 0x6969_6E66, from: children, to: meta.end) else { return [] } // iinf
+        guard let derived = derivedItems(in: iinf) else { return nil }
+        if derived.isEmpty { return [] }
+        guard let iloc = bmffChild(named: 0x696C_6F63, from: children, to: meta.end), // iloc
+              let locations = itemLocations(in: iloc) else { return nil }
+        let idat = bmffChild(named: 0x6964_6174, from: children, to: meta.end) // idat
+        var descriptors: [(item: UInt32, isGrid: Bool, start: Int)] = []
+        for (item, isGrid) in derived.sorted(by: { $0.key < $1.key }) {
+            guard let location = locations[item] else { return nil }
+            switch location.method {
+            case 0:
+                descriptors.append((item, isGrid, location.offset))
+            case 1:
+                guard let idat else { return nil }
+                descriptors.append((item, isGrid, idat.payload + location.offset))
+            default:
+                return nil
+            }
+        }
+        return descriptors
     }
 
     /// The `grid` (true) and `iovl` (false) items listed in `iinf`; `nil` if it is malformed.

@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCodecs_AVIF_AVIFDecoder_1() async throws {
-#sourceLocation(file: "Sources/WebImageCodecs/AVIF/AVIFDecoder.swift", line: 32)
+#sourceLocation(file: "Sources/WebImageCodecs/AVIF/AVIFDecoder.swift", line: 34)
     var options = ImageDecodingOptions()
     options.thumbnail = .maxPixelSize(256)
     let container = try AVIFDecoder().decode(bytes, options: options)

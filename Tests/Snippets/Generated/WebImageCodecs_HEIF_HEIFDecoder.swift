@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCodecs_HEIF_HEIFDecoder_1() async throws {
-#sourceLocation(file: "Sources/WebImageCodecs/HEIF/HEIFDecoder.swift", line: 33)
+#sourceLocation(file: "Sources/WebImageCodecs/HEIF/HEIFDecoder.swift", line: 35)
     var options = ImageDecodingOptions()
     options.thumbnail = .maxPixelSize(320)   // the embedded thumbnail when it is large enough
     let container = try HEIFDecoder().decode(bytes, options: options)

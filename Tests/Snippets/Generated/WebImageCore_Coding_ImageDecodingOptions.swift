@@ -15,7 +15,7 @@ func snippet_WebImageCore_Coding_ImageDecodingOptions_1() async throws {
 }
 
 func snippet_WebImageCore_Coding_ImageDecodingOptions_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Coding/ImageDecodingOptions.swift", line: 50)
+#sourceLocation(file: "Sources/WebImageCore/Coding/ImageDecodingOptions.swift", line: 56)
     var options = ImageDecodingOptions()
     options.colorSpace = .preserve   // the stored values, and the profile to embed again
 #sourceLocation()

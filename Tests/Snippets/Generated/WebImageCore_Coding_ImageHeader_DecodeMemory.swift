@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCore_Coding_ImageHeader_DecodeMemory_1() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Coding/ImageHeader+DecodeMemory.swift", line: 19)
+#sourceLocation(file: "Sources/WebImageCore/Coding/ImageHeader+DecodeMemory.swift", line: 21)
     let estimate = ImageHeader(sniffing: data)?.estimatedDecodeMemory(options: options) ?? 0
 #sourceLocation()
     _ = estimate
