@@ -83,6 +83,8 @@ public struct ProxyServer: Sendable {
     let thumbor: ThumborRoute?
     /// imgproxy's dialect, unless ``ImageProxy/Configuration/imgproxy`` turns it off.
     let imgproxy: ImgproxyRoute?
+    /// Whether `/image` answers requests without `sig` (``SigningPolicy``).
+    let answersUnsignedImageURLs: Bool
     /// The `Server` header of every response.
     static let serverName = "swift-web-image"
 
@@ -92,7 +94,9 @@ public struct ProxyServer: Sendable {
         gallery = Gallery(directory: proxy.configuration.originDirectory)
         cacheControl = "public, max-age=\(proxy.configuration.maxAge)" + (proxy.signer != nil ? ", immutable" : "")
         thumbor = ThumborRoute(proxy.configuration.thumbor)
-        imgproxy = ImgproxyRoute(proxy.configuration.imgproxy)
+        let policy = SigningPolicy(proxy.configuration)
+        imgproxy = ImgproxyRoute(proxy.configuration.imgproxy, policy: policy)
+        answersUnsignedImageURLs = policy.answersUnsignedImageURLs
         accessLog = AccessLog(logger: proxy.configuration.accessLogger, metrics: proxy.metrics, thumbor: thumbor, imgproxy: imgproxy)
     }
 
@@ -281,7 +285,9 @@ public struct ProxyServer: Sendable {
     /// The checks and parsing every `/image` request goes through, whichever side answers it:
     /// the signature, then the parameters.
     func imageRequest(uri: URI) throws(ProxyError) -> ProxyRequest {
-        if let signer = proxy.signer, !signer.isValid(path: uri.path, query: uri.query) {
+        if let signer = proxy.signer {
+            guard signer.isValid(path: uri.path, query: uri.query) else { throw ProxyError.badSignature }
+        } else if !answersUnsignedImageURLs {
             throw ProxyError.badSignature
         }
         return try ProxyRequest(

@@ -20,7 +20,7 @@ struct ServeCommand: AsyncParsableCommand {
             Routes: /image (the proxy), / (a gallery of --origin-dir), /healthz, /metrics \
             (Prometheus). Every flag can also be set in the environment: WEBIMAGE_HOST, \
             WEBIMAGE_PORT, WEBIMAGE_CACHE_DIR, WEBIMAGE_ALLOW_HOSTS (comma-separated), \
-            WEBIMAGE_ALLOW_LOOPBACK=1, WEBIMAGE_SIGNING_KEY, WEBIMAGE_ORIGIN_DIR, \
+            WEBIMAGE_ALLOW_LOOPBACK=1, WEBIMAGE_SIGNING_KEY, WEBIMAGE_ALLOW_UNSIGNED=1, WEBIMAGE_ORIGIN_DIR, \
             WEBIMAGE_NO_CACHE=1, WEBIMAGE_MAX_AGE, WEBIMAGE_MAX_CONCURRENT, \
             WEBIMAGE_MAX_SOURCE_BYTES, WEBIMAGE_MAX_SOURCE_PIXELS, WEBIMAGE_MAX_DIMENSION, \
             WEBIMAGE_MAX_ANIMATION_PIXELS, WEBIMAGE_HEADER_TIMEOUT, WEBIMAGE_IDLE_TIMEOUT, \
@@ -50,8 +50,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Allow fetching from loopback addresses (127.0.0.0/8, ::1). For local development and tests only.")
     var allowLoopback = false
 
-    @Option(help: ArgumentHelp("Require every /image URL to be signed with this HMAC-SHA256 key.", valueName: "key"))
+    @Option(help: ArgumentHelp("Require every /image URL to be signed with this HMAC-SHA256 key. Any key (this, thumbor's or imgproxy's) closes every dialect that has none of its own.", valueName: "key"))
     var signingKey: String?
+
+    @Flag(help: "Answer unsigned /image URLs although a thumbor or imgproxy key is configured.")
+    var allowUnsigned = false
 
     @Option(help: ArgumentHelp("Serve this folder's images as local:///NAME sources (and show them at /).", valueName: "dir"))
     var originDir: String?
@@ -131,6 +134,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("imgproxy's salt, in hex (also $IMGPROXY_SALT).", valueName: "hex"))
     var imgproxySalt: String?
 
+    @Flag(help: "Answer unsigned imgproxy URLs although a /image or thumbor key is configured (also $WEBIMAGE_IMGPROXY_ALLOW_UNSIGNED).")
+    var imgproxyAllowUnsigned = false
+
     @Option(help: ArgumentHelp("Bytes of the MAC an imgproxy signature keeps, 1 to 32 (default 32; also $IMGPROXY_SIGNATURE_SIZE).", valueName: "bytes"))
     var imgproxySignatureSize: Int?
 
@@ -185,6 +191,7 @@ struct ServeCommand: AsyncParsableCommand {
             : allowHosts
         configuration.addressPolicy = AddressPolicy(allowsLoopback: enabled(allowLoopback, "WEBIMAGE_ALLOW_LOOPBACK"))
         configuration.signingKey = value(signingKey, "WEBIMAGE_SIGNING_KEY")
+        configuration.allowsUnsignedImageURLs = enabled(allowUnsigned, "WEBIMAGE_ALLOW_UNSIGNED")
         if let originDir = value(originDir, "WEBIMAGE_ORIGIN_DIR") {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: originDir, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -263,6 +270,8 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.imgproxy.salt = salt
         }
         configuration.imgproxy.signatureSize = size
+        configuration.imgproxy.allowsUnsigned = imgproxyAllowUnsigned
+            || ["1", "true", "yes"].contains(environment["WEBIMAGE_IMGPROXY_ALLOW_UNSIGNED"]?.lowercased() ?? "")
         do throws(ProxyError) {
             let presets = imgproxyPreset.isEmpty ? (environment["IMGPROXY_PRESETS"] ?? "") : imgproxyPreset.joined(separator: ",")
             configuration.imgproxy.presets = try ImgproxyConfiguration.presets(parsing: presets)
@@ -379,6 +388,12 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let host = settings.host
+        let open = configuration.unsignedRoutes
+        if !open.isEmpty {
+            // One line, before the address: an operator who meant to close the proxy sees it.
+            configuration.logger.warning(
+                "unsigned URLs are answered at \(open.joined(separator: ", ")): anyone who can reach this server can make it fetch and resize images (set WEBIMAGE_SIGNING_KEY to close every dialect)")
+        }
         do {
             var server = ProxyServer(proxy: proxy)
             server.connections = settings.connections

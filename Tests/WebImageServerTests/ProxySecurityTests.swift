@@ -69,6 +69,56 @@ import WebImageTestSupport
         #expect(harness.origin.requestCount(path: "/e.jpg") == 1)
     }
 
+    /// Hostile-input finding 2: with `--signing-key`, `/image` was closed and imgproxy's URLs
+    /// (whose dialect had no key) answered anyone. One rule now: any key closes every dialect
+    /// that has none of its own, unless the operator opens it by name.
+    @Test func anyKeyClosesEveryDialectWithoutOne() async throws {
+        let harness = try await ProxyHarness.start { $0.signingKey = "test-key" }
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/q.png", data: try Fixture.png)
+        for signature in ["insecure", "_", "anything"] {
+            let path = "/imgproxy/\(signature)/rs:fit:64:64/plain/" + harness.origin.url("/q.png").absoluteString
+            let reply = try await harness.request(path)
+            #expect(reply.status == 403, "\(path)")
+        }
+        #expect(harness.origin.requestCount(path: "/q.png") == 0)
+        #expect(harness.proxy.configuration.unsignedRoutes.isEmpty)
+    }
+
+    @Test func aDialectOpenedByNameAnswersUnsignedURLsBesideAKey() async throws {
+        let harness = try await ProxyHarness.start {
+            $0.thumbor.key = "thumbor-key"
+            $0.imgproxy.allowsUnsigned = true
+        }
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/q.png", data: try Fixture.png)
+        // thumbor's key closes /image (no key of its own, not opened)…
+        #expect(try await harness.request(harness.imagePath("/q.png", "w=16")).status == 403)
+        // …while imgproxy, opened by name, answers.
+        let path = "/imgproxy/insecure/rs:fit:16:16/plain/" + harness.origin.url("/q.png").absoluteString
+        #expect(try await harness.request(path).status == 200)
+        #expect(harness.proxy.configuration.unsignedRoutes == ["/imgproxy/…"])
+    }
+
+    @Test func withNoKeyAtAllImageAndImgproxyAreOpenAndSaySo() async throws {
+        let harness = try await ProxyHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/q.png", data: try Fixture.png)
+        #expect(try await harness.request(harness.imagePath("/q.png", "w=16")).status == 200)
+        let path = "/imgproxy/_/rs:fit:16:16/plain/" + harness.origin.url("/q.png").absoluteString
+        #expect(try await harness.request(path).status == 200)
+        #expect(harness.proxy.configuration.unsignedRoutes == ["/image", "/imgproxy/…"])
+        var unsafeThumbor = ImageProxy.Configuration(cacheDirectory: nil)
+        unsafeThumbor.thumbor.allowsUnsafe = true
+        unsafeThumbor.imgproxy.prefix = nil
+        #expect(unsafeThumbor.unsignedRoutes == ["/image", "/thumbor/unsafe/…"])
+        var allowedImage = ImageProxy.Configuration(cacheDirectory: nil)
+        allowedImage.imgproxy.key = "736563726574"
+        allowedImage.imgproxy.salt = "68656C6C6F"
+        allowedImage.allowsUnsignedImageURLs = true
+        #expect(allowedImage.unsignedRoutes == ["/image"])
+    }
+
     // MARK: SSRF
 
     /// Loopback targets the proxy must refuse: each a different spelling or address, on the

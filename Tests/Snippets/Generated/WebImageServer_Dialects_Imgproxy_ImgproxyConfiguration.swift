@@ -16,7 +16,7 @@ func snippet_WebImageServer_Dialects_Imgproxy_ImgproxyConfiguration_1() async th
 }
 
 func snippet_WebImageServer_Dialects_Imgproxy_ImgproxyConfiguration_2() async throws {
-#sourceLocation(file: "Sources/WebImageServer/Dialects/Imgproxy/ImgproxyConfiguration.swift", line: 49)
+#sourceLocation(file: "Sources/WebImageServer/Dialects/Imgproxy/ImgproxyConfiguration.swift", line: 54)
     let presets = try ImgproxyConfiguration.presets(parsing: "default=q:85,thumb=rs:fill:160:160/g:no")
     // ["default": "q:85", "thumb": "rs:fill:160:160/g:no"]
 #sourceLocation()

@@ -52,7 +52,9 @@ public struct URLSigner: Sendable {
     }
 
     /// Whether the raw `query` of a request to `path` carries exactly one `sig` that matches
-    /// the rest of the target.
+    /// the rest of the target, in lowercase hex as ``signature(for:)`` writes it: an upper-case
+    /// spelling of the same MAC is refused, so that a signed URL has one form and a CDN keyed on
+    /// the URL cannot be bypassed by respelling it.
     public func isValid(path: String, query: String?) -> Bool {
         guard let (unsigned, signature) = Self.split(query: query ?? ""),
               let mac = Self.bytes(hex: signature) else { return false }
@@ -83,10 +85,10 @@ public struct URLSigner: Sendable {
         return (unsigned, String(decoding: signature, as: UTF8.self))
     }
 
-    /// The bytes of a 64-digit hex string (either case); `nil` for anything else.
+    /// The bytes of a 64-digit lowercase hex string; `nil` for anything else.
     static func bytes(hex: String) -> Data? {
         let digits = Array(hex.utf8)
-        guard digits.count == 64 else { return nil }
+        guard digits.count == 64, !digits.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) else { return nil }
         var bytes = Data(capacity: 32)
         var index = 0
         while index < digits.count {

@@ -11,7 +11,9 @@ import Foundation
 /// configuration.imgproxy.presets = try ImgproxyConfiguration.presets(parsing: "default=q:85,thumb=rs:fill:160:160")
 /// ```
 ///
-/// Without a key, any signature segment is accepted (`insecure`, `_`, …), as imgproxy does.
+/// Without a key, any signature segment is accepted (`insecure`, `_`, …), as imgproxy does,
+/// but only while no other key is configured either: a proxy with a `/image` or thumbor key
+/// refuses unsigned imgproxy URLs unless ``allowsUnsigned`` opens them.
 /// Under the prefix `/`, the proxy's own routes (`/image`, `/healthz`, `/metrics`, `/`,
 /// `/favicon.ico`) keep their meaning; every other path is an imgproxy URL. thumbor's dialect
 /// then keeps a prefix of its own: both cannot be at the root.
@@ -23,6 +25,9 @@ public struct ImgproxyConfiguration: Sendable, Hashable {
     public var key: String?
     /// imgproxy's `IMGPROXY_SALT`, in hex.
     public var salt: String?
+    /// Answer unsigned imgproxy URLs even though another dialect has a key. Without any key,
+    /// imgproxy URLs are answered unsigned anyway; with ``key``, never. Default: `false`.
+    public var allowsUnsigned = false
     /// imgproxy's `IMGPROXY_SIGNATURE_SIZE`: the bytes of the MAC a signature keeps, 1 to 32.
     public var signatureSize = 32
     /// imgproxy's `IMGPROXY_PRESETS`: options by preset name (`"thumb": "rs:fill:160:160/q:70"`).

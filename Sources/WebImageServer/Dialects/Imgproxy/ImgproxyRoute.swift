@@ -9,7 +9,8 @@ import WebImageCore
 struct ImgproxyRoute: Sendable {
     /// The prefix without its trailing `/`; `""` is the root.
     let prefix: String
-    /// Whether a key is configured: then every URL must carry its signature.
+    /// Whether URLs must carry the key's signature: when the dialect has a key, or another
+    /// dialect has one and this one was not opened (``SigningPolicy``).
     let requiresSignature: Bool
     /// `nil` with a key when the key or salt is not hex: then nothing validates.
     let signer: ImgproxySigner?
@@ -18,10 +19,10 @@ struct ImgproxyRoute: Sendable {
     let watermark: (digest: String, opacity: Double)?
 
     /// `nil` when the dialect is off.
-    init?(_ configuration: ImgproxyConfiguration) {
+    init?(_ configuration: ImgproxyConfiguration, policy: SigningPolicy) {
         guard let prefix = configuration.normalizedPrefix else { return nil }
         self.prefix = prefix
-        requiresSignature = configuration.key != nil || configuration.salt != nil
+        requiresSignature = !policy.answersUnsignedImgproxyURLs
         signer = configuration.key.flatMap { ImgproxySigner(key: $0, salt: configuration.salt ?? "", signatureSize: configuration.signatureSize) }
         presets = configuration.presets
         watermark = configuration.watermarkDigest.map { ($0, configuration.watermarkOpacity) }
@@ -36,8 +37,8 @@ struct ImgproxyRoute: Sendable {
         return path.dropFirst(prefix.count)
     }
 
-    /// The URL at `relative` once its signature passes: any signature without a key (imgproxy's
-    /// `insecure`), else the key's MAC of the rest. The signature is checked before the options
+    /// The URL at `relative` once its signature passes: any signature when unsigned URLs are
+    /// answered (imgproxy's `insecure`), else the key's MAC of the rest (none without a key). The signature is checked before the options
     /// are read, so that without the key nothing but `403` is learnt.
     func url(_ relative: Substring, limits: ProxyRequest.Limits, allowsLocal: Bool, now: Date = Date()) throws(ProxyError) -> ImgproxyURL {
         let parts = relative.drop { $0 == "/" }.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)

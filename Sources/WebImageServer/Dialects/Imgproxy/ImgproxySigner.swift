@@ -50,9 +50,12 @@ public struct ImgproxySigner: Sendable {
         "/" + signature(for: path) + path
     }
 
-    /// Whether `signature` (URL-safe Base64, padded or not) is the (truncated) MAC of `path`.
+    /// Whether `signature` is the (truncated) MAC of `path`, spelled as ``signature(for:)``
+    /// spells it: URL-safe Base64 without padding. Other spellings of the same bytes (padded,
+    /// standard alphabet, other low bits in the last character) are refused, so that a signed
+    /// URL has one form and a CDN keyed on the URL cannot be bypassed by respelling it.
     public func isValid(signature: String, path: String) -> Bool {
-        guard let given = Self.data(base64URL: signature), given.count == signatureSize else { return false }
+        guard !signature.contains("="), let given = Self.data(base64URL: signature), given.count == signatureSize else { return false }
         let message = salt + Data(path.utf8)
         let key = SymmetricKey(data: keyBytes)
         if signatureSize == 32 {

@@ -41,8 +41,9 @@ struct ThumborRoute: Sendable {
         if parts[0] == "unsafe" {
             guard allowsUnsafe else { throw ProxyError(status: 403, message: "unsafe URLs are not allowed") }
         } else {
-            let signature = PercentDecoding.string(parts[0]) ?? String(parts[0])
-            guard let signer, signer.isValid(signature: signature, signed: String(parts[1])) else { throw .badSignature }
+            // As sent: a percent-encoded signature is another spelling of the URL (see
+            // ``ThumborSigner/isValid(signature:signed:)``).
+            guard let signer, signer.isValid(signature: String(parts[0]), signed: String(parts[1])) else { throw .badSignature }
         }
         return try ThumborURL(path: relative, limits: limits, allowsLocal: allowsLocal)
     }

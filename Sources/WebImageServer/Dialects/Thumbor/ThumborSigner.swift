@@ -29,10 +29,7 @@ public struct ThumborSigner: Sendable {
 
     /// The signature of `signed` (the path after the signature, without its leading `/`).
     public func signature(for signed: String) -> String {
-        let mac = HMAC<Insecure.SHA1>.authenticationCode(for: Data(signed.utf8), using: key)
-        return Data(mac).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
+        Self.urlSafe(Data(HMAC<Insecure.SHA1>.authenticationCode(for: Data(signed.utf8), using: key)))
     }
 
     /// `/SIGNATURE/signed`: the path a thumbor server (or `webimage serve` under the prefix `/`)
@@ -41,12 +38,20 @@ public struct ThumborSigner: Sendable {
         "/" + signature(for: signed) + "/" + signed
     }
 
-    /// Whether `signature` (URL-safe Base64, padded or not) is the MAC of `signed`.
+    /// Whether `signature` is the MAC of `signed`, spelled as thumbor and ``signature(for:)``
+    /// spell it: 28 characters of URL-safe Base64 with its padding. Other spellings of the same
+    /// MAC (unpadded, standard alphabet, other low bits in the last character, percent-encoded)
+    /// are refused, so that a signed URL has one form and a CDN keyed on the URL cannot be
+    /// bypassed by respelling it.
     public func isValid(signature: String, signed: String) -> Bool {
-        var standard = signature.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        // Some clients drop the padding; the MAC is the same.
-        while standard.utf8.count % 4 != 0 { standard += "=" }
-        guard standard.utf8.count == 28, let mac = Data(base64Encoded: standard) else { return false }
+        let standard = signature.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        guard signature.utf8.count == 28, !signature.contains("+"), !signature.contains("/"),
+              let mac = Data(base64Encoded: standard), Self.urlSafe(mac) == signature else { return false }
         return HMAC<Insecure.SHA1>.isValidAuthenticationCode(mac, authenticating: Data(signed.utf8), using: key)
+    }
+
+    /// `bytes` in URL-safe Base64 with padding, as thumbor writes a signature.
+    private static func urlSafe(_ bytes: Data) -> String {
+        bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
     }
 }
