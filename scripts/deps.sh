@@ -28,6 +28,7 @@ packages=(
   libgtk-4-dev           # GTK 4, for the WebImageGTK views
   xvfb                   # the X server the GTK tests draw in
   xauth                  # which xvfb's tools expect beside it
+  iproute2               # ip: the SSRF tests compare the host's interface addresses with its listing
 )
 # nginx, the HTTP cache of the nginx-in-front test (any flavour will do: the proxy and cache
 # modules are in all of them).

@@ -66,7 +66,8 @@ package enum IPAddress: Sendable, Hashable, CustomStringConvertible {
 /// address they lead to; Teredo (`2001::/32`), whose embedded address is obfuscated, is refused.
 ///
 /// So `10.1.2.3` is refused (private, 10.0.0.0/8) and `93.184.215.14` allowed; `::1` is allowed
-/// only with ``allowsLoopback``.
+/// only with ``allowsLoopback``. The proxy host's own interface addresses count as loopback,
+/// whatever their range: a URL naming them reaches the services bound to all interfaces.
 ///
 /// ```swift
 /// var configuration = ImageProxy.Configuration()
@@ -83,6 +84,10 @@ public struct AddressPolicy: Sendable, Hashable {
     /// refuse one loopback address while another serves as the allowed origin.
     package var refusedAddresses: Set<IPAddress> = []
 
+    /// The host's own addresses, treated as loopback (refused unless ``allowsLoopback``): `nil`
+    /// reads the host's interfaces (``HostInterfaces``); tests give a set of their choosing.
+    package var ownAddresses: Set<IPAddress>?
+
     public init(allowsLoopback: Bool = false) {
         self.allowsLoopback = allowsLoopback
     }
@@ -98,6 +103,9 @@ public struct AddressPolicy: Sendable, Hashable {
 
     package func verdict(for address: IPAddress) -> Verdict {
         if refusedAddresses.contains(address) { return .refused("refused by the test policy") }
+        if !allowsLoopback, (ownAddresses ?? HostInterfaces.addresses()).contains(address) {
+            return .refused("this host's own address")
+        }
         switch address {
         case .v4(let value):
             return verdict(v4: value)
@@ -131,6 +139,11 @@ public struct AddressPolicy: Sendable, Hashable {
     private func verdict(v4 value: UInt32) -> Verdict {
         if value >> 24 == 127 {
             return allowsLoopback ? .allowed : .refused("loopback (127.0.0.0/8)")
+        }
+        // Reached through an IPv6 form that embeds it (mapped, NAT64, 6to4): the host's own
+        // IPv4 address is as much loopback as it is directly.
+        if !allowsLoopback, (ownAddresses ?? HostInterfaces.addresses()).contains(.v4(value)) {
+            return .refused("this host's own address")
         }
         for range in Self.refusedV4 where Self.matches(value, range.network, range.prefix) {
             return .refused(range.name)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @_spi(Testing) import WebImageServer
+import WebImageTestSupport
 
 /// The SSRF rule over parsed addresses: every refused range, its edges, and what stays
 /// allowed. No test here opens a connection or sends a packet.
@@ -126,5 +127,52 @@ import Testing
         #expect(!guardian.isAllowed(host: "example.com"))
         #expect(!guardian.isAllowed(host: "images.example.com.evil.org"))
         #expect(OriginGuard().isAllowed(host: "anything.example"))
+    }
+
+    /// Hostile-input finding 7: a URL naming the proxy host's own interface address (not
+    /// loopback) reached services bound to all interfaces. The host's own addresses count as
+    /// loopback: refused, whatever their range, unless loopback is allowed, directly and in the
+    /// IPv6 forms that embed an IPv4 address. (The addresses are given here: a public one the
+    /// ranges alone would allow.)
+    @Test func theHostsOwnAddressesAreLoopback() throws {
+        var policy = AddressPolicy()
+        let own = try #require(IPAddress("93.184.215.14")), ownV6 = try #require(IPAddress("2606:2800:21f:cb07:6820:80da:af6b:8b2c"))
+        #expect(policy.verdict(for: own).isAllowed && policy.verdict(for: ownV6).isAllowed)
+        policy.ownAddresses = [own, ownV6]
+        #expect(policy.verdict(for: own) == .refused("this host's own address"))
+        #expect(policy.verdict(for: ownV6) == .refused("this host's own address"))
+        #expect(try verdict("::ffff:93.184.215.14", policy) == .refused("IPv4-mapped this host's own address"))
+        #expect(try verdict("64:ff9b::5db8:d70e", policy) == .refused("NAT64 this host's own address"))
+        #expect(try verdict("93.184.215.15", policy).isAllowed)
+        policy.allowsLoopback = true
+        #expect(policy.verdict(for: own).isAllowed && policy.verdict(for: ownV6).isAllowed)
+    }
+
+    /// What the policy reads by default: every address `ip -o addr` lists for this host's
+    /// interfaces (iproute2, not the code under test, says which they are).
+    @Test func theHostsAddressesAreItsInterfaces() throws {
+        let listing = try Self.run(["ip", "-o", "addr", "show"])
+        let listed = Set(listing.split(separator: "\n").compactMap { line -> IPAddress? in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard let family = fields.firstIndex(where: { $0 == "inet" || $0 == "inet6" }), family + 1 < fields.count else { return nil }
+            return IPAddress(String(fields[family + 1].split(separator: "/")[0]))
+        })
+        #expect(!listed.isEmpty)
+        #expect(HostInterfaces.read() == listed)
+        for address in listed {
+            #expect(!AddressPolicy().verdict(for: address).isAllowed, "\(address)")
+        }
+    }
+
+    static func run(_ command: [String]) throws -> String {
+        let process = SpawnedProcess()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
     }
 }
