@@ -40,6 +40,30 @@ import WebImageTestSupport
         }
     }
 
+    /// Hostile-input finding 9: the proxy's limits (256 MiB of decoded frames, 2^28 canvas
+    /// pixels composed) refused a 1920×1080 GIF of 40 frames as "more than 32 frames", while the
+    /// README promised 128 frames of 1080p. One definition now, in every decoder: the work limit
+    /// counts canvases composed (128 of 1080p), the memory limit the frames as kept, at the
+    /// size asked for, so such a GIF decodes as a thumbnail; at full size 32 frames fit. Here at
+    /// a sixteenth of the area, with the limits scaled alike (a debug build composes 1080p
+    /// canvases slowly).
+    @Test func theMemoryLimitCountsFramesAtTheSizeAskedFor() throws {
+        var options = ImageDecodingOptions()
+        options.maximumAnimationBytes = 480 * 270 * 4 * 32
+        options.maximumAnimationPixels = 480 * 270 * 128
+        // A full first frame, then 39 one-pixel frames: each composed on the whole canvas.
+        let blocks = [GIFBuilder.image(GIFDecoderTests.solid(480, 270, 2))]
+            + (1..<40).map { GIFBuilder.image(GIFDecoderTests.solid(1, 1, UInt8($0 % 5), x: $0, y: 0)) }
+        let gif = Data(GIFBuilder.gif(width: 480, height: 270, globalPalette: GIFDecoderTests.palette, blocks: blocks))
+        options.thumbnail = .maxPixelSize(128)
+        let thumbnail = try registry.decode(gif, options: options)
+        #expect(thumbnail.animation?.frames.count == 40)
+        #expect(thumbnail.image.width == 128 && thumbnail.image.height == 72)
+        #expect(thumbnail.animation?.frames.allSatisfy { $0.bitmap.width == 128 && $0.bitmap.height == 72 } == true)
+        options.thumbnail = nil
+        expectTooLarge("more than 32 frames of 480×270 exceed the limit of 16588800 bytes") { try registry.decode(gif, options: options) }
+    }
+
     /// libwebp looks frame *i* up by walking its list from the start: 200,000 frames of 1×1
     /// took 32 s. The frame count is bounded before any lookup.
     @Test func hundredsOfThousandsOfTinyFramesAreRefusedByCount() throws {

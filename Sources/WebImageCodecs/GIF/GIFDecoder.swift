@@ -36,7 +36,8 @@ import WebImageCore
 ///
 /// Limits, checked before the memory they guard is allocated: the screen against
 /// ``ImageDecodingOptions/maximumPixelCount``, each frame's declared size against the same,
-/// the composed frames against ``ImageDecodingOptions/maximumAnimationBytes``, and the pixels
+/// the composed frames, kept at the thumbnail's size when one is asked for, against
+/// ``ImageDecodingOptions/maximumAnimationBytes``, and the pixels
 /// decoded from LZW data over all frames against their sum (LZW expands up to ~2,700× and
 /// a frame can lie mostly off-screen, so time is bounded separately from memory). Rows of
 /// a frame below the screen are never decoded.
@@ -128,10 +129,9 @@ struct GIFRenderer {
             // GIF states no frame count: the work is checked before each frame is composed.
             try options.checkAnimationWork(frameCount: composed + 1, canvasWidth: screen.width, canvasHeight: screen.height, format: "GIF")
             if composed > 0 {
-                let canvasBytes = screen.width * screen.height * 4
-                guard composed < options.maximumAnimationBytes / canvasBytes else {
-                    throw ImageError.tooLarge("GIF: more than \(composed) frames of \(screen.width)×\(screen.height) exceed the \(options.maximumAnimationBytes)-byte animation limit")
-                }
+                try options.checkKeptAnimationBytes(
+                    frameCount: composed + 1, kept: options.keptFrameSize(canvasWidth: screen.width, canvasHeight: screen.height),
+                    format: "GIF", orMore: true)
             }
         } else {
             guard composed < options.maximumFrameCount else {
@@ -169,7 +169,14 @@ struct GIFRenderer {
                 ? "GIF: the first frame's image data is damaged before any of its rows on the screen"
                 : "GIF: the file ends inside its first frame before any of its rows on the screen")
         }
-        let composedFrame = AnimatedImage.Frame(bitmap: try canvas.snapshot(), duration: .milliseconds(frame.delay * 10))
+        var bitmap = try canvas.snapshot()
+        if keepsEveryFrame {
+            // Kept at the size asked for, as the animation limit counts it (the registry's
+            // finish then finds the size already right).
+            let kept = options.keptFrameSize(canvasWidth: screen.width, canvasHeight: screen.height)
+            if kept.width != bitmap.width || kept.height != bitmap.height { bitmap = try bitmap.resized(width: kept.width, height: kept.height) }
+        }
+        let composedFrame = AnimatedImage.Frame(bitmap: bitmap, duration: .milliseconds(frame.delay * 10))
         composed += 1
 
         Self.dispose(frame, region: region, palette: palette, screen: screen, canvas: canvas, saved: saved)

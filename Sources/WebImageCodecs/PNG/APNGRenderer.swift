@@ -18,11 +18,9 @@ struct APNGRenderer {
         var frames = Array(animation.frames.prefix(animation.declaredFrameCount))
         if options.firstFrameOnly { frames = Array(frames.prefix(1)) }
         try options.checkAnimationWork(frameCount: frames.count, canvasWidth: width, canvasHeight: height, format: "APNG")
-        let canvasBytes = width * height * 4
+        let kept = options.keptFrameSize(canvasWidth: width, canvasHeight: height)
         if frames.count > 1 {
-            guard frames.count <= options.maximumAnimationBytes / canvasBytes else {
-                throw ImageError.tooLarge("APNG: \(frames.count) frames of \(width)×\(height) need more than the \(options.maximumAnimationBytes)-byte animation limit")
-            }
+            try options.checkKeptAnimationBytes(frameCount: frames.count, kept: kept, format: "APNG")
         }
 
         let canvas = FrameCanvas(width: width, height: height)
@@ -32,7 +30,11 @@ struct APNGRenderer {
         var composed: [AnimatedImage.Frame] = []
         composed.reserveCapacity(frames.count)
         for (index, frame) in frames.enumerated() {
-            guard let composedFrame = try compose(frame, index: index, onto: canvas, scratch: scratch) else { break }
+            guard var composedFrame = try compose(frame, index: index, onto: canvas, scratch: scratch) else { break }
+            // Kept at the size asked for, as the animation limit counts it.
+            if frames.count > 1, kept.width != composedFrame.bitmap.width || kept.height != composedFrame.bitmap.height {
+                composedFrame.bitmap = try composedFrame.bitmap.resized(width: kept.width, height: kept.height)
+            }
             composed.append(composedFrame)
         }
         guard let first = composed.first else {

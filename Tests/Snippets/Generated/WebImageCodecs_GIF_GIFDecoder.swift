@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCodecs_GIF_GIFDecoder_1() async throws {
-#sourceLocation(file: "Sources/WebImageCodecs/GIF/GIFDecoder.swift", line: 45)
+#sourceLocation(file: "Sources/WebImageCodecs/GIF/GIFDecoder.swift", line: 46)
     let container = try GIFDecoder().decode(bytes, options: .init())
     let frames = container.animation?.frames.count    // composed frames
     let loops = container.animation?.loopCount         // plays; 0 = forever
