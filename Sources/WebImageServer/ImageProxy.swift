@@ -100,6 +100,19 @@ public final class ImageProxy: Sendable {
         public var maximumConcurrentRequests = 32
         /// `Retry-After` of a 503, in seconds.
         public var retryAfter = 1
+        /// The CPU time one variant's decode, processing and encode may take together (the time
+        /// its work runs on ``executor``'s threads; downloads and waits for a thread do not
+        /// count). Past it the work stops at its next check (between an animation's frames, an
+        /// encoder's attempts, along an expensive filter) and the request is answered `503`.
+        /// Default: 5 seconds (in a debug build, whose Swift code runs ten to fifty times slower,
+        /// 120 seconds: the same work).
+        public var workBudget: Duration = Self.defaultWorkBudget
+
+        #if DEBUG
+        static let defaultWorkBudget: Duration = .seconds(120)
+        #else
+        static let defaultWorkBudget: Duration = .seconds(5)
+        #endif
         /// The longest a whole download, or the read of a local file, may take. Default: 15 seconds.
         public var originTimeout: Duration = .seconds(15)
         /// PEM files of certificate authorities trusted for HTTPS origins besides the system's
@@ -536,8 +549,19 @@ public final class ImageProxy: Sendable {
         return request
     }
 
-    /// Loads, decodes and processes through the manager, encodes.
+    /// ``renderWithinBudget(_:from:as:)`` under the ``Configuration/workBudget``: a budget spent
+    /// is a `503`, not the origin's `504`.
     private func render(_ recipe: RenderRecipe, from url: URL, as target: ImageFormat?) async throws -> Rendered {
+        let budget = WorkDeadline(configuration.workBudget)
+        do {
+            return try await WorkDeadline.$budget.withValue(budget) { try await renderWithinBudget(recipe, from: url, as: target) }
+        } catch ImageError.timeout(let detail) where budget.isSpent {
+            throw ProxyError(status: 503, message: "the image takes more work than this server allows", detail: detail)
+        }
+    }
+
+    /// Loads, decodes and processes through the manager, encodes.
+    private func renderWithinBudget(_ recipe: RenderRecipe, from url: URL, as target: ImageFormat?) async throws -> Rendered {
         var imageRequest = originalRequest(url, options: [.retryFailed])
         if target == .jpeg { imageRequest.options.insert(.decodeFirstFrameOnly) }
         if configuration.cachesDisabled { imageRequest.options.insert(.fromLoaderOnly) }
@@ -591,14 +615,19 @@ public final class ImageProxy: Sendable {
     }
 
     /// `container` encoded as `format`; with `maxBytes`, a lossy format at the highest quality
-    /// (below the asked one) whose bytes fit, found by bisection (at most 7 encodes of the
-    /// output), or at quality 1 when none fits.
+    /// (below the asked one) whose bytes fit, found by bisection, or at quality 1 when none fits:
+    /// at most ``maximumEncodes`` encodes of the output in all, each after a check of the work
+    /// budget (hostile-input finding 5: `format(avif):max_bytes(100)` took nine AVIF encodes).
     static func encode(_ container: ImageContainer, as format: ImageFormat, options: ImageEncodingOptions, maxBytes: Int?, registry: CoderRegistry) throws -> Data {
         let first = try registry.encode(container, as: format, options: options)
         guard let maxBytes, first.count > maxBytes, [.jpeg, .webp, .avif].contains(format), options.quality > 1 else { return first }
         var options = options
         var low = 1, high = options.quality - 1, best: Data?
-        while low <= high {
+        // The first encode and the quality-1 fallback are two of the encodes.
+        var bisections = maximumEncodes - 2
+        while low <= high, bisections > 0 {
+            bisections -= 1
+            try WorkDeadline.check("fitting \(maxBytes) bytes")
             options.quality = (low + high) / 2
             let data = try registry.encode(container, as: format, options: options)
             if data.count <= maxBytes {
@@ -609,9 +638,15 @@ public final class ImageProxy: Sendable {
             }
         }
         if let best { return best }
+        try WorkDeadline.check("fitting \(maxBytes) bytes")
         options.quality = 1
         return try registry.encode(container, as: format, options: options)
     }
+
+    /// The most encodes ``encode(_:as:options:maxBytes:registry:)`` makes of one output: the
+    /// first, four steps of bisection (qualities within 1/16 of the range of the best that fits),
+    /// and quality 1 when none does.
+    static let maximumEncodes = 6
 
     /// The decode size hint and the processors of `recipe`, in the recipe's order.
     static func processors(for recipe: RenderRecipe, maximumDimension: Int) -> (ImageDecodingOptions.Thumbnail?, [any ImageProcessor]) {

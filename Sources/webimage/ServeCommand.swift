@@ -23,7 +23,7 @@ struct ServeCommand: AsyncParsableCommand {
             WEBIMAGE_ALLOW_LOOPBACK=1, WEBIMAGE_SIGNING_KEY, WEBIMAGE_ALLOW_UNSIGNED=1, WEBIMAGE_ORIGIN_DIR, \
             WEBIMAGE_NO_CACHE=1, WEBIMAGE_MAX_AGE, WEBIMAGE_MAX_CONCURRENT, \
             WEBIMAGE_MAX_SOURCE_BYTES, WEBIMAGE_MAX_SOURCE_PIXELS, WEBIMAGE_MAX_DIMENSION, \
-            WEBIMAGE_MAX_ANIMATION_PIXELS, WEBIMAGE_HEADER_TIMEOUT, WEBIMAGE_IDLE_TIMEOUT, \
+            WEBIMAGE_MAX_ANIMATION_PIXELS, WEBIMAGE_WORK_BUDGET, WEBIMAGE_HEADER_TIMEOUT, WEBIMAGE_IDLE_TIMEOUT, \
             WEBIMAGE_MAX_CONNECTIONS, WEBIMAGE_SHUTDOWN_GRACE, \
             WEBIMAGE_ALLOW_BUCKETS (comma-separated), WEBIMAGE_RESULT_STORE, \
             WEBIMAGE_ORIGIN_STORE=1, WEBIMAGE_RESULT_STORE_TIMEOUT_MS, \
@@ -94,6 +94,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Seconds SIGTERM waits for the requests in flight before the server stops without them (default 10).", valueName: "seconds"))
     var shutdownGrace: Int?
+
+    @Option(help: ArgumentHelp("Seconds of CPU one variant's decode, processing and encode may take together; past them the request is answered 503 (default 5).", valueName: "seconds"))
+    var workBudget: Int?
 
     @Option(help: ArgumentHelp("Seconds a client has to send a whole request, from its first byte or from connecting (default 10).", valueName: "seconds"))
     var headerTimeout: Int?
@@ -210,6 +213,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let maximum = try integer(maxAnimationPixels, "WEBIMAGE_MAX_ANIMATION_PIXELS", "max-animation-pixels") {
             configuration.maximumAnimationPixels = maximum
         }
+        if let seconds = try integer(workBudget, "WEBIMAGE_WORK_BUDGET", "work-budget") { configuration.workBudget = .seconds(seconds) }
         configuration.keepsColorProfile = enabled(keepColorProfile, "WEBIMAGE_KEEP_COLOR_PROFILE")
         configuration.allowsSVG = enabled(allowSVG, "WEBIMAGE_ALLOW_SVG")
         if let formats = autoFormats ?? ProcessInfo.processInfo.environment["WEBIMAGE_AUTO_FORMATS"] {

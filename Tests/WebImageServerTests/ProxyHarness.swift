@@ -102,6 +102,9 @@ final class ProxyHarness: Sendable {
         configuration.originTimeout = .seconds(15 * Deadlines.stretch)
         configuration.accessLogger = Logger(label: "test.access") { _ in SwiftLogNoOpLogHandler() }
         configuration.logger = Logger(label: "test.proxy") { _ in SwiftLogNoOpLogHandler() }
+        // A debug build under load decodes many times slower than the release build the default
+        // budget is for; the tests of the budget set their own.
+        configuration.workBudget = .seconds(120 * Deadlines.stretch)
         configure(&configuration)
         let proxy = try ImageProxy(configuration: configuration)
 

@@ -124,6 +124,7 @@ public struct AVIFDecoder: ImageDecoder {
         var frames: [AnimatedImage.Frame] = []
         frames.reserveCapacity(frameCount)
         while frames.count < frameCount {
+            if frameCount > 1 { try WorkDeadline.check("decoding AVIF frame \(frames.count + 1) of \(frameCount)") }
             try check(avifDecoderNextImage(decoder), decoder, "decoding frame \(frames.count + 1) of \(imageCount)")
             frames.append(.init(bitmap: try frameBitmap(decoder.pointee.image, options: options), duration: duration(decoder.pointee.imageTiming)))
         }

@@ -61,7 +61,8 @@ public struct AVIFEncoder: ImageEncoder {
         // lossless inter frames (quantizer 0, the identity matrix) that decode as the frame
         // before, in avifdec too (a gradient whose blue channel changed from frame to frame).
         let flags = frames.count == 1 ? AVIF_ADD_IMAGE_FLAG_SINGLE : options.lossless ? AVIF_ADD_IMAGE_FLAG_FORCE_KEYFRAME : AVIF_ADD_IMAGE_FLAG_NONE
-        for frame in frames {
+        for (index, frame) in frames.enumerated() {
+            if frames.count > 1 { try WorkDeadline.check("encoding AVIF frame \(index + 1) of \(frames.count)") }
             let yuv = try Self.makeImage(frame.bitmap, lossless: options.lossless, icc: icc)
             defer { avifImageDestroy(yuv) }
             try AVIFDecoder.check(avifEncoderAddImage(encoder, yuv, frame.milliseconds, avifAddImageFlags(flags.rawValue)), nil, "encoding a frame")

@@ -126,6 +126,7 @@ struct GIFRenderer {
         let screen = stream.screen
         guard let frame = stream.nextFrame() else { return nil }
         if keepsEveryFrame {
+            try WorkDeadline.check("composing GIF frame \(composed + 1)")
             // GIF states no frame count: the work is checked before each frame is composed.
             try options.checkAnimationWork(frameCount: composed + 1, canvasWidth: screen.width, canvasHeight: screen.height, format: "GIF")
             if composed > 0 {

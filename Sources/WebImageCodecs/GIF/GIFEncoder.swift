@@ -43,7 +43,8 @@ public struct GIFEncoder: ImageEncoder {
         if animated, let plays = image.animation?.loopCount, plays != 1 {
             try writer.putLoop(plays == 0 ? 0 : min(plays - 1, 65535))
         }
-        for (frame, rgba) in zip(frames, pixels) {
+        for (index, (frame, rgba)) in zip(frames, pixels).enumerated() {
+            if animated { try WorkDeadline.check("encoding GIF frame \(index + 1) of \(frames.count)") }
             let indexed = rgba.withUnsafeBufferPointer { Self.indexed($0, width: width, height: height, reserveTransparent: transparency) }
             if animated || transparency {
                 let hundredths = Self.hundredths(frame.duration)

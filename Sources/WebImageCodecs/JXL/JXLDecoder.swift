@@ -65,6 +65,7 @@ public struct JXLDecoder: ImageDecoder {
             try Self.checkAnimationWork(frames: index + 1, of: stream, keptSize: kept, options: options)
         }
         while !(options.firstFrameOnly && frames.count == 1), var frame = try stream.nextFrame(checkFrame: checkFrame) {
+            try WorkDeadline.check("decoding JPEG XL frame \(frames.count + 1)")
             if kept.width != frame.bitmap.width || kept.height != frame.bitmap.height {
                 frame.bitmap = try frame.bitmap.resized(width: kept.width, height: kept.height)
             }

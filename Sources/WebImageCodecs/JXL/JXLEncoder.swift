@@ -48,7 +48,8 @@ public struct JXLEncoder: ImageEncoder {
         } else {
             try Self.check(JxlEncoderSetFrameDistance(settings, Self.distance(quality: options.quality)), "setting the distance")
         }
-        for frame in frames {
+        for (index, frame) in frames.enumerated() {
+            if frames.count > 1 { try WorkDeadline.check("encoding JPEG XL frame \(index + 1) of \(frames.count)") }
             try Self.add(frame, to: settings, encoder: encoder, hasAlpha: hasAlpha, animated: frames.count > 1)
         }
         JxlEncoderCloseInput(encoder)

@@ -30,6 +30,7 @@ struct APNGRenderer {
         var composed: [AnimatedImage.Frame] = []
         composed.reserveCapacity(frames.count)
         for (index, frame) in frames.enumerated() {
+            try WorkDeadline.check("composing APNG frame \(index + 1) of \(frames.count)")
             guard var composedFrame = try compose(frame, index: index, onto: canvas, scratch: scratch) else { break }
             // Kept at the size asked for, as the animation limit counts it.
             if frames.count > 1, kept.width != composedFrame.bitmap.width || kept.height != composedFrame.bitmap.height {

@@ -28,6 +28,7 @@ struct APNGWriter {
         var output = PNGFile.signature
         var sequence = 0
         for (index, frame) in frames.enumerated() {
+            try WorkDeadline.check("encoding APNG frame \(index + 1) of \(frames.count)")
             let png = [UInt8](try encoder.encode(frame, profile: index == 0 ? profile : nil, channels: channels))
             let chunks = Self.chunks(of: png)
             if index == 0 {

@@ -132,6 +132,7 @@ public struct WebPDecoder: ImageDecoder {
         var previousEnd: Int32 = 0
         let canvasBytes = file.width * 4 * file.height
         while frames.count < frameCount, WebPAnimDecoderHasMoreFrames(decoder) != 0 {
+            try WorkDeadline.check("decoding WebP frame \(frames.count + 1) of \(frameCount)")
             var canvas: UnsafeMutablePointer<UInt8>?
             // The timestamp is when the frame ends: the sum of its duration and all before it.
             var end: Int32 = 0

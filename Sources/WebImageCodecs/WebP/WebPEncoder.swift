@@ -106,6 +106,7 @@ public struct WebPEncoder: ImageEncoder {
         // Timestamps are when each frame starts, in milliseconds from the first.
         var timestamp = 0
         for (index, frame) in animation.frames.enumerated() {
+            try WorkDeadline.check("encoding WebP frame \(index + 1) of \(animation.frames.count)")
             guard frame.bitmap.width == width, frame.bitmap.height == height else {
                 throw ImageError.invalidBitmap("frame \(index) is \(frame.bitmap.width)×\(frame.bitmap.height), not the canvas \(width)×\(height)")
             }

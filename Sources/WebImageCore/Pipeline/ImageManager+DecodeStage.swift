@@ -68,6 +68,12 @@ extension ImageManager {
         } catch ImageError.cancelled {
             await loaded.pendingStore?.writeIfDecodable(registry: configuration.registry, logger: logger)
             throw ImageError.cancelled
+        } catch ImageError.timeout(let detail) where WorkDeadline.budget?.isSpent == true {
+            // The caller's work budget ran out, which says nothing of the bytes: a cached copy
+            // stays, and fresh bytes are not kept unchecked (checking them would spend the work
+            // the budget refused).
+            loaded.pendingStore?.forget()
+            throw ImageError.timeout(detail)
         } catch {
             // Bytes that do not decode are not handed to anyone else.
             loaded.pendingStore?.forget()

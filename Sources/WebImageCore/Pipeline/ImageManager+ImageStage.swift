@@ -83,12 +83,17 @@ extension ImageManager {
     private func processedBytesFromDisk(plan: StagePlan) async -> PipelineResponse? {
         guard let key = plan.processedDataKey, plan.imageKey.mode == .normal || plan.imageKey.mode == .cacheOnly,
               let disk = plan.cache.disk, let entry = await disk.entry(forKey: key) else { return nil }
-        guard let (container, duration) = try? await configuration.executor.run({ [registry = configuration.registry] in
-            let started = ContinuousClock.now
-            let container = try registry.decode(entry.data, options: .init())
-            return (container, ContinuousClock.now - started)
-        }) else {
-            await disk.removeEntry(forKey: key)
+        let container: ImageContainer, duration: Duration
+        do {
+            (container, duration) = try await configuration.executor.run { [registry = configuration.registry] in
+                let started = ContinuousClock.now
+                let container = try registry.decode(entry.data, options: .init())
+                return (container, ContinuousClock.now - started)
+            }
+        } catch {
+            // Cancellation, or a work budget that ran out, says nothing of the bytes: they stay.
+            let saysNothing = (error as? ImageError) == .cancelled || WorkDeadline.budget?.isSpent == true
+            if !saysNothing { await disk.removeEntry(forKey: key) }
             return nil
         }
         plan.cache.memory.set(container, forKey: plan.memoryKey, cost: container.cost)

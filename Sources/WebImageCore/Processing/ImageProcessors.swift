@@ -48,6 +48,7 @@ extension ImageContainer {
         }
         animation.frames[0].bitmap = first
         for index in animation.frames.indices.dropFirst() {
+            try WorkDeadline.check("processing frame \(index + 1) of \(animation.frames.count)")
             animation.frames[index].bitmap = try transform(animation.frames[index].bitmap)
         }
         result.animation = animation

@@ -41,8 +41,12 @@ public final class BlockingExecutor: Sendable {
     /// ``ImageError/cancelled``.
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         if Task.isCancelled { throw ImageError.cancelled }
+        // The caller's work budget is spent on the thread (see WorkDeadline).
+        let budget = WorkDeadline.budget
         return try await withCheckedThrowingContinuation { continuation in
-            queue.push { continuation.resume(with: Result(catching: body)) }
+            queue.push {
+                continuation.resume(with: Result { try budget.map { try $0.run(body) } ?? body() })
+            }
         }
     }
 

@@ -15,7 +15,7 @@ func snippet_WebImageCore_Model_ImageHeader_1() async throws {
 }
 
 func snippet_WebImageCore_Model_ImageHeader_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Model/ImageHeader.swift", line: 84)
+#sourceLocation(file: "Sources/WebImageCore/Model/ImageHeader.swift", line: 85)
     let header = bytes.withUnsafeBytes { ImageHeader(sniffing: $0) }
     print(header?.format ?? "-")       // png
     print(header?.pixelWidth ?? 0)     // 1600
@@ -25,7 +25,7 @@ func snippet_WebImageCore_Model_ImageHeader_2() async throws {
 }
 
 func snippet_WebImageCore_Model_ImageHeader_3() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Model/ImageHeader.swift", line: 98)
+#sourceLocation(file: "Sources/WebImageCore/Model/ImageHeader.swift", line: 99)
     let header = ImageHeader(sniffing: bytes)
     let tooLarge = header?.pixelCount.map { $0 > 50_000_000 } ?? false   // refuse to decode?
 #sourceLocation()

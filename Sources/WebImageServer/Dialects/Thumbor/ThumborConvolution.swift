@@ -24,7 +24,9 @@ struct ThumborConvolution: ImageProcessor, Hashable {
     var key: String { "conv=" + items.map { ProxyRequest.text($0) }.joined(separator: ";") + ",\(columns),\(normalizes ? 1 : 0)" }
 
     func process(_ image: ImageContainer) throws -> ImageContainer {
-        try image.mappingFrames(apply)
+        // Each item of the kernel, for each of four channels.
+        try FilterCost.check(image, tapsPerPixel: items.count * 4, name: "convolution")
+        return try image.mappingFrames(apply)
     }
 
     /// The kernel the sums use.
@@ -47,8 +49,9 @@ struct ThumborConvolution: ImageProcessor, Hashable {
         let (midX, midY) = (columns / 2, rows / 2)
         return try Bitmap(width: width, height: height, pixelFormat: channels == 4 ? .rgba8 : .rgb8, scale: bitmap.scale) { buffer in
             let output = buffer.bindMemory(to: UInt8.self)
-            input.withUnsafeBufferPointer { pixels in
+            try input.withUnsafeBufferPointer { pixels in
                 for y in 0..<height {
+                    if y % 64 == 0 { try WorkDeadline.check("convolving row \(y) of \(height)") }
                     for x in 0..<width {
                         var sums = SIMD4<Double>()
                         for ky in 0..<rows {

@@ -22,7 +22,9 @@ struct ThumborSharpen: ImageProcessor, Hashable {
     }
 
     func process(_ image: ImageContainer) throws -> ImageContainer {
-        try image.mappingFrames(apply)
+        // Five levels of a separable three-tap filter, rows and columns, on three planes.
+        try FilterCost.check(image, tapsPerPixel: 5 * 2 * 3 * 3, name: "sharpen")
+        return try image.mappingFrames(apply)
     }
 
     private func apply(_ bitmap: Bitmap) throws -> Bitmap {
@@ -48,7 +50,7 @@ struct ThumborSharpen: ImageProcessor, Hashable {
             }
         }
         for channel in 0..<(luma ? 1 : colours) {
-            sharpen(&planes[channel], width: width, height: height)
+            try sharpen(&planes[channel], width: width, height: height)
         }
         if luma {
             for index in 0..<area {
@@ -78,11 +80,12 @@ struct ThumborSharpen: ImageProcessor, Hashable {
     }
 
     /// Sharpens one plane in place: the sum of its five amplified detail levels and what is left.
-    private func sharpen(_ plane: inout [Float], width: Int, height: Int) {
+    private func sharpen(_ plane: inout [Float], width: Int, height: Int) throws {
         var coarse = plane, smooth = plane
         var line = [Float](repeating: 0, count: max(width, height))
         for index in plane.indices { plane[index] = 0 }
         for level in 0..<5 {
+            try WorkDeadline.check("sharpening level \(level + 1) of 5")
             let hole = 1 << level
             Self.hat(coarse, into: &smooth, width: width, height: height, hole: hole, line: &line)
             let distance = Double(level) - radius
