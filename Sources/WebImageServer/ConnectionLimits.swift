@@ -6,6 +6,7 @@
 /// var server = ProxyServer(proxy: try ImageProxy(configuration: .init()))
 /// server.connections.headerTimeout = .seconds(5)
 /// server.connections.maximumConnections = 1_000
+/// server.connections.trustedProxies = ["10.0.0.5"]   // nginx in front
 /// ```
 public struct ConnectionLimits: Sendable {
     /// How long a client has to send a whole request once it has started one (its first byte;
@@ -19,6 +20,24 @@ public struct ConnectionLimits: Sendable {
     /// accepted, so the process never runs out of file descriptors. Default: 4,096, or less
     /// when the descriptor limit is lower (``defaultMaximumConnections``).
     public var maximumConnections = ConnectionLimits.defaultMaximumConnections
+    /// The most connections one client may hold open at once; its next one is closed as soon as
+    /// it is accepted, so that one client cannot take every connection. A client is an IPv4
+    /// address, or an IPv6 /64 (one host's share of a network). Connections from
+    /// ``trustedProxies`` are not counted this way: the requests they carry are, per client they
+    /// name in `X-Forwarded-For`, against the same number of requests in progress. Default: 128
+    /// (a browser opens six connections to a host).
+    public var maximumConnectionsPerClient = 128
+    /// Connections accepted past ``maximumConnections`` that answer only `/healthz` and
+    /// `/metrics` (anything else gets `503` and the connection closes), so that a health checker
+    /// and a metrics scraper still get through when clients hold every other connection.
+    /// Default: 16.
+    public var reservedConnections = 16
+    /// Addresses of proxies in front (a load balancer, nginx, a CDN's edges), exactly as they
+    /// connect (`10.0.0.5`, `::1`): their connections are exempt from
+    /// ``maximumConnectionsPerClient``, and for their requests the client is the rightmost
+    /// `X-Forwarded-For` address that is not itself one of them. `X-Forwarded-For` from anyone
+    /// else is ignored. Default: none.
+    public var trustedProxies: [String] = []
 
     public init() {}
 

@@ -1,7 +1,8 @@
 import NIOCore
 
-/// Holds a connection's slot of ``ConnectionLimits/maximumConnections`` and gives it back once,
-/// when the connection closes.
+/// Holds a connection's slots (of ``ConnectionLimits/maximumConnections`` or the reserve, and of
+/// its client's ``ConnectionLimits/maximumConnectionsPerClient``) and gives them back once, when
+/// the connection closes.
 ///
 /// First in the pipeline, it sees every close the server asks for before the socket is closed,
 /// so a client that sees the server close its connection can count on the slot being free; a
@@ -10,12 +11,13 @@ import NIOCore
 final class ConnectionSlotHandler: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundIn = Any
 
-    private let open: ConcurrencyLimiter
+    private let giveBack: () -> Void
     private var isHeld = true
 
-    /// `open` must already count this connection.
-    init(open: ConcurrencyLimiter) {
-        self.open = open
+    /// `giveBack` returns the slots that already count this connection (open connections, the
+    /// client's, the reserve's).
+    init(giveBack: @escaping () -> Void) {
+        self.giveBack = giveBack
     }
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
@@ -30,6 +32,6 @@ final class ConnectionSlotHandler: ChannelOutboundHandler, RemovableChannelHandl
     private func release() {
         guard isHeld else { return }
         isHeld = false
-        open.release()
+        giveBack()
     }
 }

@@ -3,8 +3,9 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// Hummingbird's HTTP/1 connection with the proxy's connection rules around it: the cap on
-/// open connections, the header and idle timeouts (``ConnectionTimeoutHandler``) and answers in
+/// Hummingbird's HTTP/1 connection with the proxy's connection rules around it: the caps on
+/// open connections (all, and each client's) and the reserve for operations
+/// (``OperationsOnlyHandler``), the header and idle timeouts (``ConnectionTimeoutHandler``) and answers in
 /// the client's HTTP version (``HTTPVersionHandler``).
 ///
 /// Both handlers need NIO's HTTP/1 parts, which carry the version and come before Hummingbird's
@@ -22,27 +23,64 @@ struct GuardedHTTP1Channel: ServerChildChannel {
     let limits: ConnectionLimits
     /// The connections open now, against ``ConnectionLimits/maximumConnections``.
     let open: ConcurrencyLimiter
+    /// The connections past it, which answer only operations (``ConnectionLimits/reservedConnections``).
+    let reserve: ConcurrencyLimiter
+    /// Each client's connections, against ``ConnectionLimits/maximumConnectionsPerClient``.
+    let perClient: PerClientLimiter
+    /// ``ConnectionLimits/trustedProxies``, parsed.
+    let trustedProxies: Set<IPAddress>
+
+    init(http1: HTTP1Channel, limits: ConnectionLimits, open: ConcurrencyLimiter) {
+        self.http1 = http1
+        self.limits = limits
+        self.open = open
+        reserve = ConcurrencyLimiter(limit: limits.reservedConnections)
+        perClient = PerClientLimiter(limit: limits.maximumConnectionsPerClient)
+        trustedProxies = Set(limits.trustedProxies.compactMap(IPAddress.init))
+    }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        guard open.tryAcquire() else {
-            logger.debug("connection refused: \(open.limit) connections are open")
-            return channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler())
-                return Value(channel: channel, http: nil)
-            }
+        // The client's slot first: a client at its cap takes none of the shared ones.
+        let peer = channel.remoteAddress?.ipAddress.flatMap(IPAddress.init)
+        let client = peer.flatMap { trustedProxies.contains($0) ? nil : ClientAddress(channel.remoteAddress) }
+        if let client, !perClient.tryAcquire(client) {
+            logger.debug("connection refused: the client holds \(perClient.limit) connections")
+            return refuse(channel)
         }
-        let slot = ConnectionSlotHandler(open: open)
+        let giveBackClient = { if let client { perClient.release(client) } }
+        var operationsOnly = false
+        if !open.tryAcquire() {
+            guard limits.reservedConnections > 0, reserve.tryAcquire() else {
+                giveBackClient()
+                logger.debug("connection refused: \(open.limit) connections are open")
+                return refuse(channel)
+            }
+            operationsOnly = true
+        }
+        let shared = operationsOnly ? reserve : open
+        let slot = ConnectionSlotHandler { shared.release(); giveBackClient() }
         do {
             try channel.pipeline.syncOperations.addHandler(slot, position: .first)
         } catch {
-            open.release()
+            shared.release()
+            giveBackClient()
             return channel.eventLoop.makeFailedFuture(error)
         }
         return http1.setup(channel: channel, logger: logger).flatMapThrowing { [limits] http in
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try pipeline.addHandlers([HTTPVersionHandler(), ConnectionTimeoutHandler(limits: limits)], position: .after(decoder))
+            var handlers: [any ChannelHandler] = [HTTPVersionHandler(), ConnectionTimeoutHandler(limits: limits)]
+            if operationsOnly { handlers.insert(OperationsOnlyHandler(), at: 0) }
+            try pipeline.addHandlers(handlers, position: .after(decoder))
             return Value(channel: channel, http: http)
+        }
+    }
+
+    /// Closes `channel` as soon as it is active (``RefusedConnectionHandler``).
+    private func refuse(_ channel: any Channel) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler())
+            return Value(channel: channel, http: nil)
         }
     }
 

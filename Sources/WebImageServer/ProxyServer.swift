@@ -20,9 +20,12 @@ import WebImage
 public struct ProxyRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     let notes = RequestNotes()
+    /// The connection's peer address (`nil` for a Unix socket, or a context made in a test).
+    let peerAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        peerAddress = source.channel.remoteAddress?.ipAddress
     }
 }
 
@@ -114,6 +117,7 @@ public struct ProxyServer: Sendable {
     public func router() -> Router<ProxyRequestContext> {
         let router = Router(context: ProxyRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: AccessLogMiddleware(log: accessLog))
+        router.add(middleware: ForwardedClientLimitMiddleware(limits: connections))
         // A dialect at the root takes every path the other has not: it goes last.
         let thumborMiddleware = thumbor.map { ThumborMiddleware(server: self, route: $0) }
         let imgproxyMiddleware = imgproxy.map { ImgproxyMiddleware(server: self, route: $0) }

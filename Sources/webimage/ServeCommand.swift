@@ -24,7 +24,8 @@ struct ServeCommand: AsyncParsableCommand {
             WEBIMAGE_NO_CACHE=1, WEBIMAGE_MAX_AGE, WEBIMAGE_MAX_CONCURRENT, \
             WEBIMAGE_MAX_SOURCE_BYTES, WEBIMAGE_MAX_SOURCE_PIXELS, WEBIMAGE_MAX_DIMENSION, \
             WEBIMAGE_MAX_ANIMATION_PIXELS, WEBIMAGE_WORK_BUDGET, WEBIMAGE_HEADER_TIMEOUT, WEBIMAGE_IDLE_TIMEOUT, \
-            WEBIMAGE_MAX_CONNECTIONS, WEBIMAGE_SHUTDOWN_GRACE, \
+            WEBIMAGE_MAX_CONNECTIONS, WEBIMAGE_MAX_CONNECTIONS_PER_CLIENT, WEBIMAGE_RESERVED_CONNECTIONS, \
+            WEBIMAGE_TRUSTED_PROXIES (comma-separated), WEBIMAGE_SHUTDOWN_GRACE, \
             WEBIMAGE_ALLOW_BUCKETS (comma-separated), WEBIMAGE_RESULT_STORE, \
             WEBIMAGE_ORIGIN_STORE=1, WEBIMAGE_RESULT_STORE_TIMEOUT_MS, \
             WEBIMAGE_LOG_LEVEL. \
@@ -106,6 +107,15 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Connections open at once; more are closed as soon as they are accepted (default 4096, or the descriptor limit less 256 if lower).", valueName: "n"))
     var maxConnections: Int?
+
+    @Option(help: ArgumentHelp("Connections one client (an IPv4 address or IPv6 /64) may hold open at once (default 128); behind --trusted-proxy, requests in progress per X-Forwarded-For client.", valueName: "n"))
+    var maxConnectionsPerClient: Int?
+
+    @Option(help: ArgumentHelp("Connections past --max-connections that answer only /healthz and /metrics (default 16; 0 for none).", valueName: "n"))
+    var reservedConnections: Int?
+
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("The address of a proxy in front (repeatable): its connections are not capped per client, and its X-Forwarded-For names the client.", valueName: "address"))
+    var trustedProxies: [String] = []
 
     @Option(name: .customLong("allow-bucket"), help: ArgumentHelp("Serve s3://BUCKET/KEY sources from this bucket (repeatable; * allows any bucket the credentials can read). Default: none.", valueName: "bucket"))
     var allowBuckets: [String] = []
@@ -227,6 +237,19 @@ struct ServeCommand: AsyncParsableCommand {
         if let seconds = try integer(headerTimeout, "WEBIMAGE_HEADER_TIMEOUT", "header-timeout") { connections.headerTimeout = .seconds(seconds) }
         if let seconds = try integer(idleTimeout, "WEBIMAGE_IDLE_TIMEOUT", "idle-timeout") { connections.idleTimeout = .seconds(seconds) }
         if let maximum = try integer(maxConnections, "WEBIMAGE_MAX_CONNECTIONS", "max-connections") { connections.maximumConnections = maximum }
+        if let maximum = try integer(maxConnectionsPerClient, "WEBIMAGE_MAX_CONNECTIONS_PER_CLIENT", "max-connections-per-client") {
+            connections.maximumConnectionsPerClient = maximum
+        }
+        if let reserve = try integer(reservedConnections, "WEBIMAGE_RESERVED_CONNECTIONS", "reserved-connections", minimum: 0) {
+            connections.reservedConnections = reserve
+        }
+        let proxies = trustedProxies.isEmpty
+            ? (environment["WEBIMAGE_TRUSTED_PROXIES"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            : trustedProxies
+        for proxy in proxies where IPAddress(proxy) == nil {
+            throw ValidationError("--trusted-proxy \(proxy) is not an IP address")
+        }
+        connections.trustedProxies = proxies
         let levelName = value(logLevel, "WEBIMAGE_LOG_LEVEL") ?? "info"
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
             throw ValidationError("the log level must be trace, debug, info, notice, warning, error or critical")

@@ -13,11 +13,17 @@ import WebImageTestSupport
 /// leave seconds between a connect and its write: in the parallel suite a test's task can wait
 /// that long for a thread of the two-wide cooperative pool.
 @Suite(.timeLimit(.minutes(1 * Deadlines.stretch))) struct ConnectionLimitTests {
-    static func limits(header: Duration = .seconds(600), idle: Duration = .seconds(600), maximum: Int = 4_096) -> ConnectionLimits {
+    static func limits(
+        header: Duration = .seconds(600), idle: Duration = .seconds(600), maximum: Int = 4_096,
+        perClient: Int = 4_096, reserved: Int = 0, trusted: [String] = []
+    ) -> ConnectionLimits {
         var limits = ConnectionLimits()
         limits.headerTimeout = header
         limits.idleTimeout = idle
         limits.maximumConnections = maximum
+        limits.maximumConnectionsPerClient = perClient
+        limits.reservedConnections = reserved
+        limits.trustedProxies = trusted
         return limits
     }
 
@@ -93,11 +99,104 @@ import WebImageTestSupport
         }
     }
 
+    /// Hostile-input finding 6: one client holding ~4,150 idle sockets took every connection,
+    /// `/healthz` included. Each client (an address) now holds at most its share; another
+    /// client still gets in, and a trusted proxy's connections are not capped this way.
+    @Test func oneClientCannotTakeEveryConnection() async throws {
+        let harness = try await ProxyHarness.start(connections: Self.limits(maximum: 10, perClient: 2, trusted: ["127.0.0.3"]))
+        defer { Task { await harness.stop() } }
+        let port = harness.port
+        try await RawHTTPConnection.with(port: port, from: "127.0.0.2") { first in
+            try await RawHTTPConnection.with(port: port, from: "127.0.0.2") { second in
+                try await first.send(["GET /healthz HTTP/1.1"])
+                try await second.send(["GET /healthz HTTP/1.1"])
+                #expect(try await first.response().status == 200)
+                #expect(try await second.response().status == 200)
+                #expect(try await Self.isRefused(port: port, from: "127.0.0.2"), "a third connection of one client")
+                #expect(try await !Self.isRefused(port: port, from: "127.0.0.4"), "another client")
+                // The trusted proxy's connections: three at once, past the per-client cap.
+                try await RawHTTPConnection.with(port: port, from: "127.0.0.3") { a in
+                    try await RawHTTPConnection.with(port: port, from: "127.0.0.3") { b in
+                        try await a.send(["GET /healthz HTTP/1.1"])
+                        try await b.send(["GET /healthz HTTP/1.1"])
+                        #expect(try await a.response().status == 200)
+                        #expect(try await b.response().status == 200)
+                        #expect(try await !Self.isRefused(port: port, from: "127.0.0.3"))
+                    }
+                }
+                // Once the server has closed one of them, the client may open another.
+                try await first.send(["GET /healthz HTTP/1.0"])
+                #expect(try await first.response().status == 200)
+                #expect(try await first.isClosedByServer())
+                #expect(try await !Self.isRefused(port: port, from: "127.0.0.2"))
+            }
+        }
+    }
+
+    /// With every connection taken, a connection from the reserve still answers `/healthz` and
+    /// `/metrics`, and nothing else; past the reserve, connections are refused.
+    @Test func theReserveAnswersOperationsOnly() async throws {
+        let harness = try await ProxyHarness.start(connections: Self.limits(maximum: 2, reserved: 1))
+        defer { Task { await harness.stop() } }
+        let port = harness.port
+        try await RawHTTPConnection.with(port: port, from: "127.0.0.5") { first in
+            try await RawHTTPConnection.with(port: port, from: "127.0.0.6") { second in
+                try await first.send(["GET /healthz HTTP/1.1"])
+                try await second.send(["GET /healthz HTTP/1.1"])
+                #expect(try await first.response().status == 200)
+                #expect(try await second.response().status == 200)
+                try await RawHTTPConnection.with(port: port, from: "127.0.0.7") { reserve in
+                    try await reserve.send(["GET /healthz HTTP/1.1"])
+                    #expect(try await reserve.response().status == 200)
+                    try await reserve.send(["GET /metrics HTTP/1.1"])
+                    #expect(try await reserve.response().status == 200)
+                    #expect(try await Self.isRefused(port: port, from: "127.0.0.8"), "past the reserve")
+                    try await reserve.send(["GET /image?url=local%3A%2F%2F%2Fa.png HTTP/1.1"])
+                    let refused = try await reserve.response()
+                    #expect(refused.status == 503 && refused.header("Connection") == "close")
+                    #expect(try await reserve.isClosedByServer())
+                }
+            }
+        }
+    }
+
+    /// A request with `X-Forwarded-For: forwarded` for `path`, from the loopback address `source`;
+    /// its status.
+    static func forwardedRequest(_ harness: ProxyHarness, _ path: String, forwarded: String, from source: String = "127.0.0.1") async throws -> Int {
+        try await RawHTTPConnection.with(port: harness.port, from: source) { connection in
+            try await connection.sendRaw("GET \(harness.imagePath(path, "w=8")) HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: \(forwarded)\r\n\r\n")
+            return try await connection.response().status
+        }
+    }
+
+    /// Behind a trusted proxy, requests are counted per client `X-Forwarded-For` names: a client
+    /// with a request in progress at its cap gets `503`, another client does not. Anyone else's
+    /// `X-Forwarded-For` is not believed.
+    @Test func forwardedClientsAreCountedWhenTheProxyIsTrusted() async throws {
+        for trustsPeer in [true, false] {
+            let harness = try await ProxyHarness.start(connections: Self.limits(perClient: 1, trusted: [trustsPeer ? "127.0.0.1" : "127.0.0.9"]))
+            defer { Task { await harness.stop() } }
+            harness.origin.register("/slow.png", data: try Fixture.png)
+            harness.origin.register("/other.png", data: try Fixture.png)
+            let gate = harness.origin.gate("/slow.png")
+            async let held = Self.forwardedRequest(harness, "/slow.png", forwarded: "198.51.100.7")
+            #expect(await harness.origin.waitForRequests(path: "/slow.png", count: 1))
+            // The client is the rightmost address not trusted: 198.51.100.7 again. From an
+            // untrusted peer (another address, so that its own connection cap is not the one
+            // counting), the header is not believed.
+            let same = try await Self.forwardedRequest(harness, "/other.png", forwarded: "203.0.113.1, 198.51.100.7", from: trustsPeer ? "127.0.0.1" : "127.0.0.2")
+            #expect(same == (trustsPeer ? 503 : 200), "trusted peer: \(trustsPeer)")
+            #expect(try await Self.forwardedRequest(harness, "/other.png", forwarded: "198.51.100.8", from: trustsPeer ? "127.0.0.1" : "127.0.0.3") == 200)
+            gate.open()
+            #expect(try await held == 200)
+        }
+    }
+
     /// Whether a new connection's request goes unanswered: the server closes the connection
     /// (the client reads the end, or a reset if its request arrived after the close).
-    static func isRefused(port: Int) async throws -> Bool {
+    static func isRefused(port: Int, from source: String = "127.0.0.1") async throws -> Bool {
         do {
-            return try await RawHTTPConnection.with(port: port) { connection in
+            return try await RawHTTPConnection.with(port: port, from: source) { connection in
                 try await connection.send(["GET /healthz HTTP/1.1"])
                 _ = try await connection.response()
                 return false

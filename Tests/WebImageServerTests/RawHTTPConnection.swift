@@ -28,9 +28,11 @@ struct RawHTTPConnection {
     private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     private var buffered: [UInt8] = []
 
-    /// Connects to `127.0.0.1:port`, runs `body`, and closes the connection.
-    static func with<Result>(port: Int, _ body: (inout RawHTTPConnection) async throws -> Result) async throws -> Result {
+    /// Connects to `127.0.0.1:port` from the loopback address `source` (any of 127.0.0.0/8: a
+    /// client of its own to the server), runs `body`, and closes the connection.
+    static func with<Result>(port: Int, from source: String = "127.0.0.1", _ body: (inout RawHTTPConnection) async throws -> Result) async throws -> Result {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(to: try SocketAddress(ipAddress: source, port: 0))
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)

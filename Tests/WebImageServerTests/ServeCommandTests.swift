@@ -258,7 +258,7 @@ final class ServeProcess: Sendable {
         let server = try ServeProcess(try #require(WebImageExecutable.url), [
             "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning",
             "--header-timeout", "\(8 * Deadlines.stretch)", "--idle-timeout", "\(10 * Deadlines.stretch)",
-            "--max-connections", "1",
+            "--max-connections", "1", "--reserved-connections", "0",
         ])
         defer { server.terminate() }
         let port = try await server.port()
@@ -281,6 +281,34 @@ final class ServeProcess: Sendable {
             try await connection.send(["GET /healthz HTTP/1.1"])
             #expect(try await connection.response().status == 200)
         }
+    }
+
+    /// `--max-connections-per-client`, `--reserved-connections` and `--trusted-proxy` reach the
+    /// server: one client's second connection is refused, another client's lands in the
+    /// reserve, which answers `/healthz` and nothing else; an address that is not one is refused.
+    @Test(.timeLimit(.minutes(1 * Deadlines.stretch))) func perClientAndReserveFlags() async throws {
+        let cache = TemporaryDirectory("serve-per-client")
+        defer { cache.remove() }
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning",
+            "--max-connections", "1", "--max-connections-per-client", "1", "--reserved-connections", "1",
+            "--trusted-proxy", "127.0.0.9",
+        ])
+        defer { server.terminate() }
+        let port = try await server.port()
+        try await RawHTTPConnection.with(port: port) { held in
+            try await held.send(["GET /healthz HTTP/1.1"])
+            #expect(try await held.response().status == 200)
+            #expect(try await ConnectionLimitTests.isRefused(port: port))
+            try await RawHTTPConnection.with(port: port, from: "127.0.0.2") { reserve in
+                try await reserve.send(["GET /healthz HTTP/1.1"])
+                #expect(try await reserve.response().status == 200)
+                try await reserve.send(["GET /image?url=x HTTP/1.1"])
+                #expect(try await reserve.response().status == 503)
+            }
+        }
+        let run = try CommandRun(try #require(WebImageExecutable.url), ["serve", "--trusted-proxy", "proxy.example", "--port", "0"])
+        #expect(run.status != 0 && run.stderr.contains("not an IP address"), "\(run.stderr)")
     }
 
     @Test func connectionFlagsMustBePositive() throws {

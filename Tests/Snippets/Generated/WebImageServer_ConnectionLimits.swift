@@ -9,6 +9,7 @@ func snippet_WebImageServer_ConnectionLimits_1() async throws {
     var server = ProxyServer(proxy: try ImageProxy(configuration: .init()))
     server.connections.headerTimeout = .seconds(5)
     server.connections.maximumConnections = 1_000
+    server.connections.trustedProxies = ["10.0.0.5"]   // nginx in front
 #sourceLocation()
     _ = server
 }

@@ -26,7 +26,7 @@ func snippet_WebImageServer_ImageProxy_2() async throws {
 }
 
 func snippet_WebImageServer_ImageProxy_3() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 124)
+#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 131)
     var configuration = ImageProxy.Configuration(cacheDirectory: nil)
     configuration.executor = BlockingExecutor(name: "proxy.images", width: 2)
 #sourceLocation()
@@ -34,7 +34,7 @@ func snippet_WebImageServer_ImageProxy_3() async throws {
 }
 
 func snippet_WebImageServer_ImageProxy_4() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 165)
+#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 172)
     let output = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: false)
     print(output.image.contentType, output.source, output.isComplete)   // image/jpeg miss true
 #sourceLocation()
@@ -42,7 +42,7 @@ func snippet_WebImageServer_ImageProxy_4() async throws {
 }
 
 func snippet_WebImageServer_ImageProxy_5() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 339)
+#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 346)
     let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300")
     let output = try await proxy.image(for: request, accept: ["image/avif,image/webp,*/*"])
     print(output.image.contentType)   // image/avif

@@ -15,7 +15,7 @@ func snippet_WebImageServer_ProxyServer_1() async throws {
 }
 
 func snippet_WebImageServer_ProxyServer_2() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ProxyServer.swift", line: 52)
+#sourceLocation(file: "Sources/WebImageServer/ProxyServer.swift", line: 55)
     var configuration = ImageProxy.Configuration()
     configuration.originDirectory = URL(fileURLWithPath: "Demo/images")
     let proxy = try ImageProxy(configuration: configuration)
@@ -29,7 +29,7 @@ func snippet_WebImageServer_ProxyServer_2() async throws {
 }
 
 func snippet_WebImageServer_ProxyServer_3() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ProxyServer.swift", line: 109)
+#sourceLocation(file: "Sources/WebImageServer/ProxyServer.swift", line: 112)
     let router = ProxyServer(proxy: proxy).router()
     router.get("/hello") { _, _ in "hello" }
     let app = Application(router: router, configuration: .init(address: .hostname("0.0.0.0", port: 8080)))
