@@ -226,6 +226,14 @@ struct ServeCommand: AsyncParsableCommand {
         if let seconds = try integer(workBudget, "WEBIMAGE_WORK_BUDGET", "work-budget") { configuration.workBudget = .seconds(seconds) }
         configuration.keepsColorProfile = enabled(keepColorProfile, "WEBIMAGE_KEEP_COLOR_PROFILE")
         configuration.allowsSVG = enabled(allowSVG, "WEBIMAGE_ALLOW_SVG")
+        if configuration.allowsSVG {
+            // Documents from anyone are drawn in a child of this program, killed past the work
+            // budget or when the request goes (librsvg cannot be interrupted).
+            guard let executable = Bundle.main.executableURL else { throw ValidationError("--allow-svg: this program's path is unknown") }
+            var renderer = SVGRenderProcess(executable: executable, arguments: ["render-svg"])
+            renderer.timeLimit = configuration.workBudget
+            configuration.registry.register(SVGDecoder(renderer: .childProcess(renderer)))
+        }
         if let formats = autoFormats ?? ProcessInfo.processInfo.environment["WEBIMAGE_AUTO_FORMATS"] {
             configuration.autoFormats = try Self.autoFormats(formats)
         }

@@ -159,6 +159,30 @@ final class ServeProcess: Sendable {
         if status == 200 { #expect(try CoderRegistry.system().decode(reply.body).image.width == 32) }
     }
 
+    /// Hostile-input findings 3 and 4 through the server: with `--allow-svg`, a document whose
+    /// filter would render for minutes is stopped at the work budget (`503`), one embedding a
+    /// 20,000 × 20,000 PNG is refused like that PNG (`413`), and the server goes on serving SVG.
+    @Test(.timeLimit(.minutes(2 * Deadlines.stretch))) func hostileSVGsAreBoundedByTheServer() async throws {
+        let (cache, origin) = (TemporaryDirectory("serve-svg-bomb"), TemporaryDirectory("serve-svg-bomb-origin"))
+        defer { cache.remove(); origin.remove() }
+        try Data(contentsOf: Fixture.fixtures.appendingPathComponent("shapes.svg")).write(to: origin.url.appendingPathComponent("shapes.svg"))
+        let turbulence = #"<svg xmlns="http://www.w3.org/2000/svg" width="64" height="48"><filter id="t"><feTurbulence baseFrequency="0.05" numOctaves="100000"/></filter><rect width="64" height="48" filter="url(#t)"/></svg>"#
+        try Data(turbulence.utf8).write(to: origin.url.appendingPathComponent("turbulence.svg"))
+        // A PNG header that states 20,000 × 20,000 (IHDR, CRC included), embedded.
+        let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAATiAAAE4gCAYAAADjcEY5")!
+        let embedded = #"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200"><image width="200" height="200" href="data:image/png;base64,\#(png.base64EncodedString())"/></svg>"#
+        try Data(embedded.utf8).write(to: origin.url.appendingPathComponent("embedded.svg"))
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning", "--origin-dir", origin.path,
+            "--allow-svg", "--work-budget", "2",
+        ])
+        defer { server.terminate() }
+        let base = "http://127.0.0.1:\(try await server.port())/image?url=local%3A%2F%2F%2F"
+        #expect(try await get(base + "turbulence.svg&w=32&format=png").status == 503)
+        #expect(try await get(base + "embedded.svg&w=32&format=png").status == 413)
+        #expect(try await get(base + "shapes.svg&w=32&format=png").status == 200)
+    }
+
     /// `--auto-formats` (or WEBIMAGE_AUTO_FORMATS) sets what `format=auto` offers, in order: by
     /// default a browser taking AVIF gets AVIF; `webp` alone gives it WebP; `none`, the source's JPEG.
     @Test(arguments: [([String](), [String: String](), ImageFormat.avif), (["--auto-formats", "webp"], [:], .webp),

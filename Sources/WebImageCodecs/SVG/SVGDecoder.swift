@@ -17,6 +17,10 @@ import WebImageCore
 ///   stylesheets and remote URLs load nothing (`data:` URLs inside the file still work).
 ///   libxml2 parses without network access and with its entity-expansion limits on, so an
 ///   entity bomb fails with ``ImageError/corruptData(_:)``.
+/// - **Embedded images** (`data:` URLs) are checked against the pixel limit from their headers
+///   before anything is drawn. **Time**: a render in this process cannot be stopped; documents
+///   from anyone are drawn in a child process that can (``Renderer/childProcess(_:)``, as
+///   `webimage serve --allow-svg` does).
 /// - The pixels are sRGB, straight alpha, as SVG's colours are.
 ///
 /// ```swift
@@ -28,19 +32,34 @@ public struct SVGDecoder: ImageDecoder {
     /// The size of a document that states none, as browsers draw one: 300 × 150.
     public static let defaultSize = (width: 300, height: 150)
 
-    public init() {}
+    /// Where documents are drawn.
+    public enum Renderer: Sendable, Hashable {
+        /// In this process: bounded by the pixel limit and the embedded images' check, but not in
+        /// time (librsvg 2.54 cannot be interrupted). For documents you trust.
+        case inProcess
+        /// In a child process that is killed past its time limit or when the caller leaves
+        /// (``SVGRenderProcess``): for documents from anyone.
+        case childProcess(SVGRenderProcess)
+    }
+
+    /// Where documents are drawn. Default: ``Renderer/inProcess``.
+    public var renderer: Renderer
+
+    /// A decoder that draws in this process.
+    public init() {
+        renderer = .inProcess
+    }
+
+    /// A decoder that draws with `renderer`.
+    public init(renderer: Renderer) {
+        self.renderer = renderer
+    }
 
     public var formats: Set<ImageFormat> { [.svg] }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> ImageContainer {
-        let handle = try data.withUnsafeBytes { bytes -> OpaquePointer in
-            var error: UnsafeMutablePointer<GError>?
-            let handle = rsvg_handle_new_from_data(bytes.baseAddress?.assumingMemoryBound(to: guint8.self), gsize(bytes.count), &error)
-            guard let handle else { throw Self.error(error, doing: "parsing the document") }
-            return OpaquePointer(handle)
-        }
+        let handle = try Self.parse(data)
         defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
-        rsvg_handle_set_dpi(Self.rsvg(handle), 96)
 
         let size = try Self.intrinsicSize(of: handle)
         let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
@@ -51,7 +70,37 @@ public struct SVGDecoder: ImageDecoder {
         guard output.width.multipliedReportingOverflow(by: output.height).partialValue <= options.maximumPixelCount else {
             throw ImageError.tooLarge("SVG drawing \(output.width)×\(output.height) exceeds the limit of \(options.maximumPixelCount) pixels")
         }
-        return ImageContainer(image: try Self.render(handle, width: output.width, height: output.height), format: .svg)
+        try SVGEmbeddedImages.check(data, maximumPixelCount: options.maximumPixelCount)
+        let image: Bitmap
+        switch renderer {
+        case .inProcess:
+            image = try Self.render(handle, width: output.width, height: output.height)
+        case .childProcess(let process):
+            guard output.width <= 32767, output.height <= 32767 else {
+                throw ImageError.tooLarge("SVG: a \(output.width)×\(output.height) canvas is larger than cairo draws")
+            }
+            image = try process.render(data, width: output.width, height: output.height)
+        }
+        return ImageContainer(image: image, format: .svg)
+    }
+
+    /// The document parsed by librsvg (nothing drawn yet), at 96 dots per inch.
+    static func parse(_ data: Data) throws -> OpaquePointer {
+        let handle = try data.withUnsafeBytes { bytes -> OpaquePointer in
+            var error: UnsafeMutablePointer<GError>?
+            let handle = rsvg_handle_new_from_data(bytes.baseAddress?.assumingMemoryBound(to: guint8.self), gsize(bytes.count), &error)
+            guard let handle else { throw Self.error(error, doing: "parsing the document") }
+            return OpaquePointer(handle)
+        }
+        rsvg_handle_set_dpi(Self.rsvg(handle), 96)
+        return handle
+    }
+
+    /// `data` drawn in this process into a `width` × `height` canvas: the renderer child's work.
+    static func drawInProcess(_ data: Data, width: Int, height: Int) throws -> Bitmap {
+        let handle = try parse(data)
+        defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
+        return try render(handle, width: width, height: height)
     }
 
     /// The size a thumbnail is drawn at: `thumbnail`'s box applied to `size`, larger or smaller

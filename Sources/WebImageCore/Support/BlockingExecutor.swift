@@ -41,12 +41,20 @@ public final class BlockingExecutor: Sendable {
     /// ``ImageError/cancelled``.
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         if Task.isCancelled { throw ImageError.cancelled }
-        // The caller's work budget is spent on the thread (see WorkDeadline).
+        // The caller's work budget is spent on the thread, and the job's checks see the caller
+        // leave (see WorkDeadline).
         let budget = WorkDeadline.budget
-        return try await withCheckedThrowingContinuation { continuation in
-            queue.push {
-                continuation.resume(with: Result { try budget.map { try $0.run(body) } ?? body() })
+        let abandonment = WorkDeadline.Abandonment()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                queue.push {
+                    continuation.resume(with: Result {
+                        try WorkDeadline.$abandonment.withValue(abandonment) { try budget.map { try $0.run(body) } ?? body() }
+                    })
+                }
             }
+        } onCancel: {
+            abandonment.set()
         }
     }
 

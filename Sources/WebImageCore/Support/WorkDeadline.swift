@@ -12,11 +12,25 @@ import Synchronization
 /// work into child tasks and the pipeline's shared jobs, and each executor job runs under the
 /// deadline of what remains. Work shared by several callers runs under the budget of the one that
 /// started it. Without a binding, a check costs a task-local read and never throws.
+///
+/// The same checks stop work whose caller has left: an executor job whose awaiting task is
+/// cancelled (the pipeline cancels a shared job when its last subscriber leaves) throws
+/// ``ImageError/cancelled`` at its next check.
 package final class WorkDeadline: Sendable {
     /// The budget of the work in progress (a task-local: it follows the work into child tasks).
     @TaskLocal package static var budget: WorkDeadline?
     /// The instant the job running on this thread must end by (bound by ``BlockingExecutor``).
     @TaskLocal static var current: ContinuousClock.Instant?
+    /// Whether the task awaiting the job on this thread was cancelled (bound by
+    /// ``BlockingExecutor``): its caller left, so the work can stop.
+    @TaskLocal static var abandonment: Abandonment?
+
+    /// Set when the task awaiting an executor job is cancelled.
+    final class Abandonment: Sendable {
+        private let flag = Atomic(false)
+        var isSet: Bool { flag.load(ordering: .relaxed) }
+        func set() { flag.store(true, ordering: .relaxed) }
+    }
 
     private let remaining: Mutex<Duration>
 
@@ -38,9 +52,11 @@ package final class WorkDeadline: Sendable {
         return try Self.$current.withValue(deadline, operation: body)
     }
 
-    /// Throws ``ImageError/timeout(_:)`` when the job on this thread has passed its deadline;
-    /// `doing` names the work in the message.
+    /// Throws ``ImageError/cancelled`` when the caller of the job on this thread has left, and
+    /// ``ImageError/timeout(_:)`` when the job has passed its deadline; `doing` names the work
+    /// in the message.
     package static func check(_ doing: @autoclosure () -> String) throws {
+        if abandonment?.isSet == true { throw ImageError.cancelled }
         guard let deadline = current, ContinuousClock.now >= deadline else { return }
         throw ImageError.timeout("the work budget ran out \(doing())")
     }

@@ -1,0 +1,47 @@
+#define _GNU_SOURCE
+#include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
+
+#include "wi_svg.h"
+
+// posix_spawn rather than Foundation's Process: Process closes the parent's descriptors in the
+// child by listing /proc/self/fd, which has crashed with many descriptors open (see
+// Tests/CTestSpawn), and a server holds thousands.
+int wi_svg_spawn(pid_t *pid, const char *path, char *const argv[], int input, int output, int error) {
+    extern char **environ;
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int status = posix_spawn_file_actions_init(&actions);
+    if (status != 0) return status;
+    status = posix_spawnattr_init(&attributes);
+    if (status != 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        return status;
+    }
+    const int streams[3] = {input, output, error};
+    for (int target = 0; target < 3 && status == 0; target++) {
+        status = posix_spawn_file_actions_adddup2(&actions, streams[target], target);
+    }
+    if (status == 0) status = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    sigset_t empty, defaults;
+    sigemptyset(&empty);
+    sigfillset(&defaults);
+    if (status == 0) status = posix_spawnattr_setsigmask(&attributes, &empty);
+    if (status == 0) status = posix_spawnattr_setsigdefault(&attributes, &defaults);
+    if (status == 0) status = posix_spawnattr_setpgroup(&attributes, 0);
+    if (status == 0) {
+        status = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    }
+    if (status == 0) status = posix_spawn(pid, path, &actions, &attributes, argv, environ);
+    posix_spawnattr_destroy(&attributes);
+    posix_spawn_file_actions_destroy(&actions);
+    return status;
+}
+
+int wi_svg_limit_self(unsigned long long bytes, unsigned long seconds) {
+    struct rlimit memory = {bytes, bytes};
+    if (setrlimit(RLIMIT_AS, &memory) != 0) return -1;
+    struct rlimit cpu = {seconds, seconds + 1};
+    return setrlimit(RLIMIT_CPU, &cpu);
+}
