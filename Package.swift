@@ -262,6 +262,9 @@ if let fuzzerRuntime = Context.environment["WEBIMAGE_FUZZER_RUNTIME"], !fuzzerRu
         ("fuzz-disk-cache", []),
         ("fuzz-data-url", []),
         ("fuzz-cache-control", []),
+        // The HEIF/AVIF grid path and SVG documents (hostile-input findings 1, 3 and 4).
+        ("fuzz-grid", ["WebImageCodecs"]),
+        ("fuzz-svg", ["WebImageCodecs"]),
     ]
     package.targets += [
         .target(name: "CFuzzerDriver", path: "Fuzz/Sources/CFuzzerDriver"),

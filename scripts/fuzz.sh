@@ -37,17 +37,22 @@ export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 # the 512 MB limit that is meant to catch our allocations (measured 2026-11-25: 166 MB with a
 # 16 MB quarantine). 64 MB still holds many inputs' worth of freed buffers.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64}
+# fontconfig's process-wide configuration, built for the first SVG with text, lives until exit
+# (scripts/lsan.supp says more).
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/lsan.supp:print_suppressions=0}
 # One corpus per build: units the release build keeps (larger, slower inputs) can be over the
 # debug build's time limit.
 CORPUS=${FUZZ_CORPUS:-Fuzz/.corpus/${FUZZ_BUILD:-debug}}
 ARTIFACTS=Fuzz/.artifacts
-TARGETS=(fuzz-decode fuzz-incremental fuzz-header fuzz-metadata fuzz-proxy-request fuzz-disk-cache fuzz-data-url fuzz-cache-control)
+TARGETS=(fuzz-decode fuzz-incremental fuzz-header fuzz-metadata fuzz-proxy-request fuzz-disk-cache fuzz-data-url fuzz-cache-control fuzz-grid fuzz-svg)
 
 
 # The seed folders and dictionary of a target.
 seeds_of() {
   case "$1" in
     fuzz-decode|fuzz-incremental|fuzz-header|fuzz-metadata) echo "Fuzz/.seeds/images" ;;
+    fuzz-grid) echo "Fuzz/seeds/grid" ;;
+    fuzz-svg) echo "Fuzz/seeds/svg" ;;
     fuzz-proxy-request) echo "Fuzz/seeds/proxy-request" ;;
     fuzz-data-url) echo "Fuzz/seeds/data-url" ;;
     fuzz-cache-control) echo "Fuzz/seeds/cache-control" ;;
@@ -56,7 +61,8 @@ seeds_of() {
 }
 dictionary_of() {
   case "$1" in
-    fuzz-decode|fuzz-incremental|fuzz-header|fuzz-metadata) echo "Fuzz/dictionaries/images.dict" ;;
+    fuzz-decode|fuzz-incremental|fuzz-header|fuzz-metadata|fuzz-grid) echo "Fuzz/dictionaries/images.dict" ;;
+    fuzz-svg) echo "Fuzz/dictionaries/svg.dict" ;;
     fuzz-proxy-request) echo "Fuzz/dictionaries/proxy-request.dict" ;;
     fuzz-data-url) echo "Fuzz/dictionaries/data-url.dict" ;;
     fuzz-cache-control) echo "Fuzz/dictionaries/cache-control.dict" ;;

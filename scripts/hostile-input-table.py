@@ -12,6 +12,7 @@ or hung.
 Usage: scripts/hostile-input-table.py PATH/TO/webimage [--mutations 1000] [--jobs 2] [--formats AVIF,HEIC]
 """
 import argparse
+import base64
 import os
 import random
 import struct
@@ -189,7 +190,14 @@ BOMBS = {
     "JXL": [("size header claiming 30000×30000", lambda: fixture("Tests/Fixtures/jxl-announces-30000.jxl"), []),
             ("9000×9000 of zeros, 3 KB", lambda: fixture("Tests/Fixtures/jxl-bomb-9000.jxl"), [])],
     "SVG": [("billion laughs", svg_entity_bomb, []),
-            ("100000×100000 canvas", lambda: svg('<rect width="100" height="100"/>', 100000, 100000), [])],
+            ("100000×100000 canvas", lambda: svg('<rect width="100" height="100"/>', 100000, 100000), []),
+            ("feTurbulence numOctaves 100000", lambda: svg('<filter id="t"><feTurbulence baseFrequency="0.05" numOctaves="100000"/></filter>'
+                                                           '<rect width="64" height="48" filter="url(#t)"/>'), []),
+            ("20,000 text elements", lambda: svg("".join(f'<text x="{i % 60}" y="{i % 40}">x</text>' for i in range(20000))), []),
+            ("dashed path of 100,000 segments", lambda: svg('<path stroke="black" stroke-dasharray="0.01 0.01" d="M0 0'
+                                                            + "".join(f" L{i % 64} {i * 7 % 48}" for i in range(100000)) + '"/>'), []),
+            ("embedded 20000×20000 PNG", lambda: svg('<image width="64" height="48" href="data:image/png;base64,'
+                                                     + base64.b64encode(png_bomb(20000, 20000)).decode() + '"/>'), [])],
 }
 
 
@@ -204,13 +212,17 @@ def run(webimage, data, extra, workdir, index):
     usage = os.path.join(workdir, f"rss-{index}")
     with open(source, "wb") as f:
         f.write(data)
-    command = ["/usr/bin/time", "-f", "%M", "-o", usage, "prlimit", f"--as={LIMIT_BYTES}", "--",
+    command = ["/usr/bin/time", "-f", "%M %U %S", "-o", usage, "prlimit", f"--as={LIMIT_BYTES}", "--",
                webimage, "convert", source, output] + extra
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
         _, stderr = process.communicate(timeout=TIMEOUT)
         report = open(usage).read().split()
-        rss = int(report[-1]) * 1024 if report and report[-1].isdigit() else 0
+        # The last line: peak RSS in KiB, then user and system CPU seconds (the renderer child's
+        # included: the converter waits for it).
+        figures = report[-3:]
+        rss = int(figures[0]) * 1024 if len(figures) == 3 and figures[0].isdigit() else 0
+        cpu = float(figures[1]) + float(figures[2]) if len(figures) == 3 and figures[0].isdigit() else 0.0
         if "signal" in " ".join(report) or process.returncode not in (0, 1):
             outcome = "crash"
         elif process.returncode == 0:
@@ -225,11 +237,11 @@ def run(webimage, data, extra, workdir, index):
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, 9)
         process.communicate()
-        outcome, rss = "hang", 0
+        outcome, rss, cpu = "hang", 0, float(TIMEOUT)
     for path in (source, output, usage):
         if os.path.exists(path):
             os.remove(path)
-    return outcome, rss
+    return outcome, rss, cpu
 
 
 def cases(fmt, mutations, rng):
@@ -253,8 +265,8 @@ def main():
     parser.add_argument("--formats", default=",".join(SOURCES), help="comma-separated, of: " + ", ".join(SOURCES))
     args = parser.parse_args()
     formats = args.formats.split(",")
-    print("| format | kind | runs | sane decodes | clean errors | of which a library also wrote to stderr | crashes | hangs | peak RSS |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| format | kind | runs | sane decodes | clean errors | of which a library also wrote to stderr | crashes | hangs | over 5 s of CPU | peak RSS |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     totals = {"crash": 0, "hang": 0}
     with tempfile.TemporaryDirectory() as workdir, ThreadPoolExecutor(args.jobs) as pool:
         for fmt in formats:
@@ -268,12 +280,13 @@ def main():
                 rows = [outcome for k, outcome in results if k == kind]
                 if not rows:
                     continue
-                count = lambda name: sum(1 for outcome, _ in rows if outcome == name)
-                peak = max(rss for _, rss in rows)
+                count = lambda name: sum(1 for outcome, _, _ in rows if outcome == name)
+                peak = max(rss for _, rss, _ in rows)
+                slow = sum(1 for _, _, cpu in rows if cpu > 5)
                 totals["crash"] += count("crash")
                 totals["hang"] += count("hang")
                 errors = count("error") + count("error+library")
-                print(f"| {fmt} | {kind} | {len(rows)} | {count('decoded')} | {errors} | {count('error+library')} | {count('crash')} | {count('hang')} | {peak / 2**20:.0f} MiB |")
+                print(f"| {fmt} | {kind} | {len(rows)} | {count('decoded')} | {errors} | {count('error+library')} | {count('crash')} | {count('hang')} | {slow} | {peak / 2**20:.0f} MiB |")
             sys.stdout.flush()
     print(f"\ncrashes: {totals['crash']}, hangs: {totals['hang']}")
     return 1 if totals["crash"] or totals["hang"] else 0

@@ -101,7 +101,7 @@ struct ConvertCommand: AsyncParsableCommand {
     }
 
     private func convert() async throws {
-        let registry = CoderRegistry.system()
+        let registry = CoderRegistry.command()
         let format = try outputFormat(registry: registry)
         let data: Data
         if isRemote(input) {

@@ -141,7 +141,7 @@ struct FetchCommand: AsyncParsableCommand {
     /// Writes the original bytes, or the resized image in the source's format, under a name
     /// taken from the URL (made unique within this run).
     private func write(_ response: ImageResponse, into folder: String, names: inout Set<String>) throws {
-        let registry = CoderRegistry.system()
+        let registry = CoderRegistry.command()
         let bytes: Data
         var format = response.container.format ?? response.data.flatMap(ImageFormat.init(sniffing:))
         if resize != nil {

@@ -63,7 +63,7 @@ struct ImageFileInfo {
         return ColorReport(profile: container.iccProfile)
     }
 
-    private static let registry = CoderRegistry.system()
+    private static let registry = CoderRegistry.command()
 
     /// Per frame, in whole milliseconds as stored; empty for a still image.
     var durations: [Int] {

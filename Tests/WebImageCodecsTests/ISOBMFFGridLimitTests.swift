@@ -115,4 +115,23 @@ import WebImageTestSupport
         let estimate = try #require(header.estimatedDecodeMemory(options: .init()))
         #expect(estimate >= 256 * (400 << 10), "avifdec's peak for this grid: 120 MB")
     }
+
+    /// Fuzz finding #17 (`fuzz-grid`, Tests/Fixtures/fuzz/fuzz-grid/ispe-product-overflows): a
+    /// 724-byte AVIF whose tile `ispe` states 4,294,967,044 × 2,264,924,224: the census multiplied
+    /// the two sides and trapped on the overflow, a crash any client could send. The product now
+    /// saturates: that file ends in a typed error, and a grid whose tiles state the largest sides
+    /// is refused as too large.
+    @Test func anISPEProductThatOverflowsIsTooLarge() throws {
+        let data = try ISOBMFFTestFiles.fixture("fuzz/fuzz-grid/ispe-product-overflows")
+        _ = data.withUnsafeBytes { ISOBMFFItems.tileCensus($0) }
+        #expect(throws: ImageError.self) { try AVIFDecoder().decode(data, options: .init()) }
+        var builder = try AVIFGridBuilder.fixtureTile()
+        (builder.tileWidth, builder.tileHeight) = (0xFFFF_FFFF, 0xFFFF_FFFF)
+        let huge = builder.file(rows: 1, columns: 2, width: 128, height: 64)
+        let census = try #require(huge.withUnsafeBytes { ISOBMFFItems.tileCensus($0) })
+        #expect(census.largestTilePixels == .max)
+        #expect { try AVIFDecoder().decode(huge, options: .init()) } throws: { error in
+            if case ImageError.tooLarge = error { true } else { false }
+        }
+    }
 }

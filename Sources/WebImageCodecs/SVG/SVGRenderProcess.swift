@@ -5,7 +5,7 @@ import WebImageCore
 /// Draws SVG documents in a child process that can be stopped: librsvg 2.54 has no way to
 /// interrupt a render, and a 198-byte `<feTurbulence numOctaves="100000">` renders for more than
 /// ten minutes (hostile-input finding 3). The child is this program, or any that answers the
-/// renderer's protocol (``serve()``): it limits its own memory and CPU time, reads the document
+/// renderer's protocol (``serve(arguments:)``): it limits its own memory and CPU time, reads the document
 /// on its standard input, and writes the pixels (straight RGBA) on its standard output. The
 /// parent waits at most ``timeLimit`` (or what is left of the work budget) and kills it then, or
 /// as soon as the caller leaves.

@@ -130,7 +130,9 @@ extension HeaderSniffer {
             index += 1
             if property.type == 0x6973_7065 { // ispe
                 guard let width = reader.u32be(property.payload + 4), let height = reader.u32be(property.payload + 8) else { return nil }
-                extents[index] = Int(width) * Int(height)
+                // Two 32-bit sides can overflow a 64-bit product (fuzz finding #17): saturated.
+                let (pixels, overflow) = Int(width).multipliedReportingOverflow(by: Int(height))
+                extents[index] = overflow ? .max : pixels
             }
             box = property.end
         }

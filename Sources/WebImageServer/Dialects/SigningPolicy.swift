@@ -37,7 +37,8 @@ struct SigningPolicy: Sendable {
 }
 
 extension ImageProxy.Configuration {
-    /// The routes that answer unsigned URLs under this configuration (see ``SigningPolicy``):
+    /// The routes that answer unsigned URLs under this configuration (one rule for every
+    /// dialect: any key closes every dialect without one of its own, unless opened by name):
     /// `webimage serve` names them in a warning at start-up.
     ///
     /// ```swift

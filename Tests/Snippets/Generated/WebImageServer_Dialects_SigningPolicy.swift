@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageServer_Dialects_SigningPolicy_1() async throws {
-#sourceLocation(file: "Sources/WebImageServer/Dialects/SigningPolicy.swift", line: 44)
+#sourceLocation(file: "Sources/WebImageServer/Dialects/SigningPolicy.swift", line: 45)
     let configuration = ImageProxy.Configuration(cacheDirectory: nil)
     print(configuration.unsignedRoutes)   // ["/image", "/imgproxy/…"]: no key is configured
 #sourceLocation()

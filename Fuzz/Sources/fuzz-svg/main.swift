@@ -1,0 +1,4 @@
+import FuzzSupport
+
+// libFuzzer calls fuzzSVG with each input (FuzzSVG.swift).
+FuzzDriver.run { fuzzSVG($0, $1) }
