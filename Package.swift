@@ -166,7 +166,7 @@ let package = Package(
         // decoders give a damaged file in pieces (finding #7, docs/reliability.md).
         .target(name: "CJPEGReference", dependencies: ["CJPEG"], path: "Tests/CJPEGReference"),
         // posix_spawn for the tests' child processes, instead of Foundation's Process (see its source).
-        .target(name: "CTestSpawn", path: "Tests/CTestSpawn"),
+        .target(name: "CTestSpawn", dependencies: ["CCodecShims"], path: "Tests/CTestSpawn"),
         .target(
             name: "WebImageTestSupport",
             dependencies: [

@@ -42,6 +42,21 @@ package enum IPAddress: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
+    /// The address of an IPv4 or IPv6 socket address (`getaddrinfo`'s and `getifaddrs`'s
+    /// entries); `nil` for another family.
+    package init?(socketAddress address: UnsafePointer<sockaddr>) {
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            let v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
+            self = .v4(UInt32(bigEndian: v4))
+        case AF_INET6:
+            var v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+            self = .v6(withUnsafeBytes(of: &v6) { Array($0) })
+        default:
+            return nil
+        }
+    }
+
     package var description: String {
         switch self {
         case .v4(let value):

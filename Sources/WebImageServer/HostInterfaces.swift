@@ -36,18 +36,7 @@ package enum HostInterfaces {
         var addresses: Set<IPAddress> = []
         var entry: UnsafeMutablePointer<ifaddrs>? = first
         while let current = entry {
-            if let address = current.pointee.ifa_addr {
-                switch Int32(address.pointee.sa_family) {
-                case AF_INET:
-                    let value = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
-                    addresses.insert(.v4(UInt32(bigEndian: value)))
-                case AF_INET6:
-                    var value = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
-                    addresses.insert(.v6(withUnsafeBytes(of: &value) { Array($0) }))
-                default:
-                    break
-                }
-            }
+            if let address = current.pointee.ifa_addr.flatMap({ IPAddress(socketAddress: UnsafePointer($0)) }) { addresses.insert(address) }
             entry = current.pointee.ifa_next
         }
         return addresses

@@ -56,18 +56,7 @@ package struct HostResolver: Sendable {
         var addresses: [IPAddress] = []
         var next: UnsafeMutablePointer<addrinfo>? = list
         while let entry = next {
-            if let address = entry.pointee.ai_addr {
-                switch Int32(address.pointee.sa_family) {
-                case AF_INET:
-                    let v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
-                    addresses.append(.v4(UInt32(bigEndian: v4)))
-                case AF_INET6:
-                    var v6 = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
-                    addresses.append(.v6(withUnsafeBytes(of: &v6) { Array($0) }))
-                default:
-                    break
-                }
-            }
+            if let address = entry.pointee.ai_addr.flatMap({ IPAddress(socketAddress: UnsafePointer($0)) }) { addresses.append(address) }
             next = entry.pointee.ai_next
         }
         guard !addresses.isEmpty else {

@@ -1,44 +1,8 @@
-#define _GNU_SOURCE
-#include <signal.h>
-#include <spawn.h>
-
 #include "CTestSpawn.h"
+#include "wi_spawn.h"
 
-// Foundation's `Process` is not used for this: to close the parent's descriptors in the child it
-// lists /proc/self/fd and copies each entry's whole 256-byte name out of readdir's buffer, which
-// reads past the buffer's end once the process holds some 1,360 descriptors (the parallel suite
-// holds up to 1,800). On 2026-11-25 a CI run crashed so, with SIGSEGV in that copy.
+// The library's own spawn (CCodecShims' wi_spawn.c says why not Foundation's `Process`).
 int wi_test_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
                   const char *directory, int input, int output, int error) {
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attributes;
-    int status = posix_spawn_file_actions_init(&actions);
-    if (status != 0) return status;
-    status = posix_spawnattr_init(&attributes);
-    if (status != 0) {
-        posix_spawn_file_actions_destroy(&actions);
-        return status;
-    }
-    const int streams[3] = {input, output, error};
-    for (int target = 0; target < 3 && status == 0; target++) {
-        if (streams[target] >= 0) status = posix_spawn_file_actions_adddup2(&actions, streams[target], target);
-    }
-    if (status == 0) status = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-    if (status == 0 && directory != NULL) status = posix_spawn_file_actions_addchdir_np(&actions, directory);
-
-    sigset_t empty, defaults;
-    sigemptyset(&empty);
-    sigemptyset(&defaults);
-    const int reset[] = {SIGPIPE, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2};
-    for (size_t index = 0; index < sizeof reset / sizeof reset[0]; index++) sigaddset(&defaults, reset[index]);
-    if (status == 0) status = posix_spawnattr_setsigmask(&attributes, &empty);
-    if (status == 0) status = posix_spawnattr_setsigdefault(&attributes, &defaults);
-    if (status == 0) status = posix_spawnattr_setpgroup(&attributes, 0);
-    if (status == 0) {
-        status = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-    }
-    if (status == 0) status = posix_spawn(pid, path, &actions, &attributes, argv, envp);
-    posix_spawnattr_destroy(&attributes);
-    posix_spawn_file_actions_destroy(&actions);
-    return status;
+    return wi_spawn(pid, path, argv, envp, directory, input, output, error);
 }

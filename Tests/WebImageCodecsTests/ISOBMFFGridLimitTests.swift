@@ -134,4 +134,27 @@ import WebImageTestSupport
             if case ImageError.tooLarge = error { true } else { false }
         }
     }
+
+    /// Fuzz finding #18 (`fuzz-grid`, Tests/Fixtures/fuzz/fuzz-grid/heif-dav1d-frame-size-unbounded):
+    /// an AVIF given to `HEIFDecoder` directly (the registry gives AVIF to `AVIFDecoder`) reached
+    /// libheif 1.15's dav1d plugin, which sets no frame-size limit: dav1d allocated 619 MB for
+    /// the frame the sequence header claimed. `HEIFDecoder` now refuses every AV1 image; the
+    /// AVIF decoder, which bounds dav1d by the pixel limit, answers the file.
+    @Test func av1ThroughTheHEIFDecoderIsRefused() throws {
+        let data = try ISOBMFFTestFiles.fixture("fuzz/fuzz-grid/heif-dav1d-frame-size-unbounded")
+        #expect { try HEIFDecoder().decode(data, options: .init()) } throws: { error in
+            if case ImageError.unsupportedFormat(let message) = error { message.contains("AV1") } else { false }
+        }
+        var options = ImageDecodingOptions()
+        options.maximumPixelCount = 1 << 20
+        do {
+            let image = try AVIFDecoder().decode(data, options: options).image
+            #expect(image.width * image.height <= 1 << 20)
+        } catch is ImageError {
+            // A typed error is as good an answer as an image within the limit.
+        }
+        for fixture in ISOBMFFTestFiles.avifFixtures {
+            #expect(throws: ImageError.self) { try HEIFDecoder().decode(try ISOBMFFTestFiles.fixture(fixture), options: .init()) }
+        }
+    }
 }

@@ -139,17 +139,19 @@ import WebImageTestSupport
     /// after allocating the profile it then never frees; the decoder frees it (the fuzz smoke
     /// replays the file under LeakSanitizer). Its brands are a mutated AVIF's (`faif` where
     /// `avif` was), so since #16 the file itself is refused before libheif reads it (AV1 in a
-    /// file not branded AVIF); with `avif` restored, the HEIF decoder still reads its `nclx`
-    /// through libheif. Here: that file decodes, its colours left as stored: the same pixels as
-    /// a decode that keeps the colour space as it is.
+    /// file not branded AVIF), and since #18 every AV1 image is (AVIF is `AVIFDecoder`'s). With
+    /// `avif` restored, the AVIF decoder reads its `nclx`: the file decodes, its colours left as
+    /// stored: the same pixels as a decode that keeps the colour space as it is.
     @Test func unknownNCLXPrimariesLeaveTheColoursAsStored() throws {
         var data = try Files.fixture("fuzz/fuzz-decode/heic-nclx-unknown-primaries-leak")
         #expect(throws: ImageError.self) { try HEIFDecoder().decode(data, options: .init()) }
         #expect(data[16..<20] == Data("faif".utf8))
         data.replaceSubrange(16..<20, with: Data("avif".utf8))
-        let converted = try HEIFDecoder().decode(data, options: .init())
-        let stored = try HEIFDecoder().decode(data, options: .preservingColor)
-        #expect(converted.image.width == 32 && converted.image.height == 48)
+        #expect(throws: ImageError.self) { try HEIFDecoder().decode(data, options: .init()) }
+        let converted = try AVIFDecoder().decode(data, options: .init())
+        let stored = try AVIFDecoder().decode(data, options: .preservingColor)
+        // libavif applies the file's transforms, which libheif did not (32 × 48 there).
+        #expect(converted.image.width == 32 && converted.image.height > 0)
         #expect(converted.iccProfile == nil && stored.iccProfile == nil)
         #expect(converted.image == stored.image)
     }
@@ -158,15 +160,15 @@ import WebImageTestSupport
     /// HEIF whose `iloc` gives lengths 12 bytes wide (the standard allows 0, 4 or 8) for its one
     /// AV1 item. libheif 1.15 handed its dav1d plugin no bytes, and the plugin leaked the 40
     /// bytes it had wrapped when dav1d refused them (LeakSanitizer; the fuzz smoke replays the
-    /// file). Now refused before libheif reads the items, as corrupt; the AVIF fixtures, whose
-    /// field sizes are the standard's, still decode through the HEIF decoder too.
+    /// file). Now refused before libheif reads the items, as corrupt; the HEIC fixtures, whose
+    /// field sizes are the standard's, still decode.
     @Test func itemLocationsWithNonStandardFieldSizesAreRefused() throws {
         let data = try Files.fixture("fuzz/fuzz-decode/heif-av1-item-dav1d-leak")
         #expect { try HEIFDecoder().decode(data, options: .init()) } throws: { error in
             if case ImageError.corruptData(let message) = error { message.contains("field sizes") } else { false }
         }
         #expect(throws: ImageError.self) { try CoderRegistry.system().decode(data) }
-        for fixture in Files.avifFixtures.prefix(2) {
+        for fixture in Files.heicFixtures.prefix(2) {
             #expect(try HEIFDecoder().decode(try Files.fixture(fixture), options: .init()).image.width > 0, "\(fixture)")
         }
     }

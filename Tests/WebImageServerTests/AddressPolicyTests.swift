@@ -151,7 +151,7 @@ import WebImageTestSupport
     /// What the policy reads by default: every address `ip -o addr` lists for this host's
     /// interfaces (iproute2, not the code under test, says which they are).
     @Test func theHostsAddressesAreItsInterfaces() throws {
-        let listing = try Self.run(["ip", "-o", "addr", "show"])
+        let listing = try CommandRun(URL(fileURLWithPath: "/usr/bin/env"), ["ip", "-o", "addr", "show"]).stdout
         let listed = Set(listing.split(separator: "\n").compactMap { line -> IPAddress? in
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard let family = fields.firstIndex(where: { $0 == "inet" || $0 == "inet6" }), family + 1 < fields.count else { return nil }
@@ -162,17 +162,5 @@ import WebImageTestSupport
         for address in listed {
             #expect(!AddressPolicy().verdict(for: address).isAllowed, "\(address)")
         }
-    }
-
-    static func run(_ command: [String]) throws -> String {
-        let process = SpawnedProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = command
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
     }
 }

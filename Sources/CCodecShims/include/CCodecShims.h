@@ -19,6 +19,6 @@ const char *wi_png_lib_version(void);
 #include "wi_png.h"
 #include "wi_gif.h"
 #include "wi_webp.h"
-#include "wi_svg.h"
+#include "wi_spawn.h"
 
 #endif

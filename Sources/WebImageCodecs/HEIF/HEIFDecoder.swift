@@ -123,12 +123,14 @@ public struct HEIFDecoder: ImageDecoder {
         guard ISOBMFFItems.hasValidLocations(bytes) else {
             throw ImageError.corruptData("HEIF: the item locations are malformed (field sizes other than 0, 4 or 8 bytes, or an item without extents)")
         }
-        // AV1 in a HEIF file is AVIF, which says so in its brands (the registry then gives it
-        // to `AVIFDecoder`); without them libavif, and so Chromium, refuses the file. Refused
-        // here as well, before libheif 1.15's dav1d plugin sees it: that plugin leaks 40 bytes
-        // whenever dav1d refuses an item's data, and #13, #14 and #16 were three ways to make it.
-        if ImageFormat(sniffing: bytes) != .avif, ISOBMFFItems.hasAV1Items(bytes) {
-            throw ImageError.unsupportedFormat("HEIF: an AV1-coded image in a file not branded AVIF (avif or avis)")
+        // AV1 in a HEIF file is AVIF, the AVIF decoder's (the registry gives it every file
+        // branded so; without the brands libavif, and so Chromium, refuses the file). Refused
+        // here whatever the brands, before libheif 1.15's dav1d plugin sees it: that plugin
+        // leaks 40 bytes whenever dav1d refuses an item's data (#13, #14, #16), and it sets no
+        // frame-size limit, so a 724-byte file made dav1d allocate 619 MB for a frame its
+        // sequence header claimed (#18); libavif bounds dav1d by the pixel limit.
+        if ISOBMFFItems.hasAV1Items(bytes) {
+            throw ImageError.unsupportedFormat("HEIF: an AV1-coded image (AVIF), which AVIFDecoder decodes")
         }
         return try body(primary)
     }

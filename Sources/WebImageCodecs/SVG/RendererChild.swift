@@ -30,7 +30,7 @@ final class RendererChild {
         }
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let spawned = wi_svg_spawn(&pid, executable.path, argv, socket[1], outputPipe[1], errorPipe[1])
+        let spawned = wi_spawn(&pid, executable.path, argv, nil, nil, socket[1], outputPipe[1], errorPipe[1])
         close(socket[1])
         close(outputPipe[1])
         close(errorPipe[1])

@@ -67,7 +67,7 @@ public struct SVGRenderProcess: Sendable, Hashable {
             FileHandle.standardError.write(Data("usage: WIDTH HEIGHT MEMORY-BYTES SECONDS\n".utf8))
             return 2
         }
-        guard wi_svg_limit_self(memory, seconds) == 0 else {
+        guard wi_limit_self(memory, seconds) == 0 else {
             FileHandle.standardError.write(Data("cannot limit the renderer: errno \(errno)\n".utf8))
             return 1
         }

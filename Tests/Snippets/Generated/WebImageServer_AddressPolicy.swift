@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageServer_AddressPolicy_1() async throws {
-#sourceLocation(file: "Sources/WebImageServer/AddressPolicy.swift", line: 73)
+#sourceLocation(file: "Sources/WebImageServer/AddressPolicy.swift", line: 88)
     var configuration = ImageProxy.Configuration()
     configuration.addressPolicy = AddressPolicy()                       // the default
     configuration.addressPolicy = AddressPolicy(allowsLoopback: true)   // local development only

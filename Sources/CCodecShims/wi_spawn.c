@@ -3,12 +3,14 @@
 #include <spawn.h>
 #include <sys/resource.h>
 
-#include "wi_svg.h"
+#include "wi_spawn.h"
 
 // posix_spawn rather than Foundation's Process: Process closes the parent's descriptors in the
-// child by listing /proc/self/fd, which has crashed with many descriptors open (see
-// Tests/CTestSpawn), and a server holds thousands.
-int wi_svg_spawn(pid_t *pid, const char *path, char *const argv[], int input, int output, int error) {
+// child by listing /proc/self/fd and copies each entry's whole 256-byte name out of readdir's
+// buffer, which reads past the buffer's end once the process holds some 1,360 descriptors (a CI
+// run of the parallel suite crashed so on 2026-11-25), and a server holds thousands.
+int wi_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
+             const char *directory, int input, int output, int error) {
     extern char **environ;
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
@@ -21,9 +23,10 @@ int wi_svg_spawn(pid_t *pid, const char *path, char *const argv[], int input, in
     }
     const int streams[3] = {input, output, error};
     for (int target = 0; target < 3 && status == 0; target++) {
-        status = posix_spawn_file_actions_adddup2(&actions, streams[target], target);
+        if (streams[target] >= 0) status = posix_spawn_file_actions_adddup2(&actions, streams[target], target);
     }
     if (status == 0) status = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    if (status == 0 && directory != NULL) status = posix_spawn_file_actions_addchdir_np(&actions, directory);
     sigset_t empty, defaults;
     sigemptyset(&empty);
     sigfillset(&defaults);
@@ -33,13 +36,13 @@ int wi_svg_spawn(pid_t *pid, const char *path, char *const argv[], int input, in
     if (status == 0) {
         status = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
     }
-    if (status == 0) status = posix_spawn(pid, path, &actions, &attributes, argv, environ);
+    if (status == 0) status = posix_spawn(pid, path, &actions, &attributes, argv, envp != NULL ? envp : environ);
     posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     return status;
 }
 
-int wi_svg_limit_self(unsigned long long bytes, unsigned long seconds) {
+int wi_limit_self(unsigned long long bytes, unsigned long seconds) {
     struct rlimit memory = {bytes, bytes};
     if (setrlimit(RLIMIT_AS, &memory) != 0) return -1;
     struct rlimit cpu = {seconds, seconds + 1};
