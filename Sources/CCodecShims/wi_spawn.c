@@ -42,9 +42,30 @@ int wi_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[
     return status;
 }
 
+// Lowers `resource`'s limits to `soft` and `hard`, never above a hard limit already set (a
+// process started under `prlimit --as` may not raise it; it keeps the lower one).
+static int lower_limit(int resource, rlim_t soft, rlim_t hard) {
+    struct rlimit current;
+    if (getrlimit(resource, &current) != 0) return -1;
+    if (current.rlim_max != RLIM_INFINITY && hard > current.rlim_max) hard = current.rlim_max;
+    if (soft > hard) soft = hard;
+    struct rlimit lowered = {soft, hard};
+    return setrlimit(resource, &lowered);
+}
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define WI_SHADOW_MEMORY 1
+#endif
+#endif
+
 int wi_limit_self(unsigned long long bytes, unsigned long seconds) {
-    struct rlimit memory = {bytes, bytes};
-    if (setrlimit(RLIMIT_AS, &memory) != 0) return -1;
-    struct rlimit cpu = {seconds, seconds + 1};
-    return setrlimit(RLIMIT_CPU, &cpu);
+#ifndef WI_SHADOW_MEMORY
+    if (lower_limit(RLIMIT_AS, bytes, bytes) != 0) return -1;
+#else
+    // A sanitized build has reserved terabytes of address space for its shadow memory already:
+    // an address-space limit would fail its every allocation. The CPU limit still holds.
+    (void)bytes;
+#endif
+    return lower_limit(RLIMIT_CPU, seconds, seconds + 1);
 }

@@ -157,4 +157,23 @@ import WebImageTestSupport
             #expect(throws: ImageError.self) { try HEIFDecoder().decode(try ISOBMFFTestFiles.fixture(fixture), options: .init()) }
         }
     }
+
+    /// Fuzz finding #19 (`fuzz-grid`, Tests/Fixtures/fuzz/fuzz-grid/heic-grid-among-its-own-tiles):
+    /// a 666-byte HEIC whose grid names itself among its tiles. libheif 1.15 decodes the grid's
+    /// tiles on threads of their own and recursed into the grid again and again: 1.5 GB in 8 s,
+    /// then `std::thread` could not start one more and the process aborted (`webimage convert`,
+    /// and the proxy for any client). A grid whose inputs are derived images is now refused
+    /// before libheif reads it.
+    @Test func aGridAmongItsOwnTilesIsRefused() throws {
+        let data = try ISOBMFFTestFiles.fixture("fuzz/fuzz-grid/heic-grid-among-its-own-tiles")
+        let census = try #require(data.withUnsafeBytes { ISOBMFFItems.tileCensus($0) })
+        #expect(census.hasNestedDerivation)
+        #expect { try CoderRegistry.system().decode(data) } throws: { error in
+            if case ImageError.corruptData(let message) = error { message.contains("derived images") } else { false }
+        }
+        // The real grids' tiles are coded images.
+        for fixture in ["heic-grid.heic", "avif-grid.avif"] {
+            #expect(try ISOBMFFTestFiles.fixture(fixture).withUnsafeBytes { ISOBMFFItems.tileCensus($0) }?.hasNestedDerivation == false)
+        }
+    }
 }

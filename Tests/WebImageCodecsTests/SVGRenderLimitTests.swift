@@ -32,6 +32,22 @@ import WebImageTestSupport
         #expect(child == inProcess)
     }
 
+    /// Under limits set before it started (`prlimit --as`, as the hostile-input table runs
+    /// `webimage convert`), the child keeps the lower hard limit instead of failing to raise it:
+    /// the document is drawn.
+    @Test(.disabled(if: Sanitizers.reservesShadowMemory, "an ASan or TSan process reserves terabytes of address space for its shadow memory: the 3 GiB limit stops it at start"))
+    func theChildKeepsALowerInheritedLimit() throws {
+        let executable = try #require(WebImageExecutable.url)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("svg-prlimit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("shapes.svg"), output = folder.appendingPathComponent("shapes.png")
+        try Data(contentsOf: SVGDecoderTests.repository.appendingPathComponent("Tests/Fixtures/shapes.svg")).write(to: source)
+        let run = try CommandRun(URL(fileURLWithPath: "/usr/bin/prlimit"), ["--as=\(3 << 30)", "--", executable.path, "convert", source.path, output.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try CoderRegistry.system().decode(Data(contentsOf: output)).image.width == 64)
+    }
+
     /// Past its time limit the child is killed: a typed error, not ten minutes of a core.
     @Test func aRenderPastItsTimeLimitIsStopped() throws {
         let decoder = try Self.childRenderer(timeLimit: .seconds(2))

@@ -14,9 +14,9 @@
 int wi_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[],
              const char *directory, int input, int output, int error);
 
-/// Sets this process's address-space limit to `bytes` and its CPU-time limit to `seconds` (the
-/// SVG renderer child calls it on itself before it reads the document). Returns 0, or -1 with
-/// errno.
+/// Lowers this process's address-space limit to `bytes` and its CPU-time limit to `seconds`, or
+/// to the hard limits already set where those are lower (the SVG renderer child calls it on itself
+/// before it reads the document). Returns 0, or -1 with errno.
 int wi_limit_self(unsigned long long bytes, unsigned long seconds);
 
 #endif

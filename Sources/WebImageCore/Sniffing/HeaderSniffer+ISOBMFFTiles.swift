@@ -16,6 +16,10 @@ package struct ISOBMFFTileCensus: Sendable, Hashable {
     /// The most pixels (the sum of their `ispe` sizes) of the coded images any one derived item
     /// is made of. `0` when the file has no derived image.
     package var largestTilePixels: Int
+    /// Whether a derived image is made of derived images, itself included (a grid among its own
+    /// tiles): libheif 1.15 decodes such a chain recursively, a thread a level, until it cannot
+    /// start one and the process aborts (fuzz finding #19, a 666-byte HEIC).
+    package var hasNestedDerivation = false
 }
 
 extension ISOBMFFItems {
@@ -39,6 +43,9 @@ extension ISOBMFFItems {
     package static func checkTiles(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions, format: String) throws {
         guard let census = tileCensus(bytes) else {
             throw ImageError.corruptData("\(format): the item boxes cannot be read (or a tile has no size)")
+        }
+        guard !census.hasNestedDerivation else {
+            throw ImageError.corruptData("\(format): a grid or overlay whose inputs are derived images (itself, or another grid)")
         }
         guard census.declaredItems <= HeaderSniffer.isoBMFFMaxEntries else {
             throw ImageError.tooLarge("\(format): \(census.declaredItems) items exceed the limit of \(HeaderSniffer.isoBMFFMaxEntries)")
@@ -71,8 +78,10 @@ extension HeaderSniffer {
         if descriptors.isEmpty { return census }
         let references = bmffChild(named: 0x6972_6566, from: children, to: meta.end).flatMap(derivedImageReferences) // iref
         guard let references, let sizes = itemSizes(in: meta) else { return nil }
+        let derived = Set(descriptors.map(\.item))
         for descriptor in descriptors {
             let inputs = references[descriptor.item] ?? []
+            if inputs.contains(where: derived.contains) { census.hasNestedDerivation = true }
             var tiles = inputs.count
             if descriptor.isGrid {
                 guard let rows = reader.u8(descriptor.start + 2), let columns = reader.u8(descriptor.start + 3) else { return nil }
