@@ -161,12 +161,16 @@ import WebImageTestSupport
         #expect(Self.largestDifference(try Self.registry.decode(data).image, reference) <= Self.tolerance("cmyk"))
     }
 
-    /// Colour stated by `nclx` code points alone (Display P3, BT.2020; no ICC profile), read by
-    /// libheif as well as libavif: the HEIF decoder converts them the same way (heif-enc 1.15
-    /// writes no `nclx` box, so avifenc's files stand in for HEIF ones).
+    /// Colour stated by `nclx` code points alone (Display P3, BT.2020; no ICC profile) is the AVIF
+    /// decoder's to convert. The HEIF decoder read these files through libheif too until fuzz
+    /// finding #18: every AV1 image is now refused there (AVIF is `AVIFDecoder`'s), and heif-enc
+    /// 1.15 writes no `nclx` box for an HEVC file, so libheif's `nclx` path has no fixture left.
     @Test(arguments: ["gradient-p3-nclx.avif", "gradient-bt2020-nclx.avif"])
-    func nclxCodePointsAreConvertedByTheHEIFDecoderToo(fixture: String) throws {
-        let decoded = try HEIFDecoder().decode(try Self.fixture(fixture), options: .init())
+    func nclxAVIFFilesAreTheAVIFDecoders(fixture: String) throws {
+        #expect { try HEIFDecoder().decode(try Self.fixture(fixture), options: .init()) } throws: { error in
+            if case ImageError.unsupportedFormat = error { true } else { false }
+        }
+        let decoded = try AVIFDecoder().decode(try Self.fixture(fixture), options: .init())
         #expect(decoded.iccProfile == nil)
         let difference = Self.largestDifference(decoded.image, try Self.reference(fixture))
         #expect(difference <= 2, "\(fixture): a channel differs by \(difference)")
