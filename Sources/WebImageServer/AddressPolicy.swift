@@ -118,7 +118,8 @@ public struct AddressPolicy: Sendable, Hashable {
 
     package func verdict(for address: IPAddress) -> Verdict {
         if refusedAddresses.contains(address) { return .refused("refused by the test policy") }
-        if !allowsLoopback, (ownAddresses ?? HostInterfaces.addresses()).contains(address) {
+        // IPv4 addresses are checked in verdict(v4:), which their embedded IPv6 forms reach too.
+        if case .v6 = address, !allowsLoopback, (ownAddresses ?? HostInterfaces.addresses()).contains(address) {
             return .refused("this host's own address")
         }
         switch address {

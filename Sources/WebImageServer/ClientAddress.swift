@@ -1,4 +1,3 @@
-import NIOCore
 import Synchronization
 
 /// Who a connection or a request comes from, for the per-client limits: an IPv4 address, or the
@@ -10,6 +9,10 @@ struct ClientAddress: Hashable, Sendable {
 
     init?(_ text: String) {
         guard let parsed = IPAddress(text) else { return nil }
+        self.init(parsed)
+    }
+
+    init(_ parsed: IPAddress) {
         switch parsed {
         case .v4:
             address = parsed
@@ -20,10 +23,6 @@ struct ClientAddress: Hashable, Sendable {
         }
     }
 
-    init?(_ socketAddress: SocketAddress?) {
-        guard let text = socketAddress?.ipAddress else { return nil }
-        self.init(text)
-    }
 }
 
 /// What each client holds (connections, or requests in progress), against a cap per client.

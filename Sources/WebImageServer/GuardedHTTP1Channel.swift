@@ -42,7 +42,7 @@ struct GuardedHTTP1Channel: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         // The client's slot first: a client at its cap takes none of the shared ones.
         let peer = channel.remoteAddress?.ipAddress.flatMap(IPAddress.init)
-        let client = peer.flatMap { trustedProxies.contains($0) ? nil : ClientAddress(channel.remoteAddress) }
+        let client = peer.flatMap { trustedProxies.contains($0) ? nil : ClientAddress($0) }
         if let client, !perClient.tryAcquire(client) {
             logger.debug("connection refused: the client holds \(perClient.limit) connections")
             return refuse(channel)
