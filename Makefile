@@ -13,34 +13,40 @@ SERVE_HOST  ?= 127.0.0.1
 # GALLERY_SHOT=docs/gtk-gallery.png).
 GALLERY_SHOT ?= .build/gallery.png
 
-.PHONY: all deps build run gallery test snippets docs bench fuzz sanitize clean
+.PHONY: all deps test-deps build run gallery test snippets docs bench fuzz sanitize clean
 
 all: build
 
+# What the main job needs (the codec libraries' -dev packages); `test-deps` adds GTK 4, the
+# formats' reference tools and the test servers (scripts/deps.sh lists them).
 deps:
 	@bash scripts/deps.sh
 
-build: deps
+test-deps:
+	@bash scripts/deps.sh --test
+
+build: test-deps
 	$(SWIFT) build
 
-# The main job, offline. First the library's report: an origin on loopback serves the demo
+# The main job, offline, in the release configuration (the figures it prints are a user's, not a
+# debug build's). First the library's report: an origin on loopback serves the demo
 # images kept in the repository; the pipeline prefetches them (progress bar), then loads each as
 # a 256 px thumbnail twice (from disk, then from memory). Then the image proxy, `webimage serve`,
 # with the demo images as its origin: open the printed address for the gallery; Ctrl-C (or
 # SIGTERM) stops it gracefully. `exec` makes the server make's own child, so a signal sent to
 # it (by .ci/run) is answered by its graceful exit status.
 run: deps
-	$(SWIFT) build --product webimage
-	$(SWIFT) run --skip-build webimage demo --images Demo/images
+	$(SWIFT) build -c release --product webimage
+	$(SWIFT) run -c release --skip-build webimage demo --images Demo/images
 	@echo
 	@echo "Starting the image proxy over Demo/images: open the address below for the gallery (Ctrl-C stops it)."
-	@exec "$$($(SWIFT) build --show-bin-path)/webimage" serve --origin-dir Demo/images --host $(SERVE_HOST) --port $(PORT) --cache-dir .build/serve-cache
+	@exec "$$($(SWIFT) build -c release --show-bin-path)/webimage" serve --origin-dir Demo/images --host $(SERVE_HOST) --port $(PORT) --cache-dir .build/serve-cache
 
 # The desktop gallery, webimage-gtk, over the demo images. Without a display ($DISPLAY and
 # $WAYLAND_DISPLAY unset) it says so, and renders the window under Xvfb into GALLERY_SHOT
 # instead (`--screenshot`: once the thumbnails on screen have loaded); the cairo renderer,
 # since Xvfb has no GL.
-gallery: deps
+gallery: test-deps
 	$(SWIFT) build --product webimage-gtk
 	@bin="$$($(SWIFT) build --show-bin-path)/webimage-gtk"; \
 	if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
@@ -52,21 +58,16 @@ gallery: deps
 	fi
 
 # `swift build --build-tests` also builds WebImageSnippets: every ```swift example of README.md,
-# the DocC catalog and the public API's `///` comments, regenerated first from the documentation
+# the DocC catalogs and the public API's `///` comments, regenerated first from the documentation
 # (scripts/extract-snippets.py), so a wrong example fails here, pointing at its line in the doc;
-# the README's Package.swift example is evaluated in a scratch folder.
-#
-# The consumer package builds in this package's own .build: its dependencies are this package and
-# the same checkouts, so what `swift build` compiled above is reused (13 s, where a scratch path
-# of its own rebuilt every dependency: 229 s on two cores). It is still a root package of its
-# own, so it sees only the public API (not even `package` symbols).
-test: deps snippets
+# the README's Package.swift example is evaluated in a scratch folder, and its install lists are
+# checked against scripts/deps.sh (scripts/check-readme.py). Then every suite, the consumer
+# package (Examples/Consumer) even when a suite failed, and one summary (scripts/test.sh).
+test: test-deps snippets
 	@python3 scripts/extract-snippets.py --check-manifests
 	$(SWIFT) build --build-tests
-	SWIFT=$(SWIFT) bash scripts/run-suite.sh
-	@echo "A package of its own over the public API (Examples/Consumer), built with warnings as errors and run:"
-	$(SWIFT) build --package-path Examples/Consumer --scratch-path $(CURDIR)/.build
-	.build/debug/Consumer Demo/images
+	@python3 scripts/check-readme.py --binary "$$($(SWIFT) build --show-bin-path)/webimage"
+	@SWIFT=$(SWIFT) bash scripts/test.sh
 
 # Regenerates Tests/Snippets/Generated from the documentation (commit the result; CI checks it).
 snippets:
@@ -82,7 +83,7 @@ fuzz: deps
 	@bash scripts/fuzz.sh build
 	@bash scripts/fuzz.sh run $(FUZZ_SECONDS)
 
-sanitize: deps
+sanitize: test-deps
 	@bash scripts/sanitize.sh all
 
 # The WebImage product's DocC documentation (Sources/WebImage/WebImage.docc and every public
@@ -92,7 +93,7 @@ sanitize: deps
 docs: deps
 	@bash scripts/docs.sh
 
-bench: deps
+bench: test-deps
 	@bash scripts/bench-deps.sh
 	@mkdir -p $(BENCH_OUT)
 	$(SWIFT) build -c release --product WebImageBenchmarks

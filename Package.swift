@@ -228,6 +228,10 @@ let package = Package(
             dependencies: ["WebImage", "WebImageServer", "WebImageS3", "WebImageGTK", "CGTK", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Snippets"
         ),
+        // The README's first example, a complete program (```swift program), as it is: it
+        // compiles only if it compiles pasted into an empty package's main.swift, with nothing
+        // but the WebImage product. It is never run (it loads from the network).
+        .executableTarget(name: "WebImageSnippetProgram", dependencies: ["WebImage"], path: "Tests/SnippetProgram"),
         .executableTarget(
             name: "WebImageBenchmarks",
             dependencies: [

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `make docs`: the WebImage product's DocC documentation (Sources/WebImage/WebImage.docc),
-# built with warnings as errors, so a broken link, a symbol reference that does not resolve or
-# an undocumented parameter fails CI. Output: .build/docs/WebImage.doccarchive.
+# `make docs`: the two DocC catalogs, the WebImage product's (Sources/WebImage/WebImage.docc)
+# and the image proxy's (Sources/WebImageServer/WebImageServer.docc), built with warnings as
+# errors, so a broken link, a symbol reference that does not resolve or an undocumented
+# parameter fails CI. Output: .build/docs/WebImage.doccarchive, WebImageServer.doccarchive.
 #
 # Why not `swift package generate-documentation` (swift-docc-plugin)? The WebImage target only
 # re-exports WebImageCore, WebImageCodecs and WebImageHTTP, and the symbol graph SwiftPM makes
@@ -18,6 +19,7 @@ out=.build/docs
 graphs=$out/symbol-graphs
 
 "$SWIFT" build --target WebImage
+"$SWIFT" build --target WebImageServer
 bin=$("$SWIFT" build --show-bin-path)
 
 # What loading the module needs: the C modules' maps (ours and the dependencies') and the
@@ -34,15 +36,24 @@ for package in librsvg-2.0; do
   for flag in $(pkg-config --cflags-only-I "$package"); do clang_args+=(-Xcc "$flag"); done
 done
 
-rm -rf "$graphs" && mkdir -p "$graphs"
-"$SWIFT" symbolgraph-extract -module-name WebImage -target "$(uname -m)-unknown-linux-gnu" \
-  -I "$bin/Modules" -output-dir "$graphs" -minimum-access-level public -skip-inherited-docs \
-  -experimental-allowed-reexported-modules=WebImageCore,WebImageCodecs,WebImageHTTP \
-  "${clang_args[@]}"
+# catalog MODULE [REEXPORTED]: the module's symbol graph (with the re-exported modules folded
+# in), then its catalog over it.
+catalog() {
+  local module=$1 reexported=${2:-}
+  local graph_dir=$graphs/$module
+  local reexport=()
+  [ -n "$reexported" ] && reexport=(-experimental-allowed-reexported-modules="$reexported")
+  rm -rf "$graph_dir" && mkdir -p "$graph_dir"
+  "$SWIFT" symbolgraph-extract -module-name "$module" -target "$(uname -m)-unknown-linux-gnu" \
+    -I "$bin/Modules" -output-dir "$graph_dir" -minimum-access-level public -skip-inherited-docs \
+    "${reexport[@]}" "${clang_args[@]}"
+  "$DOCC" convert "Sources/$module/$module.docc" \
+    --additional-symbol-graph-dir "$graph_dir" \
+    --fallback-display-name "$module" --fallback-bundle-identifier "swift-web-image.$module" \
+    --output-path "$out/$module.doccarchive" \
+    --warnings-as-errors
+  echo "docs: $out/$module.doccarchive"
+}
 
-"$DOCC" convert Sources/WebImage/WebImage.docc \
-  --additional-symbol-graph-dir "$graphs" \
-  --fallback-display-name WebImage --fallback-bundle-identifier swift-web-image.WebImage \
-  --output-path "$out/WebImage.doccarchive" \
-  --warnings-as-errors
-echo "docs: $out/WebImage.doccarchive"
+catalog WebImage WebImageCore,WebImageCodecs,WebImageHTTP
+catalog WebImageServer

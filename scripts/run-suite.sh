@@ -11,6 +11,9 @@
 #   suites waiting; docs/reliability.md, "A suite that stops") in about one run in five on a
 #   loaded two-core machine. With WEBIMAGE_STALL_RETRIES=N a stalled run is started again, up to
 #   N times; a run that fails is never retried.
+# - With WEBIMAGE_RESULTS_DIR set, each process also writes its results as JUnit XML there
+#   (`<name>-swift-testing.xml`, name `main` or `codecs`, or `run` when the caller picks the tests),
+#   which scripts/test-summary.py reads for `make test`'s closing summary.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,9 +53,17 @@ for name in started:
 PY
 }
 
+# run_once NAME ARGS…
 run_once() {
+  local name=$1; shift
+  local results=()
+  if [ -n "${WEBIMAGE_RESULTS_DIR:-}" ]; then
+    mkdir -p "$WEBIMAGE_RESULTS_DIR"
+    rm -f "$WEBIMAGE_RESULTS_DIR/$name"*.xml
+    results=(--xunit-output "$WEBIMAGE_RESULTS_DIR/$name.xml")
+  fi
   : >"$log"
-  script -q -e -f -c "$(printf '%q ' "$SWIFT" test --skip-build "$@")" "$log" &
+  script -q -e -f -c "$(printf '%q ' "$SWIFT" test --skip-build "${results[@]}" "$@")" "$log" &
   local pid=$! last_size=-1 quiet=0
   while kill -0 "$pid" 2>/dev/null; do
     sleep 5
@@ -71,13 +82,16 @@ run_once() {
   wait "$pid"
 }
 
-# One run, started again after a stall (status 124) up to $retries times.
+# One run, started again after a stall (status 124) up to $retries times: run_with_retries NAME ARGS…
 run_with_retries() {
   local attempt=0 status
   while true; do
     run_once "$@"
     status=$?
-    if [ "$status" -ne 124 ] || [ "$attempt" -ge "$retries" ]; then return "$status"; fi
+    if [ "$status" -ne 124 ] || [ "$attempt" -ge "$retries" ]; then
+      if [ -n "${WEBIMAGE_RESULTS_DIR:-}" ]; then echo "$status" >"$WEBIMAGE_RESULTS_DIR/$1.status"; fi
+      return "$status"
+    fi
     attempt=$((attempt + 1))
     echo "run-suite: starting the suite again ($attempt of $retries) after the stall above"
   done
@@ -90,11 +104,11 @@ run_with_retries() {
 # In one process the network tests' continuations waited behind them, so their time limits and
 # HTTP deadlines ran out with nothing wrong (docs/reliability.md, "Tests starved of threads").
 case " $* " in
-  *" --filter "*|*" --filter="*|*" --skip "*|*" --skip="*) run_with_retries "$@"; exit $? ;;
+  *" --filter "*|*" --filter="*|*" --skip "*|*" --skip="*) run_with_retries run "$@"; exit $? ;;
 esac
-run_with_retries "$@" --skip WebImageCodecsTests
+run_with_retries main "$@" --skip WebImageCodecsTests
 first=$?
-run_with_retries "$@" --filter WebImageCodecsTests
+run_with_retries codecs "$@" --filter WebImageCodecsTests
 second=$?
 if [ "$first" -ne 0 ]; then exit "$first"; fi
 exit "$second"
