@@ -7,7 +7,7 @@ import CTurboJPEG
 import CWebP
 
 /// The versions of the C codec libraries this binary runs with, for diagnostics
-/// (`webimage info --versions`) and bug reports.
+/// (`webimage --version`) and bug reports.
 public enum CodecLibraries {
     /// Library name and version, one pair per codec library.
     public static var versions: [(library: String, version: String)] {

@@ -63,7 +63,7 @@ extension HTTPImageLoader {
         /// fails at once. Default: 10.
         public var maximumRedirects = 10
         /// Sent as `User-Agent` unless a request sets its own.
-        public var userAgent = "swift-web-image/0.1"
+        public var userAgent = "swift-web-image/\(LibraryVersion.string)"
         /// Sent as `Accept` unless a request sets its own: the MIME types of the formats the
         /// loader was told the decoders read, then `image/*;q=0.8`.
         public var accept: String

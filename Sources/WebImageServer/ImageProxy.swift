@@ -249,7 +249,7 @@ public final class ImageProxy: Sendable {
         http.timeout = configuration.originTimeout
         http.additionalTrustRoots = configuration.originTrustRoots
         http.maximumConcurrentDownloads = max(6, min(configuration.maximumConcurrentRequests, 32))
-        http.userAgent = "swift-web-image-proxy/0.1"
+        http.userAgent = "swift-web-image-proxy/\(LibraryVersion.string)"
         // Every hop, the first included, is checked; a refusal travels through the loader as
         // an ImageError with a marker the proxy recognises.
         http.redirectPolicy = { [originGuard] url in

@@ -52,7 +52,7 @@ struct CacheCommand: AsyncParsableCommand {
             let disk = try cache.openCache()
             let (count, size) = (disk.count, disk.totalSize)
             try await disk.removeAll()
-            print("removed \(count) entries (\(Stats.format(bytes: size)))")
+            print("removed \(counted(count, "entry", "entries")) (\(Stats.format(bytes: size)))")
         }
     }
 
@@ -63,19 +63,15 @@ struct CacheCommand: AsyncParsableCommand {
 
         @OptionGroup var cache: CacheOptions
 
-        @Option(help: ArgumentHelp("The size to trim to, in bytes (default: the cache's limit).", valueName: "bytes"))
-        var size: Int?
-
-        func validate() throws {
-            if let size, size < 0 { throw ValidationError("--size cannot be negative") }
-        }
+        @Option(help: ArgumentHelp("The size to trim to: bytes, or with a unit (512K, 100MiB, 1GB; default: the cache's limit).", valueName: "size"))
+        var size: ByteCount?
 
         func run() async throws {
             let disk = try cache.openCache()
             let (count, bytes) = (disk.count, disk.totalSize)
             let report = await disk.sweep()
-            await disk.trim(toSize: size ?? disk.configuration.sizeLimit)
-            print("removed \(count - disk.count) entries (\(Stats.format(bytes: bytes - disk.totalSize))), \(report.expiredEntries) of them expired; \(disk.count) entries (\(Stats.format(bytes: disk.totalSize))) remain")
+            await disk.trim(toSize: size?.bytes ?? disk.configuration.sizeLimit)
+            print("removed \(counted(count - disk.count, "entry", "entries")) (\(Stats.format(bytes: bytes - disk.totalSize))), \(report.expiredEntries) of them expired; \(counted(disk.count, "entry", "entries")) (\(Stats.format(bytes: disk.totalSize))) \(disk.count == 1 ? "remains" : "remain")")
         }
     }
 }

@@ -30,7 +30,7 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: "Write only this composed frame of an animation, counting from 0.")
     var frame: Int?
 
-    @Option(help: ArgumentHelp("Resize to fit a box: WxH, Wx (width only) or xH (height only).", valueName: "WxH"))
+    @Option(help: ArgumentHelp("Resize to fit a box: WxH, W or Wx (width only), xH (height only).", valueName: "WxH"))
     var resize: ResizeBox?
 
     @Option(help: "How the image meets the --resize box: contain (fit inside), cover (fill and crop), fill (stretch).")
@@ -62,12 +62,14 @@ struct ConvertCommand: AsyncParsableCommand {
         }
     }
 
+    /// A box to fit: `WxH`, `Wx` or `xH`; a bare number is a width, as in ImageMagick's geometry.
     struct ResizeBox: ExpressibleByArgument {
         var width: Int?
         var height: Int?
 
         init?(argument: String) {
-            let parts = argument.lowercased().split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false)
+            let text = argument.lowercased()
+            let parts = (text.contains("x") ? text : text + "x").split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2 else { return nil }
             width = parts[0].isEmpty ? nil : Int(parts[0])
             height = parts[1].isEmpty ? nil : Int(parts[1])
@@ -88,7 +90,7 @@ struct ConvertCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("webimage convert: \(error.message)\n".utf8))
             throw ExitCode.failure
         } catch let error as ImageError {
-            FileHandle.standardError.write(Data("webimage convert: \(input): \(error)\n".utf8))
+            FileHandle.standardError.write(Data("webimage convert: \(input): \(plainDescription(of: error))\n".utf8))
             throw ExitCode.failure
         } catch let error as CommandFailure {
             FileHandle.standardError.write(Data("webimage convert: \(error)\n".utf8))

@@ -24,7 +24,7 @@ struct FetchCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The image URLs (http, https, file or data).", valueName: "url"))
+    @Argument(help: ArgumentHelp("The images: URLs (http, https, file or data) or paths on this machine.", valueName: "url"))
     var urls: [String]
 
     @Flag(help: "Print one JSON object per URL per line (keys: url, source, bytes, width, height, ms, and error when it failed).")
@@ -36,10 +36,12 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the images into this folder.", valueName: "dir"))
     var outputDir: String?
 
-    @Option(help: ArgumentHelp("Decode to fit a box: WxH, Wx (width only) or xH (height only).", valueName: "WxH"))
+    @Option(help: ArgumentHelp("Decode to fit a box: WxH, W or Wx (width only), xH (height only).", valueName: "WxH"))
     var resize: ConvertCommand.ResizeBox?
 
     @OptionGroup var cache: CacheOptions
+
+    @OptionGroup var reporting: ReportingOptions
 
     func validate() throws {
         guard concurrency > 0 else { throw ValidationError("--concurrency must be at least 1") }
@@ -57,7 +59,7 @@ struct FetchCommand: AsyncParsableCommand {
         do {
             manager = try cache.makeManager(concurrency: concurrency)
         } catch {
-            printError("webimage fetch: \(error)")
+            printError("webimage fetch: \(reporting.describe(error))")
             throw ExitCode.failure
         }
         if let outputDir {
@@ -71,8 +73,8 @@ struct FetchCommand: AsyncParsableCommand {
         let tasks: [(String, Task<Outcome, Never>)] = urls.map { string in
             (string, Task {
                 let started = ContinuousClock.now
-                guard let url = URL(string: string), url.scheme != nil else {
-                    return Outcome(url: string, error: CommandFailure("not a valid URL"), milliseconds: 0)
+                guard let url = imageURL(string) else {
+                    return Outcome(url: string, error: CommandFailure("neither a URL nor a path"), milliseconds: 0)
                 }
                 do {
                     var request = ImageRequest(url: url, thumbnail: thumbnail)
@@ -100,14 +102,14 @@ struct FetchCommand: AsyncParsableCommand {
             }
             if outcome.error != nil { failures += 1 }
             if json {
-                print(Self.jsonLine(outcome))
+                print(Self.jsonLine(outcome, reporting: reporting))
             } else if let response = outcome.response, outcome.error == nil {
                 table.append([
                     outcome.url, Self.source(response.cacheType), response.data.map { String($0.count) } ?? "-",
                     "\(response.image.width)×\(response.image.height)", String(format: "%.0f ms", outcome.milliseconds),
                 ])
             } else {
-                printError("webimage fetch: \(outcome.url): \(outcome.error.map { "\($0)" } ?? "failed")")
+                printError("webimage fetch: \(outcome.url): \(outcome.error.map(reporting.describe) ?? "failed")")
             }
         }
         if !json, !table.rows.isEmpty { print(table.rendered, terminator: "") }
@@ -124,10 +126,10 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    static func jsonLine(_ outcome: Outcome) -> String {
+    static func jsonLine(_ outcome: Outcome, reporting: ReportingOptions) -> String {
         var object: [String: Any] = ["url": outcome.url, "ms": (outcome.milliseconds * 10).rounded() / 10]
         if let error = outcome.error {
-            object["error"] = "\(error)"
+            object["error"] = reporting.describe(error)
         } else if let response = outcome.response {
             object["source"] = source(response.cacheType)
             object["bytes"] = response.data?.count ?? 0

@@ -62,7 +62,7 @@ struct InfoCommand: AsyncParsableCommand {
                 }
             } catch {
                 failed = true
-                FileHandle.standardError.write(Data("webimage info: \(path): \(error)\n".utf8))
+                FileHandle.standardError.write(Data("webimage info: \(path): \(plainDescription(of: error))\n".utf8))
             }
         }
         if !json, !records.isEmpty {

@@ -6,7 +6,7 @@ import WebImage
 /// `webimage prefetch`: download a list of URLs into the disk cache, with a progress bar.
 ///
 /// ```
-/// $ webimage prefetch --input urls.txt --concurrency 4
+/// $ webimage prefetch --input urls.txt --concurrency 4     # or: webimage prefetch URL...
 /// [##############------------------]  212/500   18.4 MiB  3.1 MiB/s  ETA 0:09
 /// …
 /// prefetched 500 URLs: 497 finished, 1 skipped, 2 failed, 43512331 bytes (41.5 MiB) in 13.8 s
@@ -16,8 +16,9 @@ struct PrefetchCommand: AsyncParsableCommand {
         commandName: "prefetch",
         abstract: "Download a list of images into the disk cache, without decoding them.",
         discussion: """
-            URLs are read one per line from --input FILE, or from standard input (--input - or \
-            no --input); blank lines and lines starting with # are ignored. Images already in \
+            The URLs (or paths on this machine) are the arguments, or are read one per line \
+            from --input FILE, or from standard input (--input -, or neither arguments nor \
+            --input); blank lines and lines starting with # are ignored. Images already in \
             the cache (--cache-dir, shared by every webimage command) are skipped. On a \
             terminal a progress bar shows the count, bytes, rate and time left on standard \
             error; otherwise a plain line is printed there every 10% or every second. The \
@@ -25,7 +26,10 @@ struct PrefetchCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("A file with one URL per line; - (the default) reads standard input.", valueName: "file"))
+    @Argument(help: ArgumentHelp("The images: URLs (http, https, file or data) or paths on this machine.", valueName: "url"))
+    var urls: [String] = []
+
+    @Option(help: ArgumentHelp("A file with one URL per line; - reads standard input (the default without URL arguments).", valueName: "file"))
     var input: String?
 
     @Option(help: "Prefetches in flight at once.")
@@ -33,42 +37,53 @@ struct PrefetchCommand: AsyncParsableCommand {
 
     @OptionGroup var cache: CacheOptions
 
+    @OptionGroup var reporting: ReportingOptions
+
     func validate() throws {
         guard concurrency > 0 else { throw ValidationError("--concurrency must be at least 1") }
     }
 
     func run() async throws {
-        let lines: [String]
+        var lines = urls
         let manager: ImageManager
         do {
-            lines = Self.urlLines(try await Self.readInput(input))
+            if input != nil || urls.isEmpty { lines += Self.urlLines(try await Self.readInput(input)) }
             manager = try cache.makeManager(concurrency: concurrency)
         } catch {
-            printError("webimage prefetch: \(error)")
+            printError("webimage prefetch: \(reporting.describe(error))")
             throw ExitCode.failure
         }
         var requests: [ImageRequest] = []
+        var invalid: [String] = []
+        var given: [URL: String] = [:]   // each URL's line as the user wrote it
         var configuration = ImagePrefetcher.Configuration()
         configuration.maximumConcurrentPrefetches = concurrency
         // Each run is a fresh process: a URL that failed is tried, whatever a list says.
         configuration.options = [.retryFailed]
         let prefetcher = ImagePrefetcher(manager: manager, configuration: configuration)
         for line in lines {
-            if let url = URL(string: line), url.scheme != nil {
+            if let url = imageURL(line) {
                 requests.append(prefetcher.request(for: url))
+                given[url] = line
             } else {
-                printError("webimage prefetch: \(line): not a valid URL")
-                requests.append(ImageRequest(url: nil))   // counted as failed
+                invalid.append(line)
             }
         }
 
         let display = ProgressDisplay(total: requests.count, isTerminal: isatty(STDERR_FILENO) == 1)
-        let summary = await prefetcher.prefetch(requests: requests) { display.update($0) }
+        var summary = await prefetcher.prefetch(requests: requests) { display.update($0) }
         display.finish(summary)
         // The bytes reach the disk after the loads report back: let the writes finish.
         await manager.waitUntilIdle()
+        // A line that names nothing loadable counts as failed, and is echoed as it was given.
+        summary.total += invalid.count
+        summary.failed += invalid.count
         print(Self.summaryLine(summary, elapsed: display.elapsed))
-        for failure in summary.failures { printError("failed: \(failure)") }
+        for line in invalid { printError("failed: \(line): neither a URL nor a path") }
+        for failure in summary.failures {
+            let line = failure.url.map { given[$0] ?? $0.absoluteString } ?? "-"
+            printError("failed: \(line): \(reporting.describe(failure.error))")
+        }
         if summary.failed > 0 { throw ExitCode.failure }
     }
 
@@ -100,7 +115,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     }
 
     static func summaryLine(_ summary: ImagePrefetcher.Summary, elapsed: Duration) -> String {
-        var line = "prefetched \(summary.total) URLs: \(summary.finished) finished, \(summary.skipped) skipped, \(summary.failed) failed"
+        var line = "prefetched \(counted(summary.total, "URL")): \(summary.finished) finished, \(summary.skipped) skipped, \(summary.failed) failed"
         if summary.cancelled > 0 { line += ", \(summary.cancelled) cancelled" }
         line += ", \(summary.bytes) bytes (\(CacheCommand.Stats.format(bytes: summary.bytes))) in \(String(format: "%.2f", elapsed.milliseconds / 1000)) s"
         return line

@@ -86,7 +86,9 @@ struct HTTPImageLoaderTests {
         try await withLoader { origin, loader in
             origin.register("/u.png", data: Self.png)
             _ = try await loader.load(origin.url("/u.png"))
-            #expect(origin.requests(path: "/u.png").first?.header("User-Agent") == "swift-web-image/0.1")
+            // The product and a semantic version (the number itself moves with each release).
+            let agent = try #require(origin.requests(path: "/u.png").first?.header("User-Agent"))
+            #expect(agent.wholeMatch(of: /swift-web-image\/\d+\.\d+\.\d+(-[a-z0-9.]+)?/) != nil, "\(agent)")
         }
         #expect(HTTPImageLoader.Configuration.acceptHeader(for: [.jpeg, .avif]) == "image/avif,image/jpeg,image/*;q=0.8")
         #expect(HTTPImageLoader.Configuration.acceptHeader(for: []) == "image/*;q=0.8")
