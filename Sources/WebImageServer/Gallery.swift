@@ -72,7 +72,8 @@ package struct Gallery: Sendable {
             body { font: 16px/1.4 system-ui, sans-serif; margin: 2rem; color: #222; background: #fafafa; }
             main { display: grid; grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); gap: 1rem; }
             figure { margin: 0; }
-            img { width: 100%; height: auto; aspect-ratio: 1; object-fit: cover; border-radius: 6px; background: #ddd; display: block; }
+            img { width: 100%; height: auto; aspect-ratio: 1; object-fit: cover; border-radius: 6px; display: block;
+                  background: repeating-conic-gradient(#c8c8c8 0 25%, #eee 0 50%) 0 0 / 16px 16px; }
             figcaption { font-size: 0.8rem; color: #666; overflow-wrap: anywhere; }
             code { background: #eee; padding: 0 0.2em; }
             </style>

@@ -66,7 +66,7 @@ struct GuardedHTTP1Channel: ServerChildChannel {
             giveBackClient()
             return channel.eventLoop.makeFailedFuture(error)
         }
-        return http1.setup(channel: channel, logger: logger).flatMapThrowing { [limits] http in
+        return http1.setup(channel: channel, logger: logger).flatMapThrowing { [limits, operationsOnly] http in
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             var handlers: [any ChannelHandler] = [HTTPVersionHandler(), ConnectionTimeoutHandler(limits: limits)]

@@ -43,7 +43,7 @@ extension HeaderSniffer {
     }
 
     /// The first `trak` in `moov` without an `auxl` track reference.
-    private func colourTrack(in moov: BMFFBox) -> BMFFBox? {
+    func colourTrack(in moov: BMFFBox) -> BMFFBox? {
         var offset = moov.payload
         for _ in 0..<Self.isoBMFFMaxEntries {
             guard let box = bmffBox(at: offset, limit: moov.end) else { return nil }

@@ -64,7 +64,7 @@ extension HeaderSniffer {
     /// The `ipco` box and the properties `ipma` associates with the primary item (in `ipco`
     /// order), from the `meta` box that follows the `ftyp` box ending at `offset`; `nil` when the
     /// boxes are cut short or malformed.
-    private func isoBMFFPrimaryProperties(after offset: Int) -> (ipco: BMFFBox, associated: [BMFFBox])? {
+    func isoBMFFPrimaryProperties(after offset: Int) -> (ipco: BMFFBox, associated: [BMFFBox])? {
         guard let meta = bmffChild(named: 0x6D65_7461, from: offset, to: reader.count) else { return nil } // meta
         // `meta` is a full box: version and flags before its children.
         let children = meta.payload + 4

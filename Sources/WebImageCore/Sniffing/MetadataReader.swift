@@ -1,5 +1,5 @@
 /// Reads an ``ImageMetadata``: starts from what ``HeaderSniffer`` found, then walks the file's
-/// structure for the rest (MetadataReader+GIF, +PNG, +JPEG, +WebP, +JXL).
+/// structure for the rest (MetadataReader+GIF, +PNG, +JPEG, +WebP, +JXL, +ISOBMFF).
 ///
 /// The rules every walk follows, on top of the sniffer's (bounds-checked reads through
 /// ``ByteReader``, nothing traps):
@@ -37,18 +37,7 @@ struct MetadataReader {
             metadata.frameCount = 1
             metadata.isAnimated = false
         case .jxl: readJXL()
-        case .heic, .heif, .avif:
-            // Orientation and frames live in boxes this does not read; the bit depth in the
-            // primary item's properties.
-            let sniffer = HeaderSniffer(reader.bytes, wantsDetails: true)
-            if let ftyp = sniffer.bmffBox(at: 0, limit: reader.count), ftyp.type == FourCC.ftyp {
-                metadata.bitDepth = sniffer.isoBMFFPrimaryBitDepth(after: ftyp.end)
-            }
-            // An AVIF sequence's plays from its edit list; without one forever, as AVIFDecoder
-            // answers.
-            if header.format == .avif, header.isAnimated == true {
-                metadata.loopCount = sniffer.isoBMFFSequencePlays() ?? 0
-            }
+        case .heic, .heif, .avif: try readISOBMFF()
         }
         return metadata
     }
