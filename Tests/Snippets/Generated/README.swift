@@ -3,23 +3,21 @@
 import Foundation
 import WebImage
 import WebImageServer
-import WebImageGTK
-import WebImageS3
 
 func snippet_README_1() async throws {
-#sourceLocation(file: "README.md", line: 91)
+#sourceLocation(file: "README.md", line: 87)
 
 
-    let manager = ImageManager.shared
+
     let request = ImageRequest(url: URL(string: "https://example.com/photo.jpg"), thumbnail: .maxPixelSize(256))
-    let response = try await manager.image(for: request)
-    print(response.cacheType, response.image.width, response.timings.total)
+    let response = try await ImageManager.shared.image(for: request)
+    print(response.cacheType, response.image.width, response.image.height)
 #sourceLocation()
-    _ = (manager, request, response)
+    _ = (request, response)
 }
 
 func snippet_README_2() async throws {
-#sourceLocation(file: "README.md", line: 103)
+#sourceLocation(file: "README.md", line: 105)
     let task = manager.loadImage(with: ImageRequest(url: url, options: .progressiveLoad))
     task.priority = .veryHigh            // the user tapped it
     for await progress in task.progress { bar.fraction = progress.fraction ?? 0 }
@@ -29,37 +27,30 @@ func snippet_README_2() async throws {
 }
 
 func snippet_README_3() async throws {
-#sourceLocation(file: "README.md", line: 112)
-    let avatar = ImageRequest(url: avatarURL, thumbnail: .maxPixelSize(96))
-    if manager.cachedType(for: avatar) == .memory {
-        show(manager.cachedResponse(for: avatar)?.container)   // synchronous, no placeholder
-    }
-    await manager.removeCachedImage(for: avatar)   // the user uploaded a new one
-#sourceLocation()
-    _ = avatar
-}
-
-func snippet_README_4() async throws {
-#sourceLocation(file: "README.md", line: 122)
+#sourceLocation(file: "README.md", line: 117)
     let prefetcher = ImagePrefetcher(manager: manager)
     prefetcher.startPrefetching(urls, completion: { summary in print(summary.finished, summary.failed) })
 #sourceLocation()
     _ = prefetcher
 }
 
-func snippet_README_5() async throws {
+func snippet_README_4() async throws {
 #sourceLocation(file: "README.md", line: 130)
     final class AvatarView: ImageTarget {
         func display(_ display: ImageDisplay) { show(display.container) }
     }
+    final class ProfileHeader {
+        let avatar = AvatarView()            // owned by the header, as long as it is on screen
+    }
+    let header = ProfileHeader()
     let binder = ImageBinder(manager: manager, delivery: .init { job in mainLoop.schedule(job) })
-    binder.setImage(on: AvatarView(), with: avatarURL, placeholder: grey, transition: .fade(.milliseconds(150)))
+    binder.setImage(on: header.avatar, with: avatarURL, placeholder: grey, transition: .fade(.milliseconds(150)))
 #sourceLocation()
-    _ = binder
+    _ = (header, binder)
 }
 
-func snippet_README_6() async throws {
-#sourceLocation(file: "README.md", line: 140)
+func snippet_README_5() async throws {
+#sourceLocation(file: "README.md", line: 144)
     let sepiaTone = ImageProcessors.Anonymous(id: "sepia") { image in
         try image.mappingFrames { bitmap in try sepia(bitmap.grayscaled()) }
     }
@@ -68,119 +59,4 @@ func snippet_README_6() async throws {
     show(try await manager.image(for: thumbnail).container)
 #sourceLocation()
     _ = (sepiaTone, thumbnail)
-}
-
-func snippet_README_7() async throws {
-#sourceLocation(file: "README.md", line: 231)
-
-
-    // Memory + disk cache in ~/.cache/swift-web-image, HTTP/file/data loaders, the system coders.
-    let manager = ImageManager.shared
-
-    var request = ImageRequest(url: URL(string: "https://example.com/photo.jpg"), thumbnail: .maxPixelSize(256))
-    request.processors = [ImageProcessors.Circle()]
-    let response = try await manager.image(for: request)
-    print(response.cacheType, response.image.width, response.timings.total)
-
-    // A task to follow, re-prioritise or cancel.
-    let task = manager.loadImage(with: ImageRequest(url: url, options: [.progressiveLoad, .refreshCached]))
-    for await event in task.events {
-        switch event {
-        case .progress(let received, let expected): print(received, expected ?? -1)
-        case .preview(let preview): show(preview.image)        // progressive JPEG scans, …
-        case .cached(let cached): show(cached.image)           // shown while revalidating
-        case .finished(let result): show(try result.get().image)
-        }
-    }
-#sourceLocation()
-    _ = (manager, request, response, task)
-}
-
-func snippet_README_8() async throws {
-#sourceLocation(file: "README.md", line: 257)
-    let prefetcher = ImagePrefetcher(manager: manager)
-    let summary = await prefetcher.prefetch(urls) { progress in print(progress.completed, progress.total) }
-    print(summary.finished, summary.skipped, summary.failed, summary.bytes)
-#sourceLocation()
-    _ = (prefetcher, summary)
-}
-
-func snippet_README_9() async throws {
-#sourceLocation(file: "README.md", line: 266)
-    final class Thumbnail: ImageTarget {
-        func display(_ display: ImageDisplay) {
-            switch display.content {
-            case .placeholder(let image): show(image, fade: nil)
-            case .preview(let response), .image(let response): show(response.container, fade: display.transition.duration)
-            }
-        }
-    }
-
-    let binder = ImageBinder(manager: manager, delivery: .init { job in mainLoop.schedule(job) })
-    binder.setImage(on: cell.thumbnail, with: row.url, placeholder: grey, transition: .fade(.milliseconds(200)))
-#sourceLocation()
-    _ = binder
-}
-
-func snippet_README_10() async throws {
-#sourceLocation(file: "README.md", line: 282)
-
-    // Two cache levels: decoded images in memory, encoded bytes on disk.
-    let cache = ImageCache(
-        memory: MemoryCache(configuration: .init(costLimit: 256 << 20)),
-        disk: try DiskCache(name: "my-app-images")   // ~/.cache/my-app-images
-    )
-
-    // Bytes from wherever they came, with what is needed to revalidate them later.
-    let key = ImageCacheKey(url.absoluteString)
-    try await cache.disk?.store(bytes, forKey: key, metadata: .init(
-        contentType: ImageFormat(sniffing: bytes)?.mimeType,
-        url: url.absoluteString,
-        etag: etag,
-        expiresAt: DiskCache.Metadata.expiration(cacheControl: "max-age=86400")))
-
-    if let entry = await cache.disk?.entry(forKey: key) {
-        print(entry.data.count, entry.metadata.etag ?? "-", entry.lastAccessedAt)
-    }
-#sourceLocation()
-    _ = (cache, key)
-}
-
-func snippet_README_11() async throws {
-#sourceLocation(file: "README.md", line: 305)
-    let registry = CoderRegistry.system()
-    var options = ImageDecodingOptions()
-    options.thumbnail = .maxPixelSize(512)          // decoded at reduced scale where possible
-    let photo = try registry.decode(bytes, options: options)
-    let avatar = try ImageProcessors.Composition([.resize(width: 128, height: 128, contentMode: .fill), .circle])
-        .process(photo)
-    let webp = try registry.encode(avatar, as: .webp)
-#sourceLocation()
-    _ = (registry, options, photo, avatar, webp)
-}
-
-func snippet_README_12() async throws {
-#sourceLocation(file: "README.md", line: 319)
-
-
-    let s3 = S3Client(configuration: try S3Configuration.fromEnvironment())
-    var configuration = ImageManager.Configuration.standard(cache: ImageCache(disk: try DiskCache(name: "photos")))
-    configuration.loaders.append(S3ImageLoader(client: s3, allowedBuckets: ["photos"]))
-    let manager = ImageManager(configuration: configuration)
-    let image = try await manager.image(for: URL(string: "s3://photos/2026/kite.jpg")!)
-#sourceLocation()
-    _ = (s3, configuration, manager, image)
-}
-
-func snippet_README_13() async throws {
-#sourceLocation(file: "README.md", line: 349)
-
-
-
-    @MainActor func thumbnail(_ url: URL, placeholder: ImageContainer) -> WebImageView {
-        let view = WebImageView()                    // view.widget is a GtkWidget* to pack anywhere
-        view.setImage(with: url, placeholder: placeholder, requestOptions: .progressiveLoad, transition: .fade(.milliseconds(200)))
-        return view
-    }
-#sourceLocation()
 }

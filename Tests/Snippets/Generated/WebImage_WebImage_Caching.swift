@@ -18,7 +18,7 @@ func snippet_WebImage_WebImage_Caching_1() async throws {
 }
 
 func snippet_WebImage_WebImage_Caching_2() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/Caching.md", line: 53)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/Caching.md", line: 55)
     var configuration = DiskCache.Configuration()
     configuration.sizeLimit = 2 << 30               // 2 GiB, then the least recently used go
     configuration.ageLimit = .seconds(30 * 86_400)  // nothing older than 30 days
@@ -29,7 +29,31 @@ func snippet_WebImage_WebImage_Caching_2() async throws {
 }
 
 func snippet_WebImage_WebImage_Caching_3() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/Caching.md", line: 76)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/Caching.md", line: 68)
+
+    // Two cache levels: decoded images in memory, encoded bytes on disk.
+    let cache = ImageCache(
+        memory: MemoryCache(configuration: .init(costLimit: 256 << 20)),
+        disk: try DiskCache(name: "my-app-images")   // ~/.cache/my-app-images
+    )
+
+    // Bytes from wherever they came, with what is needed to revalidate them later.
+    let key = ImageCacheKey(url.absoluteString)
+    try await cache.disk?.store(bytes, forKey: key, metadata: .init(
+        contentType: ImageFormat(sniffing: bytes)?.mimeType,
+        url: url.absoluteString,
+        etag: etag,
+        expiresAt: DiskCache.Metadata.expiration(cacheControl: "max-age=86400")))
+
+    if let entry = await cache.disk?.entry(forKey: key) {
+        print(entry.data.count, entry.metadata.etag ?? "-", entry.lastAccessedAt)
+    }
+#sourceLocation()
+    _ = (cache, key)
+}
+
+func snippet_WebImage_WebImage_Caching_4() async throws {
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/Caching.md", line: 104)
     let prefetcher = ImagePrefetcher(manager: manager)
     let summary = await prefetcher.prefetch(urls) { progress in print(progress.completed, progress.total) }
     print(summary.finished, summary.skipped, summary.failed)

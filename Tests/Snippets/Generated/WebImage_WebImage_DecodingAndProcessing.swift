@@ -13,7 +13,7 @@ func snippet_WebImage_WebImage_DecodingAndProcessing_1() async throws {
 }
 
 func snippet_WebImage_WebImage_DecodingAndProcessing_2() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 31)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 34)
     let registry = CoderRegistry.system()
     var options = ImageDecodingOptions()
     options.thumbnail = .maxPixelSize(512)   // decoded at reduced scale where the format allows
@@ -25,7 +25,7 @@ func snippet_WebImage_WebImage_DecodingAndProcessing_2() async throws {
 }
 
 func snippet_WebImage_WebImage_DecodingAndProcessing_3() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 68)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 71)
     var request = ImageRequest(url: url)
     request.processors = [.resize(width: 256, height: 256, contentMode: .fill), .roundedCorners(radius: 16)]
     let processed = try ImageProcessors.Composition([.resize(width: 128), .grayscale]).process(container)
@@ -35,7 +35,7 @@ func snippet_WebImage_WebImage_DecodingAndProcessing_3() async throws {
 }
 
 func snippet_WebImage_WebImage_DecodingAndProcessing_4() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 79)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 82)
     let sepiaTone = ImageProcessors.Anonymous(id: "sepia") { image in
         try image.mappingFrames { try sepia($0.grayscaled()) }
     }
@@ -45,7 +45,7 @@ func snippet_WebImage_WebImage_DecodingAndProcessing_4() async throws {
 }
 
 func snippet_WebImage_WebImage_DecodingAndProcessing_5() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 91)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 94)
     var encoding = ImageEncodingOptions()
     encoding.quality = 80
     let webp = try registry.encode(container, as: .webp, options: encoding)

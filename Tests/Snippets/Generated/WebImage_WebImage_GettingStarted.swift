@@ -3,6 +3,7 @@
 import Foundation
 import WebImage
 import WebImageServer
+import WebImageS3
 
 func snippet_WebImage_WebImage_GettingStarted_1() async throws {
 #sourceLocation(file: "Sources/WebImage/WebImage.docc/GettingStarted.md", line: 13)
@@ -19,7 +20,7 @@ func snippet_WebImage_WebImage_GettingStarted_1() async throws {
 }
 
 func snippet_WebImage_WebImage_GettingStarted_2() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/GettingStarted.md", line: 34)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/GettingStarted.md", line: 36)
     var request = ImageRequest(url: url, thumbnail: .maxPixelSize(256))
     request.processors = [.resize(width: 128, height: 128, contentMode: .fill), .circle]
     let avatar = try await manager.image(for: request)
@@ -29,7 +30,7 @@ func snippet_WebImage_WebImage_GettingStarted_2() async throws {
 }
 
 func snippet_WebImage_WebImage_GettingStarted_3() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/GettingStarted.md", line: 46)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/GettingStarted.md", line: 48)
     let task = manager.loadImage(with: ImageRequest(url: url, options: .progressiveLoad))
     task.priority = .high
     for await event in task.events {
@@ -45,7 +46,7 @@ func snippet_WebImage_WebImage_GettingStarted_3() async throws {
 }
 
 func snippet_WebImage_WebImage_GettingStarted_4() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/GettingStarted.md", line: 68)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/GettingStarted.md", line: 77)
     var http = HTTPImageLoader.Configuration()
     http.maximumConcurrentDownloads = 8
     let disk = try DiskCache(name: "my-app-images")   // ~/.cache/my-app-images
@@ -53,4 +54,17 @@ func snippet_WebImage_WebImage_GettingStarted_4() async throws {
     defer { Task { await manager.shutdown() } }
 #sourceLocation()
     _ = (http, disk, manager)
+}
+
+func snippet_WebImage_WebImage_GettingStarted_5() async throws {
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/GettingStarted.md", line: 107)
+
+
+    let s3 = S3Client(configuration: try S3Configuration.fromEnvironment())
+    var configuration = ImageManager.Configuration.standard(cache: ImageCache(disk: try DiskCache(name: "photos")))
+    configuration.loaders.append(S3ImageLoader(client: s3, allowedBuckets: ["photos"]))
+    let manager = ImageManager(configuration: configuration)
+    let image = try await manager.image(for: URL(string: "s3://photos/2026/kite.jpg")!)
+#sourceLocation()
+    _ = (s3, configuration, manager, image)
 }

@@ -22,7 +22,7 @@ func snippet_WebImage_WebImage_ViewBinding_1() async throws {
 }
 
 func snippet_WebImage_WebImage_ViewBinding_2() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/ViewBinding.md", line: 41)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/ViewBinding.md", line: 43)
     let binder = ImageBinder(manager: manager, delivery: .init { job in mainLoop.schedule(job) })
 
     // A list cell's thumbnail view, each time the cell is given a row:
