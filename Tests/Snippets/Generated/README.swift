@@ -5,18 +5,6 @@ import WebImage
 import WebImageServer
 
 func snippet_README_1() async throws {
-#sourceLocation(file: "README.md", line: 87)
-
-
-
-    let request = ImageRequest(url: URL(string: "https://example.com/photo.jpg"), thumbnail: .maxPixelSize(256))
-    let response = try await ImageManager.shared.image(for: request)
-    print(response.cacheType, response.image.width, response.image.height)
-#sourceLocation()
-    _ = (request, response)
-}
-
-func snippet_README_2() async throws {
 #sourceLocation(file: "README.md", line: 105)
     let task = manager.loadImage(with: ImageRequest(url: url, options: .progressiveLoad))
     task.priority = .veryHigh            // the user tapped it
@@ -26,7 +14,7 @@ func snippet_README_2() async throws {
     _ = task
 }
 
-func snippet_README_3() async throws {
+func snippet_README_2() async throws {
 #sourceLocation(file: "README.md", line: 117)
     let prefetcher = ImagePrefetcher(manager: manager)
     prefetcher.startPrefetching(urls, completion: { summary in print(summary.finished, summary.failed) })
@@ -34,7 +22,7 @@ func snippet_README_3() async throws {
     _ = prefetcher
 }
 
-func snippet_README_4() async throws {
+func snippet_README_3() async throws {
 #sourceLocation(file: "README.md", line: 130)
     final class AvatarView: ImageTarget {
         func display(_ display: ImageDisplay) { show(display.container) }
@@ -49,7 +37,7 @@ func snippet_README_4() async throws {
     _ = (header, binder)
 }
 
-func snippet_README_5() async throws {
+func snippet_README_4() async throws {
 #sourceLocation(file: "README.md", line: 144)
     let sepiaTone = ImageProcessors.Anonymous(id: "sepia") { image in
         try image.mappingFrames { bitmap in try sepia(bitmap.grayscaled()) }
