@@ -45,7 +45,7 @@ public struct ConnectionLimits: Sendable {
     /// connections, the listening socket, logs.
     static let reservedDescriptors = 256
 
-    /// 4,096, or the process's soft descriptor limit less ``reservedDescriptors`` when that is
+    /// 4,096, or the process's soft descriptor limit less `reservedDescriptors` when that is
     /// lower (Debian's default soft limit is 1,024), but never below 64.
     public static var defaultMaximumConnections: Int {
         // RLIM_INFINITY is the largest value: clamped, it leaves 4,096.

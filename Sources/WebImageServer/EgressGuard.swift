@@ -12,7 +12,7 @@ import Darwin
 
 /// The proxy's only way out to origins: a SOCKS5 proxy inside the process, on a loopback port
 /// of its own, through which the HTTP loader opens every connection
-/// (``HTTPImageLoader/Configuration/socksProxy``).
+/// (`HTTPImageLoader/Configuration/socksProxy`).
 ///
 /// The loader hands it host names unresolved. For each connection the guard resolves the name
 /// once, checks every address with the ``OriginGuard`` (``OriginGuard/addressesToConnect(host:port:)``)

@@ -9,7 +9,7 @@ import NIOHTTP1
 /// proxies and health checkers) that did not ask for keep-alive then waits for a close that
 /// never comes, and one that did ask is never told it was granted. This handler sits between
 /// NIO's HTTP/1 codec and Hummingbird's conversion, where versions are still visible, so it
-/// sees the router's answers and ``CachedVariantHandler``'s alike:
+/// sees the router's answers and `CachedVariantHandler`'s alike:
 ///
 /// - an HTTP/1.0 request gets an HTTP/1.0 answer (anything else stays HTTP/1.1);
 /// - a request that did not ask for keep-alive (HTTP/1.0 without `Connection: keep-alive`, or

@@ -12,7 +12,7 @@ import WebImage
 /// exactly as they would for a connection).
 ///
 /// `getaddrinfo` blocks, for as long as the DNS server takes, so it runs on a
-/// ``BlockingExecutor`` of its own and never on the cooperative pool.
+/// `BlockingExecutor` of its own and never on the cooperative pool.
 ///
 /// ```swift
 /// let resolver = HostResolver()
@@ -35,7 +35,7 @@ package struct HostResolver: Sendable {
 
     /// The addresses of `host` (a name, or a numeric address in any form the resolver accepts).
     ///
-    /// - Throws: ``ImageError/network(_:)`` with ``ImageError/NetworkFailure/Kind/dnsFailure``
+    /// - Throws: `ImageError/network(_:)` with `ImageError/NetworkFailure/Kind/dnsFailure`
     ///   when the name does not resolve.
     package func addresses(of host: String) async throws -> [IPAddress] {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host

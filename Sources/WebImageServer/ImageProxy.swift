@@ -17,10 +17,10 @@ import WebImageS3
 /// ```
 ///
 /// The way of one request: the encoded variant from memory, else from disk (neither touches
-/// the origin, the decoder or the encoder); else the ``ImageManager`` (the original's bytes
+/// the origin, the decoder or the encoder); else the `ImageManager` (the original's bytes
 /// from its disk cache or the origin, shared by every variant of the source; decoded at
 /// reduced size where the codec can; resized and blurred by the library's processors), then
-/// the ``CoderRegistry``'s encoder, and both cache levels. Identical variants requested at the
+/// the `CoderRegistry`'s encoder, and both cache levels. Identical variants requested at the
 /// same time are made once.
 public final class ImageProxy: Sendable {
     /// What a proxy is built from. The defaults suit a public proxy; `webimage serve` maps its
@@ -116,14 +116,14 @@ public final class ImageProxy: Sendable {
         /// The longest a whole download, or the read of a local file, may take. Default: 15 seconds.
         public var originTimeout: Duration = .seconds(15)
         /// PEM files of certificate authorities trusted for HTTPS origins besides the system's
-        /// roots (``HTTPImageLoader/Configuration/additionalTrustRoots``): origins behind a
+        /// roots (`HTTPImageLoader/Configuration/additionalTrustRoots`): origins behind a
         /// private CA. Certificates are still verified against the origin's host name, through
         /// the egress guard too. Default: none.
         public var originTrustRoots: [URL] = []
         /// The coders; tests wrap the decoders to count decodes.
         public var registry: CoderRegistry = .system()
         /// The threads that decode, process and encode the proxy's images. Default:
-        /// ``BlockingExecutor/decoding`` (one thread per core), which every ``ImageManager`` of
+        /// `BlockingExecutor/decoding` (one thread per core), which every `ImageManager` of
         /// the process shares unless given its own. An app that embeds the proxy beside its own
         /// image work gives the proxy threads of its own, so that neither waits for the other:
         ///
@@ -179,7 +179,7 @@ public final class ImageProxy: Sendable {
         /// `Vary: Accept`).
         public var variesOnAccept: Bool
         /// `false` when the source was cut short or damaged and the image shows only what it
-        /// held (``ImageContainer/isComplete``): such an output is not kept, and the response
+        /// held (`ImageContainer/isComplete`): such an output is not kept, and the response
         /// tells caches not to keep it either.
         public var isComplete = true
         /// `true` when the variant came from the ``Configuration/resultStore`` (another instance
@@ -223,7 +223,7 @@ public final class ImageProxy: Sendable {
     /// Opens the disk cache (when the configuration names a folder) and starts the egress
     /// guard every origin connection goes through.
     ///
-    /// - Throws: ``ImageError/storage(_:)`` when the cache folder cannot be created or opened,
+    /// - Throws: `ImageError/storage(_:)` when the cache folder cannot be created or opened,
     ///   or a NIO error when the egress guard cannot listen on 127.0.0.1.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
@@ -311,7 +311,7 @@ public final class ImageProxy: Sendable {
 
     /// The store ``Configuration/resultStore`` names, over `client`.
     ///
-    /// - Throws: ``ImageError/invalidURL(_:)`` when the location is not `s3://bucket[/prefix]`
+    /// - Throws: `ImageError/invalidURL(_:)` when the location is not `s3://bucket[/prefix]`
     ///   or no S3 service is configured.
     /// `registry`'s coders without its SVG decoder (``Configuration/allowsSVG`` off): the
     /// loaders then refuse an SVG body as soon as it is sniffed. A snapshot: coders registered

@@ -4,7 +4,7 @@ import WebImage
 
 /// Decides whether the proxy may fetch a URL: the host allowlist, then the address policy on
 /// every address the host resolves to. The proxy asks it before loading, and the HTTP loader
-/// asks it again for each redirect hop (``HTTPImageLoader/Configuration/redirectPolicy``).
+/// asks it again for each redirect hop (`HTTPImageLoader/Configuration/redirectPolicy`).
 ///
 /// ```swift
 /// let origins = OriginGuard(allowedHosts: ["images.example.com", "*.cdn.example.net"],
@@ -47,7 +47,7 @@ package struct OriginGuard: Sendable {
     /// Returns when `url` may be fetched.
     ///
     /// - Throws: ``Refusal`` when the scheme, the host or one of its addresses is not allowed;
-    ///   ``ImageError/network(_:)`` when the host does not resolve.
+    ///   `ImageError/network(_:)` when the host does not resolve.
     package func check(_ url: URL) async throws {
         guard let host = try checkWithoutResolving(url) else { return }
         _ = try await checkedAddresses(of: host)
@@ -57,7 +57,7 @@ package struct OriginGuard: Sendable {
     /// the policy: what the egress guard connects to.
     ///
     /// - Throws: ``Refusal`` when one of them is refused (the connection may use any of them);
-    ///   ``ImageError/network(_:)`` when the host does not resolve.
+    ///   `ImageError/network(_:)` when the host does not resolve.
     func checkedAddresses(of host: String) async throws -> [IPAddress] {
         let addresses = try await resolver.addresses(of: host)
         for address in addresses {
@@ -71,7 +71,7 @@ package struct OriginGuard: Sendable {
     /// Where a connection to `host`:`port` may go, judged as ``check(_:)`` judges a URL with that
     /// host and port (whatever its scheme): the addresses to connect to, each checked.
     ///
-    /// - Throws: ``Refusal``, or ``ImageError/network(_:)`` when the host does not resolve.
+    /// - Throws: ``Refusal``, or `ImageError/network(_:)` when the host does not resolve.
     func addressesToConnect(host: String, port: Int) async throws -> [IPAddress] {
         let trusted = { (host: String) in
             trustedOrigins.contains("http://\(host):\(port)") || trustedOrigins.contains("https://\(host):\(port)")

@@ -35,11 +35,11 @@ public struct ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public static let busy = ProxyError(status: 503, message: "busy, retry shortly")
 
-    /// The prefix of the ``ImageError/invalidURL(_:)`` message by which the proxy's redirect
+    /// The prefix of the `ImageError/invalidURL(_:)` message by which the proxy's redirect
     /// check reports a refused hop through the loader, which carries only `ImageError`s.
     static let refusalPrefix = "forbidden origin: "
 
-    /// The status an ``ImageError`` from the pipeline maps to: the origin's 404 stays 404,
+    /// The status an `ImageError` from the pipeline maps to: the origin's 404 stays 404,
     /// limits are 413, formats nobody decodes 415, anything else the origin got wrong 502, and
     /// its slowness 504.
     public init(_ error: ImageError) {

@@ -12,7 +12,7 @@ import Synchronization
 /// and `webimage_proxy_store_duration_seconds{operation}` (the fleet's result store),
 /// `webimage_proxy_in_flight`, and
 /// `webimage_proxy_event_loop_answers_total` (cached variants answered before the router, by
-/// ``CachedVariantHandler``).
+/// `CachedVariantHandler`).
 ///
 /// ```swift
 /// let proxy = try ImageProxy(configuration: .init())

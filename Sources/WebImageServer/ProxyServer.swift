@@ -65,7 +65,7 @@ public struct ProxyServer: Sendable {
     /// The proxy whose work the routes serve; the caller shuts it down after the server stops.
     public let proxy: ImageProxy
     /// Whether a variant held in memory is answered on the connection's event loop, before
-    /// Hummingbird's router (``CachedVariantHandler``). On by default: it more than doubles
+    /// Hummingbird's router (`CachedVariantHandler`). On by default: it more than doubles
     /// the rate of cached responses. Off, every request takes the router.
     public var answersCachedVariantsOnEventLoop = true
     /// How long a graceful shutdown waits, from the signal, for the requests in flight and the
@@ -299,7 +299,7 @@ public struct ProxyServer: Sendable {
             allowsLocal: proxy.configuration.originDirectory != nil)
     }
 
-    /// A request target (`/image?…`) whose checks have passed, as ``CachedVariantHandler`` keeps it.
+    /// A request target (`/image?…`) whose checks have passed, as `CachedVariantHandler` keeps it.
     struct RecognizedTarget: Hashable, Sendable {
         var target: String
         /// What `format=auto` gives the client (``ImageProxy/negotiatedFormat(accept:)``).
@@ -423,7 +423,7 @@ public struct ProxyServer: Sendable {
 }
 
 /// One log line per request, and the request metrics: written by the router's middleware and
-/// by ``CachedVariantHandler`` alike.
+/// by `CachedVariantHandler` alike.
 struct AccessLog: Sendable {
     let logger: Logger
     let metrics: ProxyMetrics

@@ -2,14 +2,14 @@ import Foundation
 import HTTPTypes
 
 /// What a dialect's URL adds to the headers of its image: thumbor's `max_age()`, imgproxy's
-/// `expires` and `Content-Disposition`. The router and ``CachedVariantHandler`` apply the same
+/// `expires` and `Content-Disposition`. The router and `CachedVariantHandler` apply the same
 /// value, so that an answer from memory carries the router's headers, and an expired imgproxy
 /// URL is refused however its variant is held.
 struct DialectHeaders: Sendable {
     /// thumbor's `max_age()`: the `Cache-Control` lifetime of the URL's answers.
     var maxAge: Int?
     /// imgproxy's `expires`, in seconds since 1970: from then on the URL is a `404`
-    /// (``ImgproxyURL`` refuses it), and until then its answers are kept no longer than what remains.
+    /// (`ImgproxyURL` refuses it), and until then its answers are kept no longer than what remains.
     var expires: Int?
     /// imgproxy's `Content-Disposition`.
     var disposition: ImgproxyDisposition?

@@ -10,7 +10,7 @@ enum FilterCost {
     /// of one core in the release build's convolution.
     static let budget = 1 << 31
 
-    /// Throws ``ImageError/tooLarge(_:)`` when `tapsPerPixel` × the pixels of `image`'s frames
+    /// Throws `ImageError/tooLarge(_:)` when `tapsPerPixel` × the pixels of `image`'s frames
     /// passes ``budget``; `name` names the filter in the message.
     static func check(_ image: ImageContainer, tapsPerPixel: Int, name: String) throws {
         let frames = image.animation?.frames.count ?? 1

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How `webimage serve` answers imgproxy's URLs (``ImgproxyURL``): where, with which key and
+/// How `webimage serve` answers imgproxy's URLs (`ImgproxyURL`): where, with which key and
 /// salt, and with which presets.
 ///
 /// ```swift

@@ -4,7 +4,7 @@ import Foundation
 /// `attachment` with `return_attachment`), with the URL's file name (or the source's, without
 /// its extension) and the output's extension.
 ///
-/// Made from the URL once, so that ``CachedVariantHandler`` can keep it with a recognized URL
+/// Made from the URL once, so that `CachedVariantHandler` can keep it with a recognized URL
 /// and add only the output's extension to each answer.
 struct ImgproxyDisposition: Sendable {
     /// The file name without its extension: printable ASCII that is safe between quotes

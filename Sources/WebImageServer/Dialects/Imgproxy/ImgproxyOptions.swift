@@ -2,7 +2,7 @@ import Foundation
 import WebImage
 
 /// imgproxy's processing options (`name:arg1:arg2`, long or short names), read one by one into
-/// what they ask for, before ``ImgproxyURL`` turns them into a ``RenderRecipe``.
+/// what they ask for, before `ImgproxyURL` turns them into a ``RenderRecipe``.
 ///
 /// An option the proxy cannot do as imgproxy does is a `400` that names it, never ignored:
 /// gravity offsets, a `zoom` with two different factors, `strip_metadata:false`, and

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How `webimage serve` answers thumbor's URLs (``ThumborURL``): where, with which key, and
+/// How `webimage serve` answers thumbor's URLs (`ThumborURL`): where, with which key, and
 /// whether `/unsafe/` URLs are served.
 ///
 /// ```swift
