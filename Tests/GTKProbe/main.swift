@@ -57,7 +57,14 @@ guard (2...3).contains(CommandLine.arguments.count) else {
 // Memory only: each test's origin must see the probe's requests. The shared manager's disk
 // cache (~/.cache/swift-web-image) outlives the run, and answered a URL whose loopback port an
 // earlier run's origin had used, so the origin never saw the request.
-ImageManager.shared = ImageManager(configuration: .standard(cache: ImageCache(disk: nil)))
+// The download deadline (15 s by default) only ends a hang: a test holds a download at its
+// origin's gate across its own steps, which on a loaded two-core machine can outlast 15 s and
+// turn the held image into a failure. The downloads the tests expect to fail are cancelled.
+ImageManager.shared = ImageManager(configuration: .standard(cache: ImageCache(disk: nil), http: {
+    var http = HTTPImageLoader.Configuration(acceptedFormats: CoderRegistry.system().decodableFormats)
+    http.timeout = .seconds(300)
+    return http
+}()))
 gtk_init()
 GTKMainLoop.install()
 let loop = g_main_loop_new(nil, 0)

@@ -222,8 +222,10 @@ public final class S3TestServer: Sendable {
     /// allocated), since S3 writes fail with 500 until then. At least 30 polls whatever the
     /// clock says: at the start of the parallel suite (under ASan, once in CI) this task waited
     /// so long for a thread of the two-wide cooperative pool that 90 s passed in a few polls.
+    /// The 90 s stretch like the tests' other deadlines: a server that starts beside a build on
+    /// a loaded machine is slow, not broken (one that exits ends the wait at once).
     private func waitUntilReady(log: URL) async throws {
-        let deadline = ContinuousClock.now + .seconds(90)
+        let deadline = ContinuousClock.now + .seconds(90 * Deadlines.stretch)
         var s3Ready = false
         var polls = 0
         while ContinuousClock.now < deadline || polls < 30 {

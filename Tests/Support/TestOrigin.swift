@@ -261,7 +261,7 @@ public final class TestOrigin: Sendable {
     /// if that has not happened within `timeout` (a safety net against hanging tests, not a
     /// timing assertion) or the server shut down.
     @discardableResult
-    public func waitForRequests(path: String? = nil, count: Int, timeout: Duration = .seconds(20)) async -> Bool {
+    public func waitForRequests(path: String? = nil, count: Int, timeout: Duration = .seconds(60)) async -> Bool {
         await waitUntil(timeout: timeout) { records in
             records.count(where: { path == nil || $0.path == path }) >= count
         }
@@ -269,7 +269,7 @@ public final class TestOrigin: Sendable {
 
     /// Waits until the connection that carried a request to `path` has closed.
     @discardableResult
-    public func waitForConnectionClose(path: String, timeout: Duration = .seconds(20)) async -> Bool {
+    public func waitForConnectionClose(path: String, timeout: Duration = .seconds(60)) async -> Bool {
         await waitUntil(timeout: timeout) { records in
             records.contains { $0.path == path && $0.connectionClosed }
         }
@@ -278,7 +278,7 @@ public final class TestOrigin: Sendable {
     /// Waits until every request to `path` has an outcome other than ``Outcome/pending``
     /// (and at least one has arrived).
     @discardableResult
-    public func waitForResponsesSettled(path: String, timeout: Duration = .seconds(20)) async -> Bool {
+    public func waitForResponsesSettled(path: String, timeout: Duration = .seconds(60)) async -> Bool {
         await waitUntil(timeout: timeout) { records in
             let matching = records.filter { $0.path == path }
             return !matching.isEmpty && matching.allSatisfy { $0.outcome != .pending }
@@ -286,9 +286,11 @@ public final class TestOrigin: Sendable {
     }
 
     /// Waits until `condition` holds for the request log (`timeout` stretched by
-    /// ``Deadlines/stretch``).
+    /// ``Deadlines/stretch``). The default is as long as the proxy tests' request deadline: what
+    /// a test waits for here is a request on its way through a client, a proxy or a loader,
+    /// which on a loaded two-core machine can take longer than the 20 s (60 s stretched) it was.
     @discardableResult
-    public func waitUntil(timeout: Duration = .seconds(20), _ condition: @escaping @Sendable ([Record]) -> Bool) async -> Bool {
+    public func waitUntil(timeout: Duration = .seconds(60), _ condition: @escaping @Sendable ([Record]) -> Bool) async -> Bool {
         let id = state.withLock { state in
             state.nextWaiterID += 1
             return state.nextWaiterID

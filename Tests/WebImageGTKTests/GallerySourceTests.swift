@@ -96,8 +96,12 @@ struct GallerySourceTests {
         #expect(red[1].contains("w=320&h=320&fit=cover") && red[1].contains("&sig="), "\(red[1])")
         #expect(red[2].contains("fit=contain"), "\(red[2])")
 
-        // The listed URLs are the proxy's own, signed: it renders them.
-        let manager = ImageManager(configuration: .standard(cache: ImageCache(disk: nil)))
+        // The listed URLs are the proxy's own, signed: it renders them. The download's deadline
+        // (15 s by default) stretched like the tests' others: the render, by a debug build on a
+        // loaded two-core machine, is slow, not hung.
+        var http = HTTPImageLoader.Configuration(acceptedFormats: CoderRegistry.system().decodableFormats)
+        http.timeout = .seconds(60 * Deadlines.stretch)
+        let manager = ImageManager(configuration: .standard(cache: ImageCache(disk: nil), http: http))
         let thumbnail = try await manager.image(for: try #require(URL(string: red[1])))
         let pixel = Array(thumbnail.image.pixels.prefix(3))
         // Within a lossy encoding's error (format=auto answers WebP to a client that takes it).

@@ -15,8 +15,8 @@ func withLoader(
     var configuration = HTTPImageLoader.Configuration()
     // The default 15-second deadline is wall-clock time; the parallel suite on two busy cores has
     // starved a three-hop redirect and a 16 MiB stream past it (CI, 2026-11-25). Tests of the
-    // deadline set their own.
-    configuration.timeout = .seconds(120)
+    // deadline set their own. Stretched like the tests' other deadlines (`Deadlines`).
+    configuration.timeout = .seconds(60 * Deadlines.stretch)
     configure(&configuration)
     let loader = HTTPImageLoader(configuration: configuration)
     do {

@@ -148,14 +148,15 @@ struct S3ClientTests {
         #expect(url.query?.contains("X-Amz-Signature=") == true)
 
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
-        let response = try await http.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30))
+        // Deadlines as long as the S3 client's (S3Setup): only a hang should reach them.
+        let response = try await http.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(60 * Int64(Deadlines.stretch)))
         #expect(response.status.code == 200)
         let body = try await response.body.collect(upTo: 1 << 24)
         #expect(Data(body.readableBytesView) == png)
 
         // Another key under the same signature.
         let altered = url.absoluteString.replacingOccurrences(of: "hopper.png", with: "hopper.jpg")
-        let refused = try await http.execute(HTTPClientRequest(url: altered), timeout: .seconds(30))
+        let refused = try await http.execute(HTTPClientRequest(url: altered), timeout: .seconds(60 * Int64(Deadlines.stretch)))
         #expect(refused.status.code == 403)
         _ = try? await refused.body.collect(upTo: 1 << 20)
         try await http.shutdown()

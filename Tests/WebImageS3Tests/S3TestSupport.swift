@@ -25,7 +25,9 @@ struct S3Setup {
         var configuration = S3Configuration(
             endpoint: server.endpoint, region: server.region,
             credentials: S3Credentials(accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey))
-        configuration.timeout = .seconds(60)
+        // Each request's deadline, stretched like the tests' others: the servers are processes
+        // of their own, slow on a loaded machine. Tests of the timeout set their own.
+        configuration.timeout = .seconds(60 * Deadlines.stretch)
         configure(&configuration)
         return configuration
     }

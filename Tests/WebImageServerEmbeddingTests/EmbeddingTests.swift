@@ -17,6 +17,14 @@ import WebImageServer
 
     static let quiet = Logger(label: "embedding") { _ in SwiftLogNoOpLogHandler() }
 
+    /// The proxy's read of a local file (15 s by default, its queue wait included) and its work
+    /// budget (120 s in a debug build) as long as the client's deadline (see `get`): safety nets,
+    /// which a debug build beside the whole suite on a loaded two-core machine must not reach.
+    static func allowForLoad(_ configuration: inout ImageProxy.Configuration) {
+        configuration.originTimeout = .seconds(300)
+        configuration.workBudget = .seconds(300)
+    }
+
     /// The proxy's routes in the application's own router, beside a route of its own, served by
     /// the application's own Hummingbird `Application`.
     @Test func proxyRoutesInTheApplicationsRouter() async throws {
@@ -24,6 +32,7 @@ import WebImageServer
         defer { try? FileManager.default.removeItem(at: cache) }
         var configuration = ImageProxy.Configuration(cacheDirectory: cache)
         configuration.originDirectory = Self.images
+        Self.allowForLoad(&configuration)
         configuration.logger = Self.quiet
         configuration.accessLogger = Self.quiet
         let proxy = try ImageProxy(configuration: configuration)
@@ -56,6 +65,7 @@ import WebImageServer
         defer { try? FileManager.default.removeItem(at: cache) }
         var configuration = ImageProxy.Configuration(cacheDirectory: cache)
         configuration.originDirectory = Self.images
+        Self.allowForLoad(&configuration)
         configuration.signingKey = "embedding key"
         configuration.logger = Self.quiet
         configuration.accessLogger = Self.quiet
@@ -80,6 +90,15 @@ import WebImageServer
         await proxy.shutdown()
     }
 
+    /// `HTTPClient.shared`'s configuration without its 90 s read timeout (and with the connect
+    /// timeout as long as the deadline), so that only `get`'s deadline ends a request: a render
+    /// that sends nothing for 90 s on a loaded machine is slow, not hung.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.timeout = .init(connect: .seconds(300), read: nil)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
     /// Runs `app` until `body` returns, handing it the bound port.
     static func serving(
         _ app: some ApplicationProtocol, ports: AsyncStream<Int>, finish: AsyncStream<Int>.Continuation,
@@ -103,7 +122,7 @@ import WebImageServer
     /// `Sanitizers.slowdown`), and under ASan, with the whole suite rendering at once on two
     /// cores, these small renders took over 60 s in CI.
     static func get(_ url: String) async throws -> (status: Int, body: Data) {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(300))
+        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(300))
         let body = try await response.body.collect(upTo: 16 << 20)
         return (Int(response.status.code), Data(body.readableBytesView))
     }

@@ -10,8 +10,10 @@ import WebImageTestSupport
 ///
 /// Each test keeps the timeout it does not exercise far above the suite's time limit: a test
 /// passes only if the timeout it is about closed the connection. The timeouts it exercises
-/// leave seconds between a connect and its write: in the parallel suite a test's task can wait
-/// that long for a thread of the two-wide cooperative pool.
+/// leave seconds between a connect and its write, stretched by `Deadlines.stretch` (as
+/// `ServeCommandTests.connectionFlags` does): in the parallel suite a test's task can wait
+/// that long for a thread of the two-wide cooperative pool, and a connection closed before the
+/// test's next write fails a test about keeping it open.
 @Suite(.timeLimit(.minutes(1 * Deadlines.stretch))) struct ConnectionLimitTests {
     static func limits(
         header: Duration = .seconds(600), idle: Duration = .seconds(600), maximum: Int = 4_096,
@@ -28,7 +30,7 @@ import WebImageTestSupport
     }
 
     @Test func anIdleKeptAliveConnectionIsClosedAfterTheIdleTimeout() async throws {
-        let harness = try await ProxyHarness.start(connections: Self.limits(idle: .seconds(10)))
+        let harness = try await ProxyHarness.start(connections: Self.limits(idle: .seconds(10 * Deadlines.stretch)))
         defer { Task { await harness.stop() } }
         try await RawHTTPConnection.with(port: harness.port) { connection in
             // Open between requests…
@@ -44,7 +46,7 @@ import WebImageTestSupport
     /// Each connection starts its partial request as soon as it is open: the header timeout runs
     /// from the accept, and a write that came after it would find the connection already closed.
     @Test func slowAndMissingRequestsAreClosedAfterTheHeaderTimeout() async throws {
-        let harness = try await ProxyHarness.start(connections: Self.limits(header: .seconds(8)))
+        let harness = try await ProxyHarness.start(connections: Self.limits(header: .seconds(8 * Deadlines.stretch)))
         defer { Task { await harness.stop() } }
         let port = harness.port
         try await RawHTTPConnection.with(port: port) { silent in

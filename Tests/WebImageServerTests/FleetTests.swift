@@ -60,7 +60,7 @@ struct FleetTests {
     }
 
     func get(_ port: Int, _ path: String) async throws -> (status: Int, cache: String?, body: Data) {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60 * Int64(Deadlines.stretch)))
+        let response = try await HTTPClient.tests.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60 * Int64(Deadlines.stretch)))
         let body = try await response.body.collect(upTo: 64 << 20)
         return (Int(response.status.code), response.headers.first(name: "X-Cache"), Data(body.readableBytesView))
     }
@@ -69,14 +69,16 @@ struct FleetTests {
         String(decoding: try await get(port, "/metrics").body, as: UTF8.self)
     }
 
-    /// Waits (asking `/metrics`, a bounded number of times) until `port`'s instance has
-    /// uploaded `count` variants.
+    /// Waits (asking `/metrics`) until `port`'s instance has uploaded `count` variants, up to
+    /// a request's deadline: 600 polls, a few seconds on a quiet machine, were a fixed bound on
+    /// the upload's time, which a store process beside a loaded machine can pass.
     func waitForUploads(_ port: Int, count: Int) async throws -> Bool {
-        for _ in 0..<600 {
+        let deadline = ContinuousClock.now + .seconds(60 * Deadlines.stretch)
+        repeat {
             let text = try await metrics(port)
             if ProxyS3Tests.counter(text, "webimage_proxy_store_operations_total", [#"operation="variant""#, #"outcome="stored""#]) >= count { return true }
             await Task.yield()
-        }
+        } while ContinuousClock.now < deadline
         return false
     }
 

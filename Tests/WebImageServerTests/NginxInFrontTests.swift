@@ -16,7 +16,7 @@ struct NginxInFrontTests {
     func get(_ url: String, accept: String) async throws -> (status: Int, cacheStatus: String?, etag: String?, body: Data) {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "Accept", value: accept)
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60 * Int64(Deadlines.stretch)))
+        let response = try await HTTPClient.tests.execute(request, timeout: .seconds(60 * Int64(Deadlines.stretch)))
         let body = try await response.body.collect(upTo: 16 << 20)
         return (Int(response.status.code), response.headers.first(name: "X-Cache-Status"), response.headers.first(name: "ETag"), Data(body.readableBytesView))
     }

@@ -125,13 +125,14 @@ final class GatedDecoder: ImageDecoder {
         var port = 0
         for await bound in ports { port = bound }
         let url = "http://127.0.0.1:\(port)" + ProxyHarness.imagePath(url: origin.url("/e.jpg").absoluteString, "w=10")
-        let request = Task { try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(120)) }
+        let request = Task { try await HTTPClient.tests.execute(HTTPClientRequest(url: url), timeout: .seconds(120)) }
         #expect(await yieldUntil { gated.entered })
 
         // A bound on a broken shutdown, so that it fails instead of hanging: the gate opens by
-        // itself after a minute.
+        // itself after a minute (stretched: a shutdown that a loaded machine delays past it would
+        // let the decode finish, and fail the test for nothing).
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(60))
+            try await Task.sleep(for: .seconds(60 * Deadlines.stretch))
             gated.open()
         }
         await groups.withLock { $0 }?.triggerGracefulShutdown()

@@ -221,8 +221,10 @@ struct ProxyS3Tests {
             s3.maximumAttempts = 2
             configuration.s3 = s3
             configuration.resultStore = URL(string: "s3://results/fleet")
-            // Room for a loaded machine: the refusal must be what ends the read, not the bound.
-            configuration.resultStoreTimeout = .seconds(30)
+            // Room for a loaded machine: the refusal must be what ends the read, not the bound
+            // (stretched like the tests' deadlines: two refused attempts, waited for on a starved
+            // pool, can outlast a fixed 30 s).
+            configuration.resultStoreTimeout = .seconds(30 * Deadlines.stretch)
         }
         defer { Task { await proxy.stop() } }
         let reply = try await proxy.get("/elephants.jpg", "w=120")

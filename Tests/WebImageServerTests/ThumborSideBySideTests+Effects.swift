@@ -126,7 +126,7 @@ extension ThumborSideBySideTests {
                 let focal = try await Self.both("/unsafe/\(box)/filters:focal(\(region)):format(png)/\(elephants)", port: port, harness: harness)
                 let plain = try await Self.both("/unsafe/\(box)/filters:format(png)/\(elephants)", port: port, harness: harness)
                 #expect(ours.status == 200 && ours.body == focal.ours, "\(inner): not the focal() answer")
-                let theirs = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/unsafe/\(box)/filters:extract_focal()/\(inner)"), timeout: .seconds(180))
+                let theirs = try await HTTPClient.tests.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/unsafe/\(box)/filters:extract_focal()/\(inner)"), timeout: .seconds(180))
                 #expect(theirs.status.code == 404, "\(inner): thumbor's extract_focal() bug is fixed?")
                 let baseline = try #require(try Self.meanDifference(plain.ours, plain.theirs))
                 let difference = try #require(try Self.meanDifference(ours.body, focal.theirs))

@@ -264,7 +264,7 @@ extension ThumborSideBySideTests {
 
     /// thumbor's answer to `path`.
     static func thumbor(_ path: String, port: Int, timeout: TimeAmount = .seconds(180)) async throws -> (status: Int, body: Data) {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: timeout)
+        let response = try await HTTPClient.tests.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: timeout)
         return (Int(response.status.code), Data((try await response.body.collect(upTo: 64 << 20)).readableBytesView))
     }
 

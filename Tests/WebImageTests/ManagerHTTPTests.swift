@@ -24,10 +24,12 @@ struct ManagerHTTPTests {
         ) async throws {
             origin = try await TestOrigin.start()
             var configuration = HTTPImageLoader.Configuration()
-            // The default whole-request timeout (15 s) stretches under a sanitizer: a request that
-            // a test holds at the origin's gate while it opens the others one by one ran past it
-            // under ASan (a prefetch batch finished 7 of 8). Tests of the timeout set their own.
-            configuration.timeout = .seconds(15 * Deadlines.stretch)
+            // The default whole-request timeout (15 s) is a safety net here, as long as the other
+            // tests' request deadlines: a request that a test holds at the origin's gate while it
+            // opens the others one by one ran past it under ASan (a prefetch batch finished 7 of
+            // 8), and 15 s × stretch (45 s) is less than a gated request can wait on a loaded
+            // two-core machine. Tests of the timeout set their own.
+            configuration.timeout = .seconds(60 * Deadlines.stretch)
             configure(&configuration)
             loader = HTTPImageLoader(configuration: configuration)
             fixture = try PipelineFixture(loaders: [loader], configure: configureManager)
@@ -510,7 +512,10 @@ struct ManagerMetricsTests {
     func counters() async throws {
         let origin = try await TestOrigin.start()
         let metrics = TestMetrics()
-        let loader = HTTPImageLoader()
+        // The download deadline as Setup's: the gated request waits for the test's next steps.
+        var http = HTTPImageLoader.Configuration()
+        http.timeout = .seconds(60 * Deadlines.stretch)
+        let loader = HTTPImageLoader(configuration: http)
         let fixture = try PipelineFixture(loaders: [loader]) { $0.metricsFactory = metrics }
         let png = try Fixture.data("hopper.png")
         origin.register("/a.png", data: png)

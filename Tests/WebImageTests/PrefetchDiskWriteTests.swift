@@ -99,7 +99,11 @@ private struct HeldWrites {
             release.wait()
         }
         disk = try DiskCache(directory: directory.url, configuration: configuration)
-        manager = ImageManager(configuration: .standard(cache: ImageCache(disk: disk)))
+        // The download deadline (15 s by default) only ends a hang: the body is read on the
+        // cooperative pool, which the parallel suite on a loaded machine can keep longer.
+        var http = HTTPImageLoader.Configuration(acceptedFormats: CoderRegistry.system().decodableFormats)
+        http.timeout = .seconds(60 * Deadlines.stretch)
+        manager = ImageManager(configuration: .standard(cache: ImageCache(disk: disk), http: http))
     }
 
     /// Waits for the manager's work (every held write must have been released), then stops.
