@@ -143,7 +143,7 @@ let package = Package(
             path: "Tests/GTKProbe"
         ),
         // The desktop gallery: a folder, a list of URLs or a running `webimage serve`, in a
-        // GtkGridView of WebImageViews (docs in README's GTK section).
+        // GtkGridView of WebImageViews (docs in the WebImage catalog's GTKViews article).
         .executableTarget(
             name: "webimage-gtk",
             dependencies: ["WebImage", "WebImageGTK", "CGTK", "CWebImageGTK"]

@@ -3,7 +3,7 @@ import Foundation
 import WebImage
 
 /// `--screenshot FILE`: the window as GTK draws it, once every thumbnail on screen has loaded
-/// (or failed) and finished fading in, written as PNG. How the README's screenshot is made,
+/// (or failed) and finished fading in, written as PNG. How docs/gtk-gallery.png is made,
 /// under Xvfb (`make gallery` without a display).
 @MainActor
 enum GalleryScreenshot {

@@ -146,13 +146,31 @@ import WebImageTestSupport
         let tiff = try ImageMetadata(reading: TestFiles.fixture("hopper-32.tif"))
         #expect(tiff.orientation == .up && tiff.frameCount == nil && tiff.pixelWidth == 32)
         let avif = try ImageMetadata(reading: TestFiles.fixture("hopper-32.avif"))
-        #expect(avif.orientation == nil && avif.frameCount == nil && avif.format == .avif)
+        #expect(avif.orientation == .up && avif.frameCount == 1 && avif.format == .avif)
         #expect(avif.loopCount == nil, "a still AVIF has no loop count")
+        // A sequence's frames and durations, as `avifdec --info` lists them: 100, 250, 40 ms.
+        let sequence = try ImageMetadata(reading: TestFiles.fixture("avif-animated.avif"))
+        #expect(sequence.frameCount == 3)
+        #expect(sequence.frameDurations == [.milliseconds(100), .milliseconds(250), .milliseconds(40)])
         // An AVIF sequence's loop count is its edit list's plays, forever without one.
         for (name, plays) in [("avif-animated.avif", 0), ("avif-loop-once.avif", 1), ("avif-loop-3.avif", 3), ("avif-loop-infinite.avif", 0)] {
             #expect(try ImageMetadata(reading: TestFiles.fixture(name)).loopCount == plays, "\(name)")
         }
         #expect(throws: ImageError.self) { try ImageMetadata(reading: Data("not an image".utf8)) }
+    }
+
+    /// A HEIF or AVIF item's `irot` and `imir` as the EXIF orientation they amount to: the
+    /// orientations AVIFDecoderTests establishes from where each fixture's quadrants land.
+    @Test(arguments: [
+        ("avif-irot1.avif", ImageOrientation.left), ("avif-irot2.avif", .down), ("avif-irot3.avif", .right),
+        ("avif-imir0.avif", .downMirrored), ("avif-imir1.avif", .upMirrored),
+        ("avif-irot1-imir0.avif", .leftMirrored), ("avif-irot1-imir1.avif", .rightMirrored),
+        ("heic-orientation3.heic", .down), ("heic-orientation5.heic", .leftMirrored),
+    ])
+    func isoBMFFTransformsAsOrientation(name: String, orientation: ImageOrientation) throws {
+        let metadata = try ImageMetadata(reading: TestFiles.fixture(name))
+        #expect(metadata.orientation == orientation, "\(name)")
+        #expect(metadata.frameCount == 1, "\(name)")
     }
 
     // MARK: Hostile and cut-short input

@@ -7,7 +7,7 @@ import WebImageS3
 import WebImageTestSupport
 
 /// Two `webimage serve` processes sharing one SeaweedFS bucket as their result store, with nginx
-/// as the HTTP origin: the set-up the README's "A fleet" section describes, on loopback.
+/// as the HTTP origin: the set-up the proxy catalog's Fleet article describes, on loopback.
 @Suite(
     "a fleet of two instances over one bucket",
     .enabled(if: WebImageExecutable.url != nil, "the webimage executable was not built beside the tests"),

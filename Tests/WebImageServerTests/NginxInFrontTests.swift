@@ -5,7 +5,7 @@ import WebImage
 import WebImageTestSupport
 
 /// nginx from Debian, on loopback, as the HTTP cache in front of two `webimage serve`
-/// instances: the set-up the README recommends for scaling out. `make test` installs nginx
+/// instances: the set-up NginxInFront.md (the proxy catalog) recommends for scaling out. `make test` installs nginx
 /// (scripts/deps.sh); without it the suite is skipped with that reason.
 @Suite(
     "nginx in front of two proxies",

@@ -52,7 +52,7 @@ extension ThumborSideBySideTests {
         }
     }
 
-    /// `frame()` against thumbor 7.8, whose `frame()` is broken (see the README): its C reads
+    /// `frame()` against thumbor 7.8, whose `frame()` is broken (see ThumborUsers.md in the proxy catalog): its C reads
     /// the nine-patch at one byte a pixel (it casts a Python bytes object to a C string for the
     /// image mode), so it draws nothing and pads by amounts read from the wrong bytes. What it
     /// gets right is checked against it: the image flattened on white, which inside the frame's
@@ -110,7 +110,7 @@ extension ThumborSideBySideTests {
     /// answer is the one `focal()` with that region gives, and differs from thumbor's `focal()`
     /// answer no more than the same box without it does (within 1 level), while the region
     /// moves the window. thumbor 7.8's own `extract_focal()` never finds the crop (it reads the
-    /// image URL after percent-encoding it, `AxB%3ACxD`: see the README) and loads the whole
+    /// image URL after percent-encoding it, `AxB%3ACxD`: see ThumborUsers.md in the proxy catalog) and loads the whole
     /// inner URL as the image, a 404 with its file loader: checked, so that a fixed thumbor shows.
     @Test func extractFocalGivesThumborsFocalWindow() async throws {
         let elephants = "elephants-1920x1080-progressive.jpg"

@@ -326,7 +326,7 @@ extension ThumborSideBySideTests {
                             // thumbor blurs transparent pixels' colour as if it were seen (its
                             // blur is of straight RGBA), which darkens every half-transparent
                             // pixel of the backdrop: its colours there are not a reference (see
-                            // the README). Its alpha is.
+                            // ThumborUsers.md in the proxy catalog). Its alpha is.
                             let x = try CoderRegistry.system().decode(filtered.ours).image, y = try CoderRegistry.system().decode(filtered.theirs).image
                             var total = 0
                             for row in 0..<x.height {

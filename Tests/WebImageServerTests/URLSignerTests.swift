@@ -5,7 +5,7 @@ import WebImageServer
 @Suite struct URLSignerTests {
     let signer = URLSigner(key: "secret")
     let target = "/image?url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"
-    /// `printf '%s' "$target" | openssl dgst -sha256 -hmac secret -r`: the README's recipe.
+    /// `printf '%s' "$target" | openssl dgst -sha256 -hmac secret -r`: the recipe of SignedURLs.md (the proxy catalog).
     let expected = "ecd346dbca1cf81af308e8db07726d73c87973fa0a0c869f4056374eb1316053"
 
     @Test func signatureIsHMACSHA256OfPathAndQueryInHex() {

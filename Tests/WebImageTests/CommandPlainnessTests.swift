@@ -89,4 +89,28 @@ struct CommandPlainnessTests {
         let wrong = try await run(["cache", "trim", "--size", "1 parsec", "--cache-dir", cacheDir])
         #expect(wrong.status != 0)
     }
+
+    /// dav1d writes every stream error to standard error, and libavif gives no way to stop it;
+    /// CCodecShims' wi_dav1d.c removes its logger. avifdec (libavif's own tool, linked the usual
+    /// way) shows that the input makes dav1d log; webimage reports the failure once, its own way.
+    @Test("a corrupt AVIF fails with one line of ours, no dav1d log")
+    func corruptAVIFIsQuiet() async throws {
+        let folder = TemporaryDirectory("plain-avif")
+        defer { folder.remove() }
+        var bytes = [UInt8](try Data(contentsOf: Fixture.directory.appendingPathComponent("avif-gradient.avif")))
+        let mdat = try #require(bytes.indices.dropLast(4).first { bytes[$0..<$0 + 4].elementsEqual("mdat".utf8) })
+        for index in (mdat + 12)..<bytes.count { bytes[index] = 0xFF }   // the AV1 payload, after its first bytes
+        let bad = folder.url.appendingPathComponent("bad.avif")
+        try Data(bytes).write(to: bad)
+
+        let reference = try CommandRun(URL(fileURLWithPath: "/usr/bin/env"), ["avifdec", bad.path, folder.url.appendingPathComponent("ref.png").path])
+        #expect(reference.stdout.contains("Error parsing OBU data") || reference.stderr.contains("Error parsing OBU data"),
+                "avifdec no longer shows dav1d's log for this input: \(reference.stdout) \(reference.stderr)")
+
+        let ours = try await run(["convert", bad.path, folder.url.appendingPathComponent("out.png").path])
+        #expect(ours.status == 1)
+        #expect(ours.stderr.hasPrefix("webimage convert: \(bad.path): corrupt image data"), "\(ours.stderr)")
+        #expect(!ours.stderr.contains("OBU"), "\(ours.stderr)")
+        #expect(ours.stderr.split(separator: "\n").count == 1, "\(ours.stderr)")
+    }
 }

@@ -7,7 +7,11 @@ extension MetadataReader {
         metadata.bitDepth = sniffer.isoBMFFPrimaryBitDepth(after: ftyp.end)
         metadata.orientation = sniffer.isoBMFFPrimaryOrientation(after: ftyp.end)
         guard header.isAnimated == true else {
-            metadata.frameCount = header.isAnimated == false ? 1 : nil
+            // Without a movie box there is no track: one image, the primary item.
+            if sniffer.bmffChild(named: 0x6D6F_6F76, from: ftyp.end, to: reader.count) == nil { // moov
+                metadata.frameCount = 1
+                metadata.isAnimated = false
+            }
             return
         }
         // An AVIF sequence's plays from its edit list; without one forever, as AVIFDecoder
