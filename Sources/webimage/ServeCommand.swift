@@ -72,8 +72,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Threads that decode, resize and encode images (default: one per core).", valueName: "n"))
     var threads: Int?
 
-    @Option(help: ArgumentHelp("The largest source, in bytes (default 26214400).", valueName: "bytes"))
-    var maxSourceBytes: Int?
+    @Option(help: ArgumentHelp("The largest source: bytes, or with a unit (25MiB, 30MB; default 25MiB).", valueName: "size"))
+    var maxSourceBytes: ByteCount?
 
     @Option(help: ArgumentHelp("The largest source, in pixels (default 50000000).", valueName: "pixels"))
     var maxSourcePixels: Int?
@@ -98,6 +98,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Seconds of CPU one variant's decode, processing and encode may take together; past them the request is answered 503 (default 5).", valueName: "seconds"))
     var workBudget: Int?
+
+    @Option(help: ArgumentHelp("Seconds an origin has to deliver a whole source; past them the request is answered 504 (default 15).", valueName: "seconds"))
+    var originTimeout: Int?
 
     @Option(help: ArgumentHelp("Seconds a client has to send a whole request, from its first byte or from connecting (default 10).", valueName: "seconds"))
     var headerTimeout: Int?
@@ -217,13 +220,14 @@ struct ServeCommand: AsyncParsableCommand {
         if let threads = try integer(threads, "WEBIMAGE_THREADS", "threads") {
             configuration.executor = BlockingExecutor(name: "serve.image", width: threads)
         }
-        if let maximum = try integer(maxSourceBytes, "WEBIMAGE_MAX_SOURCE_BYTES", "max-source-bytes") { configuration.maximumSourceBytes = maximum }
+        if let maximum = try integer(maxSourceBytes?.bytes, "WEBIMAGE_MAX_SOURCE_BYTES", "max-source-bytes") { configuration.maximumSourceBytes = maximum }
         if let maximum = try integer(maxSourcePixels, "WEBIMAGE_MAX_SOURCE_PIXELS", "max-source-pixels") { configuration.maximumSourcePixels = maximum }
         if let maximum = try integer(maxDimension, "WEBIMAGE_MAX_DIMENSION", "max-dimension") { configuration.limits.maximumDimension = maximum }
         if let maximum = try integer(maxAnimationPixels, "WEBIMAGE_MAX_ANIMATION_PIXELS", "max-animation-pixels") {
             configuration.maximumAnimationPixels = maximum
         }
         if let seconds = try integer(workBudget, "WEBIMAGE_WORK_BUDGET", "work-budget") { configuration.workBudget = .seconds(seconds) }
+        if let seconds = try integer(originTimeout, "WEBIMAGE_ORIGIN_TIMEOUT", "origin-timeout") { configuration.originTimeout = .seconds(seconds) }
         configuration.keepsColorProfile = enabled(keepColorProfile, "WEBIMAGE_KEEP_COLOR_PROFILE")
         configuration.allowsSVG = enabled(allowSVG, "WEBIMAGE_ALLOW_SVG")
         if configuration.allowsSVG {

@@ -55,7 +55,10 @@ final class ServeProcess: Sendable {
         let gate = origin.gate("/e.jpg")
 
         let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            // The held download waits through the steps below: on a loaded machine longer than
+            // the default 15 s, which would answer it 504.
             "serve", "--port", "0", "--origin-dir", "Demo/images", "--cache-dir", cache.path, "--allow-loopback",
+            "--origin-timeout", "600",
         ])
         let port = try await server.port()
         #expect(server.stdout.first == "listening on http://127.0.0.1:\(port)")
@@ -87,6 +90,29 @@ final class ServeProcess: Sendable {
         #expect(fields["status"] as? Int == 200)
         #expect(fields["method"] as? String == "GET")
         #expect(fields["duration_ms"] is Double || fields["duration_ms"] is Int)
+    }
+
+    /// `--origin-timeout` and `--max-source-bytes` with a unit reach the proxy: a download the
+    /// origin never finishes is answered 504 after a second, and a source over 1K is refused.
+    @Test func originTimeoutAndSourceSizeFlags() async throws {
+        let cache = TemporaryDirectory("serve-origin-timeout")
+        defer { cache.remove() }
+        let origin = try await TestOrigin.start()
+        defer { Task { try await origin.shutdown() } }
+        origin.register("/held.jpg", data: try Fixture.elephants)
+        origin.register("/big.jpg", data: try Fixture.elephants)
+        let gate = origin.gate("/held.jpg")
+        defer { gate.open() }
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--allow-loopback", "--origin-timeout", "1", "--max-source-bytes", "1K",
+        ])
+        let base = "http://127.0.0.1:\(try await server.port())"
+        let held = try await get(base + "/image?url=\(ProxyHarness.encoded(origin.url("/held.jpg").absoluteString))&w=32")
+        #expect(held.status == 504)
+        let big = try await get(base + "/image?url=\(ProxyHarness.encoded(origin.url("/big.jpg").absoluteString))&w=32")
+        #expect(big.status == 413, "\(big.status)")
+        server.terminate()
+        #expect(await server.waitForExit() == 0)
     }
 
     @Test func configurationFromTheEnvironment() async throws {
