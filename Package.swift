@@ -86,7 +86,7 @@ let package = Package(
         ),
         .target(
             name: "WebImageCodecs",
-            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CYUV", "CHeif", "CJxl", "CRsvg", "CCodecShims"]
+            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CYUV", "CHeif", "CJxl", "CRsvg", "CDeflate", "CCodecShims"]
         ),
         .target(
             name: "WebImageHTTP",

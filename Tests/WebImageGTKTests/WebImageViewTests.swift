@@ -9,7 +9,7 @@ import WebImageTestSupport
 @Suite(
     "WebImageView in a GTK window",
     .enabled(if: GTKProbe.executable != nil, "webimage-gtk-probe was not built beside the tests"),
-    .enabled(if: Xvfb.executable != nil, "Xvfb is not installed (make test installs xvfb)"),
+    .enabled(if: Requirement.met(Xvfb.executable != nil), "Xvfb is not installed (make test installs xvfb)"),
     // A view that never shows what a test waits for fails here, at the line that waited.
     .timeLimit(.minutes(2 * Deadlines.stretch))
 )

@@ -9,9 +9,9 @@ import WebImageTestSupport
 /// both checking signatures.
 @Suite("S3Client against real servers")
 struct S3ClientTests {
-    @Test("put, head, get, list, delete and create bucket", arguments: S3TestServer.Kind.allCases)
+    @Test("put, head, get, list, delete and create bucket", .enabled(if: Requirement.met(S3TestServer.allInstalled), "SeaweedFS or rclone is not installed (scripts/deps.sh --test)"), arguments: S3TestServer.Kind.allCases)
     func objectLifecycle(kind: S3TestServer.Kind) async throws {
-        guard let setup = try await S3Setup.make(kind) else { return }
+        let setup = try await S3Setup.make(kind)
         let client = setup.client, bucket = setup.bucket
         let jpeg = try S3Fixture.data("hopper.jpg")
         let key = "photos/2024/hopper é+$.jpg"   // a key that needs encoding in path and signature
@@ -39,9 +39,9 @@ struct S3ClientTests {
         try await setup.tearDown()
     }
 
-    @Test("GetObject: If-None-Match answered with nil, Range, a size limit, progress", arguments: S3TestServer.Kind.allCases)
+    @Test("GetObject: If-None-Match answered with nil, Range, a size limit, progress", .enabled(if: Requirement.met(S3TestServer.allInstalled), "SeaweedFS or rclone is not installed (scripts/deps.sh --test)"), arguments: S3TestServer.Kind.allCases)
     func conditionalAndPartialGets(kind: S3TestServer.Kind) async throws {
-        guard let setup = try await S3Setup.make(kind) else { return }
+        let setup = try await S3Setup.make(kind)
         let client = setup.client, bucket = setup.bucket
         let bytes = testPayload(forKey: "range", size: 300_000)
         let etag = try #require(try await client.putObject(bucket: bucket, key: "blob", data: bytes))
@@ -65,9 +65,9 @@ struct S3ClientTests {
         try await setup.tearDown()
     }
 
-    @Test("ListObjectsV2: prefix, max keys, continuation tokens", arguments: S3TestServer.Kind.allCases)
+    @Test("ListObjectsV2: prefix, max keys, continuation tokens", .enabled(if: Requirement.met(S3TestServer.allInstalled), "SeaweedFS or rclone is not installed (scripts/deps.sh --test)"), arguments: S3TestServer.Kind.allCases)
     func listing(kind: S3TestServer.Kind) async throws {
-        guard let setup = try await S3Setup.make(kind) else { return }
+        let setup = try await S3Setup.make(kind)
         let client = setup.client, bucket = setup.bucket
         let keys = (0..<5).map { "list/item-\($0).txt" }
         for key in keys { try await client.putObject(bucket: bucket, key: key, data: Data(key.utf8), contentType: "text/plain") }
@@ -94,9 +94,9 @@ struct S3ClientTests {
         try await setup.tearDown()
     }
 
-    @Test("a missing key, a missing bucket, and an existing bucket", arguments: S3TestServer.Kind.allCases)
+    @Test("a missing key, a missing bucket, and an existing bucket", .enabled(if: Requirement.met(S3TestServer.allInstalled), "SeaweedFS or rclone is not installed (scripts/deps.sh --test)"), arguments: S3TestServer.Kind.allCases)
     func missing(kind: S3TestServer.Kind) async throws {
-        guard let setup = try await S3Setup.make(kind) else { return }
+        let setup = try await S3Setup.make(kind)
         let client = setup.client
         let noKey = await s3Failure { try await client.getObject(bucket: setup.bucket, key: "nothing-here.jpg") }
         #expect(noKey?.kind == .noSuchKey)
@@ -112,9 +112,9 @@ struct S3ClientTests {
         try await setup.tearDown()
     }
 
-    @Test("wrong credentials: a typed 403, never retried", arguments: S3TestServer.Kind.allCases)
+    @Test("wrong credentials: a typed 403, never retried", .enabled(if: Requirement.met(S3TestServer.allInstalled), "SeaweedFS or rclone is not installed (scripts/deps.sh --test)"), arguments: S3TestServer.Kind.allCases)
     func wrongCredentials(kind: S3TestServer.Kind) async throws {
-        guard let setup = try await S3Setup.make(kind) else { return }
+        let setup = try await S3Setup.make(kind)
         try await setup.client.putObject(bucket: setup.bucket, key: "a.txt", data: Data("a".utf8))
 
         let unknownKey = S3Client(configuration: S3Setup.configuration(for: setup.server) {
@@ -139,9 +139,9 @@ struct S3ClientTests {
         try await setup.tearDown()
     }
 
-    @Test("a presigned URL works from a plain HTTP GET; altered, it is refused", arguments: S3TestServer.Kind.allCases)
+    @Test("a presigned URL works from a plain HTTP GET; altered, it is refused", .enabled(if: Requirement.met(S3TestServer.allInstalled), "SeaweedFS or rclone is not installed (scripts/deps.sh --test)"), arguments: S3TestServer.Kind.allCases)
     func presigned(kind: S3TestServer.Kind) async throws {
-        guard let setup = try await S3Setup.make(kind) else { return }
+        let setup = try await S3Setup.make(kind)
         let png = try S3Fixture.data("hopper.png")
         try await setup.client.putObject(bucket: setup.bucket, key: "shared/hopper.png", data: png, contentType: "image/png")
         let url = setup.client.presignedURL(bucket: setup.bucket, key: "shared/hopper.png", expires: .seconds(600))

@@ -58,8 +58,8 @@ struct S3ImageLoaderTests {
         let manager: ImageManager
         let directory: TemporaryDirectory
 
-        init?(_ kind: S3TestServer.Kind, server: S3TestServer? = nil, allowedBuckets: [String]? = nil, maximumSize: Int? = nil) async throws {
-            guard let s3 = try await S3Setup.make(kind, server: server) else { return nil }
+        init(_ kind: S3TestServer.Kind, server: S3TestServer? = nil, allowedBuckets: [String]? = nil, maximumSize: Int? = nil) async throws {
+            let s3 = try await S3Setup.make(kind, server: server)
             self.s3 = s3
             loader = CountingS3Loader(S3ImageLoader(client: s3.client, allowedBuckets: allowedBuckets ?? [s3.bucket], maximumSize: maximumSize))
             directory = TemporaryDirectory("s3-manager")
@@ -76,9 +76,9 @@ struct S3ImageLoaderTests {
         }
     }
 
-    @Test("the loader alone: bytes, metadata for the disk cache, progress, 304 on a matching ETag", arguments: S3TestServer.Kind.allCases)
+    @Test("the loader alone: bytes, metadata for the disk cache, progress, 304 on a matching ETag", .enabled(if: Requirement.met(S3TestServer.allInstalled), "SeaweedFS or rclone is not installed (scripts/deps.sh --test)"), arguments: S3TestServer.Kind.allCases)
     func loaderAlone(kind: S3TestServer.Kind) async throws {
-        guard let s3 = try await S3Setup.make(kind) else { return }
+        let s3 = try await S3Setup.make(kind)
         let png = try S3Fixture.data("hopper.png")
         let etag = try await s3.client.putObject(bucket: s3.bucket, key: "icons/hopper.png", data: png, contentType: "image/png")
         let loader = S3ImageLoader(client: s3.client)
@@ -114,9 +114,9 @@ struct S3ImageLoaderTests {
         try await s3.tearDown()
     }
 
-    @Test("N concurrent requests for one s3:// URL: one GetObject, every caller gets the image", arguments: S3TestServer.Kind.allCases)
+    @Test("N concurrent requests for one s3:// URL: one GetObject, every caller gets the image", .enabled(if: Requirement.met(S3TestServer.allInstalled), "SeaweedFS or rclone is not installed (scripts/deps.sh --test)"), arguments: S3TestServer.Kind.allCases)
     func coalescing(kind: S3TestServer.Kind) async throws {
-        guard let setup = try await Setup(kind) else { return }
+        let setup = try await Setup(kind)
         let jpeg = try S3Fixture.data("hopper.jpg")
         try await setup.s3.client.putObject(bucket: setup.s3.bucket, key: "hopper.jpg", data: jpeg, contentType: "image/jpeg")
         let url = setup.url("hopper.jpg")
@@ -133,9 +133,9 @@ struct S3ImageLoaderTests {
         try await setup.tearDown()
     }
 
-    @Test("a revalidation: the cached ETag goes out, S3 answers 304, the bytes are not downloaded again", arguments: S3TestServer.Kind.allCases)
+    @Test("a revalidation: the cached ETag goes out, S3 answers 304, the bytes are not downloaded again", .enabled(if: Requirement.met(S3TestServer.allInstalled), "SeaweedFS or rclone is not installed (scripts/deps.sh --test)"), arguments: S3TestServer.Kind.allCases)
     func revalidation(kind: S3TestServer.Kind) async throws {
-        guard let setup = try await Setup(kind) else { return }
+        let setup = try await Setup(kind)
         let png = try S3Fixture.data("hopper.png")
         try await setup.s3.client.putObject(bucket: setup.s3.bucket, key: "avatar.png", data: png, contentType: "image/png")
         let url = setup.url("avatar.png")
@@ -161,9 +161,9 @@ struct S3ImageLoaderTests {
         try await setup.tearDown()
     }
 
-    @Test("a bucket outside the allowlist is an invalid URL, and nothing is requested", arguments: S3TestServer.Kind.allCases)
+    @Test("a bucket outside the allowlist is an invalid URL, and nothing is requested", .enabled(if: Requirement.met(S3TestServer.allInstalled), "SeaweedFS or rclone is not installed (scripts/deps.sh --test)"), arguments: S3TestServer.Kind.allCases)
     func allowlist(kind: S3TestServer.Kind) async throws {
-        guard let setup = try await Setup(kind, allowedBuckets: ["some-other-bucket"]) else { return }
+        let setup = try await Setup(kind, allowedBuckets: ["some-other-bucket"])
         try await setup.s3.client.putObject(bucket: setup.s3.bucket, key: "hopper.png", data: try S3Fixture.data("hopper.png"))
         await #expect(throws: ImageError.invalidURL("the bucket \(setup.s3.bucket) is not allowed")) {
             try await setup.manager.image(for: ImageRequest(url: setup.url("hopper.png")))
@@ -173,25 +173,21 @@ struct S3ImageLoaderTests {
         try await setup.tearDown()
     }
 
-    @Test("a missing object fails with 404 through the manager", arguments: S3TestServer.Kind.allCases)
+    @Test("a missing object fails with 404 through the manager", .enabled(if: Requirement.met(S3TestServer.allInstalled), "SeaweedFS or rclone is not installed (scripts/deps.sh --test)"), arguments: S3TestServer.Kind.allCases)
     func missingObject(kind: S3TestServer.Kind) async throws {
-        guard let setup = try await Setup(kind) else { return }
+        let setup = try await Setup(kind)
         await #expect(throws: ImageError.httpStatus(404)) {
             try await setup.manager.image(for: ImageRequest(url: setup.url("nothing.png")))
         }
         try await setup.tearDown()
     }
 
-    @Test("cancelling the task while the object is being read stops the download with .cancelled")
+    @Test("cancelling the task while the object is being read stops the download with .cancelled", .enabled(if: Requirement.met(S3TestServer.allInstalled), "SeaweedFS or rclone is not installed (scripts/deps.sh --test)"))
     func cancellationMidDownload() async throws {
         // A private rclone server limited to 256 KiB/s: a 2 MiB object takes seconds to read,
         // so the cancel lands while the body is arriving, on every machine.
-        guard S3TestServer.executable(.rclone) != nil else {
-            print("note: rclone is not installed; the S3 cancellation test is skipped")
-            return
-        }
-        let server = try #require(try await S3TestServer.start(.rclone, extraArguments: ["--bwlimit", "256k"]))
-        guard let setup = try await Setup(.rclone, server: server) else { return }
+        let server = try await S3TestServer.start(.rclone, extraArguments: ["--bwlimit", "256k"])
+        let setup = try await Setup(.rclone, server: server)
         let size = 2 << 20
         // Written straight into rclone's folder for the bucket: uploading it would be throttled too.
         try testPayload(forKey: "large", size: size).write(to: server.dataDirectory.appendingPathComponent("\(setup.s3.bucket)/large.bin"))

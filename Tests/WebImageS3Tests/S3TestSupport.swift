@@ -10,11 +10,9 @@ struct S3Setup {
     let client: S3Client
     let bucket: String
 
-    /// `nil` (the test is skipped, with the harness's notice) when the server's binary is missing.
-    static func make(_ kind: S3TestServer.Kind, server: S3TestServer? = nil, configure: (inout S3Configuration) -> Void = { _ in }) async throws -> S3Setup? {
-        var server = server
-        if server == nil { server = try await S3TestServer.shared(kind) }
-        guard let server else { return nil }
+    /// A bucket of its own on `server`, or on the shared server of `kind`.
+    static func make(_ kind: S3TestServer.Kind, server: S3TestServer? = nil, configure: (inout S3Configuration) -> Void = { _ in }) async throws -> S3Setup {
+        let server = if let server { server } else { try await S3TestServer.shared(kind) }
         let client = S3Client(configuration: configuration(for: server, configure: configure))
         let bucket = uniqueBucketName()
         try await client.createBucket(bucket)

@@ -10,7 +10,7 @@ import WebImageTestSupport
 /// which only the test's resolver gives for `img.test`), and TLS still verifies the origin's
 /// certificate against the host name of the URL, not against the address reached. The origin
 /// is a real TLS server on loopback with a certificate from an authority the test makes.
-@Suite(.enabled(if: TestCertificates.openssl != nil, "no openssl command to make the test's certificates"),
+@Suite(.enabled(if: Requirement.met(TestCertificates.openssl != nil), "no openssl command to make the test's certificates"),
        .timeLimit(.minutes(3 * Deadlines.stretch)))
 struct EgressTLSTests {
     static let host = "img.test"

@@ -11,7 +11,7 @@ import WebImageTestSupport
 @Suite(
     "a fleet of two instances over one bucket",
     .enabled(if: WebImageExecutable.url != nil, "the webimage executable was not built beside the tests"),
-    .enabled(if: Nginx.executable != nil, "nginx is not installed (make test installs nginx-light)")
+    .enabled(if: Requirement.met(Nginx.executable != nil), "nginx is not installed (make test installs nginx-light)")
 )
 struct FleetTests {
     struct Fleet {
@@ -22,8 +22,8 @@ struct FleetTests {
         /// The photo the origin serves, and its size.
         static let photo = "elephants.jpg"
 
-        static func make() async throws -> Fleet? {
-            guard let bucket = try await ProxyS3Tests.Bucket.make(.seaweedFS) else { return nil }
+        static func make() async throws -> Fleet {
+            let bucket = try await ProxyS3Tests.Bucket.make(.seaweedFS)
             let folder = TemporaryDirectory("fleet")
             let root = folder.url.appendingPathComponent("origin")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -82,9 +82,9 @@ struct FleetTests {
         return false
     }
 
-    @Test("a variant made by instance A is answered by instance B from the store: one origin request, no pipeline work on B")
+    @Test("a variant made by instance A is answered by instance B from the store: one origin request, no pipeline work on B", .enabled(if: Requirement.met(S3TestServer.allInstalled), "SeaweedFS or rclone is not installed (scripts/deps.sh --test)"))
     func variantIsRenderedOncePerFleet() async throws {
-        guard let fleet = try await Fleet.make() else { return }
+        let fleet = try await Fleet.make()
         defer { Task { await fleet.stop() } }
         let a = try fleet.instance("a"), b = try fleet.instance("b")
         defer { a.terminate(); b.terminate() }
@@ -111,9 +111,9 @@ struct FleetTests {
     /// Instance A is killed the moment its answer arrives, while its upload of a multi-megabyte
     /// PNG is under way (or about to start). Whatever the kill interrupted, B serves either a
     /// whole stored variant or one it makes itself, and every object in the bucket checks out.
-    @Test("an instance killed while it uploads leaves nothing partial that another instance would serve")
+    @Test("an instance killed while it uploads leaves nothing partial that another instance would serve", .enabled(if: Requirement.met(S3TestServer.allInstalled), "SeaweedFS or rclone is not installed (scripts/deps.sh --test)"))
     func killedWriterLeavesNoPartialVariant() async throws {
-        guard let fleet = try await Fleet.make() else { return }
+        let fleet = try await Fleet.make()
         defer { Task { await fleet.stop() } }
         let a = try fleet.instance("a")
         let portA = try await a.port()

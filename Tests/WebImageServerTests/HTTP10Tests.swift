@@ -66,7 +66,7 @@ import WebImageTestSupport
 
     /// ApacheBench speaks HTTP/1.0 and, without `-k`, reads each answer until the server closes;
     /// with `-k` it reuses a connection only when the answer says `Connection: keep-alive`.
-    @Test(.enabled(if: ApacheBench.executable != nil, "ab is not installed (make test installs apache2-utils)"))
+    @Test(.enabled(if: Requirement.met(ApacheBench.executable != nil), "ab is not installed (make test installs apache2-utils)"))
     func apacheBenchCompletesWithAndWithoutKeepAlive() async throws {
         let harness = try await ProxyHarness.start()
         defer { Task { await harness.stop() } }

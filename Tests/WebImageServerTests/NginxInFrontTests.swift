@@ -10,7 +10,7 @@ import WebImageTestSupport
 @Suite(
     "nginx in front of two proxies",
     .enabled(if: WebImageExecutable.url != nil, "the webimage executable was not built beside the tests"),
-    .enabled(if: Nginx.executable != nil, "nginx is not installed (make test installs nginx-light)")
+    .enabled(if: Requirement.met(Nginx.executable != nil), "nginx is not installed (make test installs nginx-light)")
 )
 struct NginxInFrontTests {
     func get(_ url: String, accept: String) async throws -> (status: Int, cacheStatus: String?, etag: String?, body: Data) {

@@ -7,7 +7,7 @@ import WebImageTestSupport
 /// The proxy converts sources to sRGB and writes no profile, unless `keepsColorProfile`
 /// (`--keep-color-profile`): a thumbnail of a photo with a print profile is then a thumbnail,
 /// not the profile.
-@Suite(.enabled(if: ICCProfiles.named("AdobeRGB1998.icc") != nil, "colord-data is not installed (make deps)"))
+@Suite(.enabled(if: Requirement.met(ICCProfiles.named("AdobeRGB1998.icc") != nil), "colord-data is not installed (make deps)"))
 struct ProxyColorTests {
     /// `Demo/images/thumb-PastelHills.jpg` (400 × 250, untagged) tagged with Adobe RGB grown to 400 KB, in a
     /// folder the proxy serves.

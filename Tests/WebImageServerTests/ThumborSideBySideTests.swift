@@ -28,7 +28,7 @@ enum ThumborInstallation {
 /// 267 s run, where every other test had ended by 116 s). Ten thumbors and proxies at once on two
 /// cores once left tests waiting past 60 s deadlines, so every request here has three minutes.
 @Suite(
-    .enabled(if: ThumborInstallation.isInstalled, "thumbor is not installed (pip install thumbor, or scripts/deps.sh)"),
+    .enabled(if: Requirement.met(ThumborInstallation.isInstalled), "thumbor is not installed (pip install thumbor, or scripts/deps.sh)"),
     .disabled(if: Sanitizers.reservesShadowMemory, "too heavy under a sanitizer: runs in the normal suite"))
 struct ThumborSideBySideTests {
 
@@ -73,7 +73,7 @@ struct ThumborSideBySideTests {
     }
 
     /// thumbor serving `root` on the socket (the suite runs only when thumbor is installed).
-    static func startThumbor(in folder: TemporaryDirectory, root: URL) throws -> (process: SpawnedProcess, port: Int)? {
+    static func startThumbor(in folder: TemporaryDirectory, root: URL) throws -> (process: SpawnedProcess, port: Int) {
         let configuration = folder.url.appendingPathComponent("thumbor.conf")
         try """
         LOADER = 'thumbor.loaders.file_loader'
@@ -116,7 +116,7 @@ struct ThumborSideBySideTests {
         let root = folder.url.appendingPathComponent("images")
         try FileManager.default.copyItem(at: Fixture.demoImages, to: root)
         try ninePatch().write(to: root.appendingPathComponent(ninePatchName))
-        guard let (thumbor, port) = try startThumbor(in: folder, root: root) else { return }
+        let (thumbor, port) = try startThumbor(in: folder, root: root)
         // SIGKILL: a process started from the test runner's threads inherits their blocked
         // signal mask, so thumbor would never see a SIGTERM (each run left one behind).
         defer {
