@@ -80,9 +80,13 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // The C that Swift cannot express, over the libraries it includes: libjpeg, libpng (and
+        // zlib, its inflate), libwebp, libdeflate, lcms2 (the JPEG previews' colour), and dav1d's
+        // header alone (wi_dav1d.c: its default settings, found at run time).
         .target(
             name: "CCodecShims",
-            dependencies: ["CJPEG", "CPNG", "CGIF", "CWebP", "CDeflate"]
+            dependencies: ["CJPEG", "CPNG", "CWebP", "CDeflate", "CLCMS2"],
+            linkerSettings: [.linkedLibrary("z")]
         ),
         .target(
             name: "WebImageCodecs",

@@ -17,7 +17,6 @@ const char *wi_png_lib_version(void);
 // One header per coder, so each coder's C lives apart.
 #include "wi_jpeg.h"
 #include "wi_png.h"
-#include "wi_gif.h"
 #include "wi_webp.h"
 #include "wi_spawn.h"
 
