@@ -7,13 +7,8 @@ import WebImageTestSupport
 /// plurals people write and read, errors in one sentence with the details behind `--verbose`.
 @Suite("webimage speaks plainly", .enabled(if: WebImageExecutable.url != nil, "the webimage executable was not built beside the tests"))
 struct CommandPlainnessTests {
-    let repository = Fixture.directory.deletingLastPathComponent().deletingLastPathComponent()
-
-    /// Runs the command off the cooperative pool (it blocks until the process exits).
     func run(_ arguments: [String], input: String? = nil) async throws -> CommandRun {
-        let executable = try #require(WebImageExecutable.url)
-        let repository = self.repository
-        return try await Task.detached { try CommandRun(executable, arguments, in: repository, input: input.map { Data($0.utf8) }) }.value
+        try await runWebImage(arguments, input: input)
     }
 
     @Test("--version names the version and the codec libraries")

@@ -8,13 +8,8 @@ import WebImageTestSupport
 /// beside the tests.
 @Suite("webimage fetch and cache", .enabled(if: WebImageExecutable.url != nil, "the webimage executable was not built beside the tests"))
 struct FetchCommandTests {
-    let repository = Fixture.directory.deletingLastPathComponent().deletingLastPathComponent()
-
-    /// Runs the command off the cooperative pool (it blocks until the process exits).
-    func run(_ arguments: [String]) async throws -> CommandRun {
-        let executable = try #require(WebImageExecutable.url)
-        let repository = self.repository
-        return try await Task.detached { try CommandRun(executable, arguments, in: repository) }.value
+    func run(_ arguments: [String], input: String? = nil) async throws -> CommandRun {
+        try await runWebImage(arguments, input: input)
     }
 
     func jsonLines(_ output: String) throws -> [[String: Any]] {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 @testable import WebImageCore
 @_spi(Testing) import WebImageCore
 import WebImage
@@ -116,4 +117,12 @@ final class Recorder<Value: Sendable>: Sendable {
     private let values = Mutex<[Value]>([])
     func append(_ value: Value) { values.withLock { $0.append(value) } }
     var all: [Value] { values.withLock { $0 } }
+}
+
+/// Runs the built `webimage` in the repository's root, off the cooperative pool (it blocks until
+/// the process exits), with `input` on its standard input.
+func runWebImage(_ arguments: [String], input: String? = nil) async throws -> CommandRun {
+    let executable = try #require(WebImageExecutable.url)
+    let repository = Fixture.directory.deletingLastPathComponent().deletingLastPathComponent()
+    return try await Task.detached { try CommandRun(executable, arguments, in: repository, input: input.map { Data($0.utf8) }) }.value
 }

@@ -6,13 +6,8 @@ import WebImageTestSupport
 /// `webimage prefetch`, run as the built executable against a real origin on loopback.
 @Suite("webimage prefetch", .enabled(if: WebImageExecutable.url != nil, "the webimage executable was not built beside the tests"))
 struct PrefetchCommandTests {
-    let repository = Fixture.directory.deletingLastPathComponent().deletingLastPathComponent()
-
-    /// Runs the command off the cooperative pool (it blocks until the process exits).
     func run(_ arguments: [String], input: String? = nil) async throws -> CommandRun {
-        let executable = try #require(WebImageExecutable.url)
-        let repository = self.repository
-        return try await Task.detached { try CommandRun(executable, arguments, in: repository, input: input.map { Data($0.utf8) }) }.value
+        try await runWebImage(arguments, input: input)
     }
 
     @Test("prefetch reads a list from a file or stdin, reports progress lines and a summary; fetch then reads the disk")
