@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Synchronization
+import WebImageCore
 
 /// AWS Signature Version 4 for S3, written from AWS's specification ("Authenticating Requests
 /// (AWS Signature Version 4)"): the `Authorization` header and presigned URLs (query auth).
@@ -173,14 +174,7 @@ package final class SigV4Signer: Sendable {
     }
 
     package static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
-        let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for byte in digest {
-            out.append(hexDigits[Int(byte >> 4)])
-            out.append(hexDigits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        Hex.encode(digest)
     }
 
     /// Hex SHA-256 of a payload: the `x-amz-content-sha256` of a request with a body.

@@ -146,7 +146,7 @@ package struct OriginGuard: Sendable {
             "loopback=\(policy.allowsLoopback)",
             trustedOrigins.sorted().joined(separator: ","),
         ].joined(separator: "|")
-        return SHA256.hash(data: Data(text.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(SHA256.hash(data: Data(text.utf8)).prefix(8))
     }
 
     /// Whether `host` (lowercased, without brackets) is on the allowlist.

@@ -233,6 +233,6 @@ package final class ResultStore: Sendable {
     /// The hex SHA-256 of `data`: object names and the originals' checks. (Error descriptions,
     /// logged and shown by `/healthz`, never hold the credentials: S3Error's promise.)
     static func digest(_ data: Data) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: data))
     }
 }

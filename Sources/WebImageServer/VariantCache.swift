@@ -24,7 +24,7 @@ public struct EncodedImage: Sendable, Hashable {
 
     package init(data: Data, contentType: String) {
         let digest = SHA256.hash(data: data)
-        self.init(data: data, contentType: contentType, etag: "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\"")
+        self.init(data: data, contentType: contentType, etag: "\"" + Hex.encode(digest.prefix(16)) + "\"")
     }
 
     init(data: Data, contentType: String, etag: String) {

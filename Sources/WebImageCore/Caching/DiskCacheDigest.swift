@@ -55,7 +55,7 @@ struct DiskCacheDigest: Hashable, Sendable {
 
     /// The digest as 64 lowercase hex characters, in byte order.
     var fileName: String {
-        let digits = Array("0123456789abcdef".utf8)
+        let digits = Hex.digits
         return String(unsafeUninitializedCapacity: 64) { out in
             var position = 0
             for word in [w0, w1, w2, w3] {

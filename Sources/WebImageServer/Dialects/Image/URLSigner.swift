@@ -40,7 +40,7 @@ public struct URLSigner: Sendable {
     /// The signature of `pathAndQuery` (already without `sig`), in lowercase hex.
     public func signature(for pathAndQuery: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Data(pathAndQuery.utf8), using: key)
-        return mac.map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(mac)
     }
 
     /// `pathAndQuery` with its signature appended as the last parameter.
