@@ -139,3 +139,13 @@ extension DiskCache {
         public var expiredEntries = 0
     }
 }
+
+extension DiskCache.Metadata {
+    /// Takes what a `304` refreshed (validators and expiry), keeping the rest.
+    mutating func merge(_ fresh: DiskCache.Metadata) {
+        if let etag = fresh.etag { self.etag = etag }
+        if let lastModified = fresh.lastModified { self.lastModified = lastModified }
+        if let expiresAt = fresh.expiresAt { self.expiresAt = expiresAt }
+        if let contentType = fresh.contentType { self.contentType = contentType }
+    }
+}

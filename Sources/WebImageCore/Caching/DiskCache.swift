@@ -45,11 +45,11 @@ public final class DiskCache: Sendable {
     public let directory: URL
     public let configuration: Configuration
 
-    private let root: String
-    private let dataRoot: String
-    private let state: Mutex<State>
+    let root: String
+    let dataRoot: String
+    let state: Mutex<State>
     private let temporaryCounter = Atomic<Int>(0)
-    private let logger = Logger(label: "webimage.disk-cache")
+    let logger = Logger(label: "webimage.disk-cache")
 
     /// Opens (creating when needed) the cache in `directory`.
     ///
@@ -88,6 +88,106 @@ public final class DiskCache: Sendable {
             return URL(fileURLWithPath: xdg)
         }
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+    }
+
+    // MARK: - Public API
+
+    /// The entry stored under `key` with its metadata, or `nil`. A hit makes the entry the most
+    /// recently used; an expired, vanished or damaged entry is removed and reported as a miss.
+    public func entry(forKey key: ImageCacheKey) async -> Entry? {
+        try? await configuration.executor.run { self.readEntry(forKey: key) }
+    }
+
+    /// The bytes stored under `key`, or `nil`. Cheaper than ``entry(forKey:)``: the metadata
+    /// is not decoded.
+    public func data(forKey key: ImageCacheKey) async -> Data? {
+        try? await configuration.executor.run { self.readData(forKey: key) }
+    }
+
+    /// Stores `data` under `key`, replacing what was there, then evicts if the cache is over its
+    /// size limit.
+    ///
+    /// - Throws: ``ImageError/storage(_:)`` when the file cannot be written (a full disk, say:
+    ///   the entry is skipped and the cache keeps working); ``ImageError/tooLarge(_:)`` for an
+    ///   entry larger than the whole cache.
+    public func store(_ data: Data, forKey key: ImageCacheKey, metadata: Metadata = .init()) async throws {
+        try await configuration.executor.run { try self.write(data, forKey: key, metadata: metadata) }
+    }
+
+    /// Removes the entry for `key`, if any.
+    public func removeEntry(forKey key: ImageCacheKey) async {
+        _ = try? await configuration.executor.run { self.removeEntry(forKey: key) }
+    }
+
+    /// Removes every entry, in every process sharing the directory.
+    public func removeAll() async throws {
+        try await configuration.executor.run { try self.removeAllEntries() }
+    }
+
+    /// Evicts least recently used entries until the total size is at most `size` bytes; with
+    /// `0`, empties the cache.
+    public func trim(toSize size: Int) async {
+        _ = try? await configuration.executor.run { self.evict(toSize: max(0, size), now: self.configuration.now()) }
+    }
+
+    /// Reconciles the index with the files: removes temporary files that crashed writers left,
+    /// adopts valid files the journal missed, forgets entries whose files vanished, removes
+    /// damaged files and expired entries. Proportional to the number of files; runs in the
+    /// background when the cache opens (see ``Configuration/sweepsOnOpen``).
+    @discardableResult
+    public func sweep() async -> SweepReport {
+        (try? await configuration.executor.run { self.sweepBlocking() }) ?? SweepReport()
+    }
+
+    /// Whether an entry for `key` is in the index. Answered from memory, without touching the
+    /// file system; an entry another process stored is seen once this process next reads or
+    /// writes.
+    public func contains(_ key: ImageCacheKey) -> Bool {
+        let digest = DiskCacheDigest(key: key)
+        return state.withLock { $0.entries[digest] != nil }
+    }
+
+    /// The bytes all entry files occupy, as the index knows them.
+    public var totalSize: Int { state.withLock { $0.totalSize } }
+
+    /// The number of entries, as the index knows them.
+    public var count: Int { state.withLock { $0.entries.count } }
+
+    public var statistics: Statistics {
+        state.withLock { state in
+            var statistics = state.statistics
+            statistics.count = state.entries.count
+            statistics.totalSize = state.totalSize
+            return statistics
+        }
+    }
+
+    public func resetStatistics() {
+        state.withLock { $0.statistics = Statistics() }
+    }
+
+    /// The same operations, performed on the calling thread. For code that already runs on a
+    /// thread it owns (an I/O executor, a command-line tool's main thread), where a hop to
+    /// another thread would only add latency.
+    ///
+    /// ```swift
+    /// let bytes = diskCache.blocking.data(forKey: ImageCacheKey(url.absoluteString))
+    /// ```
+    public var blocking: Blocking { Blocking(cache: self) }
+
+    /// Synchronous access to a ``DiskCache``; see ``DiskCache/blocking``.
+    public struct Blocking: Sendable {
+        let cache: DiskCache
+
+        public func entry(forKey key: ImageCacheKey) -> Entry? { cache.readEntry(forKey: key) }
+        public func data(forKey key: ImageCacheKey) -> Data? { cache.readData(forKey: key) }
+        public func store(_ data: Data, forKey key: ImageCacheKey, metadata: Metadata = .init()) throws {
+            try cache.write(data, forKey: key, metadata: metadata)
+        }
+        public func removeEntry(forKey key: ImageCacheKey) { cache.removeEntry(forKey: key) }
+        public func removeAll() throws { try cache.removeAllEntries() }
+        public func trim(toSize size: Int) { cache.evict(toSize: max(0, size), now: cache.configuration.now()) }
+        @discardableResult public func sweep() -> SweepReport { cache.sweepBlocking() }
     }
 
     // MARK: - The index
@@ -182,12 +282,12 @@ public final class DiskCache: Sendable {
 
     // MARK: - Paths
 
-    private func path(for digest: DiskCacheDigest) -> String {
+    func path(for digest: DiskCacheDigest) -> String {
         let name = digest.fileName
         return "\(dataRoot)/\(name.prefix(2))/\(name)"
     }
 
-    private func isExpired(storedAt: Int64, expiresAt: Int64, now: Int64) -> Bool {
+    func isExpired(storedAt: Int64, expiresAt: Int64, now: Int64) -> Bool {
         if expiresAt != 0 && now >= expiresAt { return true }
         if let limit = configuration.ageLimit, now - storedAt >= limit.milliseconds { return true }
         return false
@@ -368,7 +468,7 @@ public final class DiskCache: Sendable {
         }
     }
 
-    private var lowWaterMark: Int {
+    var lowWaterMark: Int {
         Int(Double(configuration.sizeLimit) * configuration.lowWaterFraction)
     }
 
@@ -505,207 +605,5 @@ public final class DiskCache: Sendable {
             }
         }
         try? FileManager.default.removeItem(atPath: trash)
-    }
-
-    // MARK: - Sweeping
-
-    func sweepBlocking() -> SweepReport {
-        var report = SweepReport()
-        let now = configuration.now()
-        let known = state.withLock { state in
-            state.catchUp(logger: logger)
-            return Set(state.entries.keys)
-        }
-        // What an interrupted removeAll (a trash folder) or compaction left in the root.
-        for name in POSIXFile.directoryEntries(root) where name.hasPrefix("trash.") || name.hasPrefix("journal.compact.") {
-            let path = "\(root)/\(name)"
-            if isAbandonedTemporaryFile(name, path: path, now: now, allowDirectories: true) {
-                try? FileManager.default.removeItem(atPath: path)
-                report.removedTemporaryFiles += 1
-            }
-        }
-        var adopted: [DiskCacheJournalRecord] = []
-        var seen = Set<DiskCacheDigest>()
-        for shard in POSIXFile.directoryEntries(dataRoot) {
-            let folder = "\(dataRoot)/\(shard)"
-            for name in POSIXFile.directoryEntries(folder) {
-                let path = "\(folder)/\(name)"
-                if name.hasPrefix(".tmp.") {
-                    if isAbandonedTemporaryFile(name, path: path, now: now) {
-                        POSIXFile.unlinkIfPresent(path)
-                        report.removedTemporaryFiles += 1
-                    }
-                    continue
-                }
-                guard let digest = DiskCacheDigest(fileName: name), name.hasPrefix(shard) else {
-                    POSIXFile.unlinkIfPresent(path)
-                    report.removedDamagedFiles += 1
-                    continue
-                }
-                seen.insert(digest)
-                guard !known.contains(digest) else { continue }
-                if let record = adoptionRecord(for: digest, path: path, now: now) {
-                    adopted.append(record)
-                } else {
-                    POSIXFile.unlinkIfPresent(path)
-                    report.removedDamagedFiles += 1
-                }
-            }
-        }
-        state.withLock { state in
-            _ = try? state.journal.withExclusiveLock {
-                state.catchUp(logger: logger)
-                var changes: [DiskCacheJournalRecord] = []
-                for record in adopted where state.entries[record.digest] == nil {
-                    state.apply(record)
-                    changes.append(record)
-                    report.adoptedFiles += 1
-                }
-                // Entries known before the scan whose file was not found, and still not there.
-                for digest in known.subtracting(seen) where state.entries[digest] != nil && !Platform.fileExists(path(for: digest)) {
-                    state.remove(digest)
-                    changes.append(.init(operation: .remove, digest: digest))
-                    report.forgottenEntries += 1
-                }
-                state.record(changes, logger: logger)
-            }
-        }
-        let before = state.withLock { $0.statistics.evictions }
-        evict(toSize: state.withLock { $0.totalSize > configuration.sizeLimit } ? lowWaterMark : nil, now: now)
-        report.expiredEntries = state.withLock { $0.statistics.evictions } - before
-        return report
-    }
-
-    /// A temporary file (`prefix.PID.N`) is abandoned when the process that named it is gone,
-    /// or, for a live process (PIDs are reused), when it is over an hour old.
-    private func isAbandonedTemporaryFile(_ name: String, path: String, now: Int64, allowDirectories: Bool = false) -> Bool {
-        let parts = name.split(separator: ".")
-        guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]) ?? Int32(parts[parts.count - 1]) else { return true }
-        if Platform.processIsGone(pid) { return true }
-        guard let modified = POSIXFile.modificationTime(path, allowDirectories: allowDirectories) else { return false }
-        return now - modified > 3_600_000
-    }
-
-    /// A put record for a valid entry file the index does not know, read from its footer.
-    private func adoptionRecord(for digest: DiskCacheDigest, path: String, now: Int64) -> DiskCacheJournalRecord? {
-        guard let fd = try? POSIXFile.open(path, .readOnly) else { return nil }
-        defer { Platform.closeFile(fd) }
-        guard let size = try? POSIXFile.fileSize(fd, path: path), size >= DiskCacheEntryFile.footerSize else { return nil }
-        // The footer first, then as much of the tail as its metadata needs.
-        var tail = [UInt8](repeating: 0, count: min(size, 4096))
-        let count = tail.withUnsafeMutableBytes { (try? POSIXFile.readFully(fd, into: $0.baseAddress!, count: $0.count, at: size - $0.count, path: path)) ?? 0 }
-        guard count == tail.count else { return nil }
-        let footer = tail.withUnsafeBytes { DiskCacheEntryFile.footer(inTail: $0, fileSize: size, digest: digest) }
-        guard let footer, !isExpired(storedAt: footer.storedAt, expiresAt: footer.expiresAt, now: now) else { return nil }
-        let accessed = POSIXFile.modificationTime(path, allowDirectories: false) ?? footer.storedAt
-        return .init(operation: .put, digest: digest, size: Int64(size), storedAt: footer.storedAt, accessedAt: accessed, expiresAt: footer.expiresAt)
-    }
-
-    // MARK: - Public API
-
-    /// The entry stored under `key` with its metadata, or `nil`. A hit makes the entry the most
-    /// recently used; an expired, vanished or damaged entry is removed and reported as a miss.
-    public func entry(forKey key: ImageCacheKey) async -> Entry? {
-        try? await configuration.executor.run { self.readEntry(forKey: key) }
-    }
-
-    /// The bytes stored under `key`, or `nil`. Cheaper than ``entry(forKey:)``: the metadata
-    /// is not decoded.
-    public func data(forKey key: ImageCacheKey) async -> Data? {
-        try? await configuration.executor.run { self.readData(forKey: key) }
-    }
-
-    /// Stores `data` under `key`, replacing what was there, then evicts if the cache is over its
-    /// size limit.
-    ///
-    /// - Throws: ``ImageError/storage(_:)`` when the file cannot be written (a full disk, say:
-    ///   the entry is skipped and the cache keeps working); ``ImageError/tooLarge(_:)`` for an
-    ///   entry larger than the whole cache.
-    public func store(_ data: Data, forKey key: ImageCacheKey, metadata: Metadata = .init()) async throws {
-        try await configuration.executor.run { try self.write(data, forKey: key, metadata: metadata) }
-    }
-
-    /// Removes the entry for `key`, if any.
-    public func removeEntry(forKey key: ImageCacheKey) async {
-        _ = try? await configuration.executor.run { self.removeEntry(forKey: key) }
-    }
-
-    /// Removes every entry, in every process sharing the directory.
-    public func removeAll() async throws {
-        try await configuration.executor.run { try self.removeAllEntries() }
-    }
-
-    /// Evicts least recently used entries until the total size is at most `size` bytes; with
-    /// `0`, empties the cache.
-    public func trim(toSize size: Int) async {
-        _ = try? await configuration.executor.run { self.evict(toSize: max(0, size), now: self.configuration.now()) }
-    }
-
-    /// Reconciles the index with the files: removes temporary files that crashed writers left,
-    /// adopts valid files the journal missed, forgets entries whose files vanished, removes
-    /// damaged files and expired entries. Proportional to the number of files; runs in the
-    /// background when the cache opens (see ``Configuration/sweepsOnOpen``).
-    @discardableResult
-    public func sweep() async -> SweepReport {
-        (try? await configuration.executor.run { self.sweepBlocking() }) ?? SweepReport()
-    }
-
-    /// Whether an entry for `key` is in the index. Answered from memory, without touching the
-    /// file system; an entry another process stored is seen once this process next reads or
-    /// writes.
-    public func contains(_ key: ImageCacheKey) -> Bool {
-        let digest = DiskCacheDigest(key: key)
-        return state.withLock { $0.entries[digest] != nil }
-    }
-
-    /// The bytes all entry files occupy, as the index knows them.
-    public var totalSize: Int { state.withLock { $0.totalSize } }
-
-    /// The number of entries, as the index knows them.
-    public var count: Int { state.withLock { $0.entries.count } }
-
-    public var statistics: Statistics {
-        state.withLock { state in
-            var statistics = state.statistics
-            statistics.count = state.entries.count
-            statistics.totalSize = state.totalSize
-            return statistics
-        }
-    }
-
-    public func resetStatistics() {
-        state.withLock { $0.statistics = Statistics() }
-    }
-
-    /// The same operations, performed on the calling thread. For code that already runs on a
-    /// thread it owns (an I/O executor, a command-line tool's main thread), where a hop to
-    /// another thread would only add latency.
-    ///
-    /// ```swift
-    /// let bytes = diskCache.blocking.data(forKey: ImageCacheKey(url.absoluteString))
-    /// ```
-    public var blocking: Blocking { Blocking(cache: self) }
-
-    /// Synchronous access to a ``DiskCache``; see ``DiskCache/blocking``.
-    public struct Blocking: Sendable {
-        let cache: DiskCache
-
-        public func entry(forKey key: ImageCacheKey) -> Entry? { cache.readEntry(forKey: key) }
-        public func data(forKey key: ImageCacheKey) -> Data? { cache.readData(forKey: key) }
-        public func store(_ data: Data, forKey key: ImageCacheKey, metadata: Metadata = .init()) throws {
-            try cache.write(data, forKey: key, metadata: metadata)
-        }
-        public func removeEntry(forKey key: ImageCacheKey) { cache.removeEntry(forKey: key) }
-        public func removeAll() throws { try cache.removeAllEntries() }
-        public func trim(toSize size: Int) { cache.evict(toSize: max(0, size), now: cache.configuration.now()) }
-        @discardableResult public func sweep() -> SweepReport { cache.sweepBlocking() }
-    }
-}
-
-extension Duration {
-    /// The duration in whole milliseconds.
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

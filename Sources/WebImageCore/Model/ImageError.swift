@@ -172,3 +172,13 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension ImageError {
+    /// Any error from the pipeline's work, as an ``ImageError``: one the application's own
+    /// code threw (a loader's, when `origin` is given) is ``custom(_:)``.
+    init(_ error: any Error, origin: CustomFailure.Origin = .loader) {
+        if let error = error as? ImageError { self = error }
+        else if error is CancellationError { self = .cancelled }
+        else { self = .custom(CustomFailure(origin: origin, error: error)) }
+    }
+}

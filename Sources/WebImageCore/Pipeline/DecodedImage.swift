@@ -9,7 +9,7 @@ struct DecodedImage: Sendable {
 }
 
 extension DecodedImage {
-    /// As a request that joined after the decode finished gets it (see ``LoadedData/replayed``).
+    /// As a request that joined after the decode finished gets it (see ``Replayable/replayed``).
     var replayed: DecodedImage {
         var copy = self
         copy.loaded = loaded.replayed

@@ -51,3 +51,9 @@ public struct ImageResponse: Sendable {
     }
 }
 
+extension ImageResponse.Timings {
+    init(total: Duration) {
+        self.init()
+        self.total = total
+    }
+}

@@ -13,12 +13,4 @@ struct LoadedData: Sendable {
     var pendingStore: PendingStore?
 }
 
-extension LoadedData {
-    /// As a request that joined after the bytes were loaded gets them: from memory (the
-    /// finished job's), not from the source, whatever the first requester was told.
-    var replayed: LoadedData {
-        var copy = self
-        if copy.cacheType == .none { copy.cacheType = .memory }
-        return copy
-    }
-}
+extension LoadedData: Replayable {}

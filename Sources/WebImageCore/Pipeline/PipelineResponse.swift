@@ -43,15 +43,9 @@ struct PipelineResponse: Sendable {
     var dataResponse: ImageDataResponse? {
         data.map { ImageDataResponse(data: $0, url: url, cacheType: cacheType, contentType: contentType) }
     }
-
-    /// As a request that joined after the response was made gets it: from memory, not the
-    /// source.
-    var replayed: PipelineResponse {
-        var copy = self
-        if copy.cacheType == .none { copy.cacheType = .memory }
-        return copy
-    }
 }
+
+extension PipelineResponse: Replayable {}
 
 extension Result<PipelineResponse, ImageError> {
     /// The outcome as an image load reports it. Image loads always decode; a bytes-only

@@ -20,3 +20,17 @@ public protocol ImageProcessor: Sendable {
     /// Returns the processed image. Animated images have every frame processed.
     func process(_ image: ImageContainer) throws -> ImageContainer
 }
+
+extension Array where Element == any ImageProcessor {
+    /// Runs the processors in order; an error of a processor's own is reported as
+    /// ``ImageError/custom(_:)`` naming it.
+    func apply(to container: ImageContainer) throws -> ImageContainer {
+        try reduce(container) { image, processor in
+            do {
+                return try processor.process(image)
+            } catch {
+                throw ImageError(error, origin: .processor(processor.identifier))
+            }
+        }
+    }
+}
