@@ -9,38 +9,6 @@ import UnixSignals
 import Synchronization
 import WebImage
 
-/// The request context of the proxy's routes: Hummingbird's basic context plus a place where
-/// a handler leaves what the access log should say about the request.
-///
-/// ```swift
-/// import Hummingbird
-///
-/// let router = Router(context: ProxyRequestContext.self)   // as ProxyServer.router() does
-/// ```
-public struct ProxyRequestContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
-    let notes = RequestNotes()
-    /// The connection's peer address (`nil` for a Unix socket, or a context made in a test).
-    let peerAddress: String?
-
-    public init(source: ApplicationRequestContextSource) {
-        coreContext = .init(source: source)
-        peerAddress = source.channel.remoteAddress?.ipAddress
-    }
-}
-
-/// Fields a handler adds to its request's log line. A class, because contexts are copied
-/// into handlers while the logging middleware keeps the original.
-final class RequestNotes: Sendable {
-    private let fields = Mutex<Logger.Metadata>([:])
-
-    func set(_ key: String, _ value: String) {
-        fields.withLock { $0[key] = .string(value) }
-    }
-
-    var metadata: Logger.Metadata { fields.withLock { $0 } }
-}
-
 /// The proxy's HTTP face: the routes over an ``ImageProxy``, as a Hummingbird router or a whole
 /// application.
 ///
@@ -109,6 +77,8 @@ public struct ProxyServer: Sendable {
     /// ``application(host:port:logger:onListening:)`` adds.
     ///
     /// ```swift
+    /// import Hummingbird
+    ///
     /// let router = ProxyServer(proxy: proxy).router()
     /// router.get("/hello") { _, _ in "hello" }
     /// let app = Application(router: router, configuration: .init(address: .hostname("0.0.0.0", port: 8080)))
@@ -419,91 +389,5 @@ public struct ProxyServer: Sendable {
             status: status,
             headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(string: body)))
-    }
-}
-
-/// One log line per request, and the request metrics: written by the router's middleware and
-/// by `CachedVariantHandler` alike.
-struct AccessLog: Sendable {
-    let logger: Logger
-    let metrics: ProxyMetrics
-    /// thumbor's paths are counted as the route `thumbor`.
-    var thumbor: ThumborRoute? = nil
-    /// imgproxy's paths are counted as the route `imgproxy`.
-    var imgproxy: ImgproxyRoute? = nil
-
-    /// - Parameters:
-    ///   - bytes: the body's length as sent (0 for `HEAD` and `304`), `nil` when unknown.
-    ///   - notes: what the handler noted (source, cache, error), built only when it will be logged.
-    func record(
-        method: HTTPRequest.Method, path: String, status: Int, bytes: Int?, duration: Duration,
-        error: String?, notes: () -> Logger.Metadata
-    ) {
-        metrics.recordRequest(route: route(for: path), status: status, duration: duration)
-        // Load tests run at warning: then nothing below is built for nothing.
-        guard logger.logLevel <= .info else { return }
-        var metadata = notes()
-        metadata["method"] = .string(method.rawValue)
-        metadata["path"] = .string(path)
-        metadata["status"] = .stringConvertible(status)
-        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        metadata["duration_ms"] = .stringConvertible((milliseconds * 100).rounded() / 100)
-        if let bytes { metadata["bytes"] = .stringConvertible(bytes) }
-        if let error { metadata["error"] = .string(error) }
-        logger.info("request", metadata: metadata)
-    }
-
-    /// The route name of `path`: thumbor's, imgproxy's or one of ``route(_:)``. A dialect at the
-    /// root is asked last, as its middleware is.
-    func route(for path: String) -> String {
-        let thumborFirst = thumbor?.prefix.isEmpty != true
-        if thumborFirst, let thumbor, thumbor.relativePath(path[...]) != nil { return "thumbor" }
-        if let imgproxy, imgproxy.relativePath(path[...]) != nil || path == imgproxy.prefix + "/health" { return "imgproxy" }
-        if !thumborFirst, let thumbor, thumbor.relativePath(path[...]) != nil { return "thumbor" }
-        return Self.route(path)
-    }
-
-    /// A fixed set of route names, so a scan of random paths cannot grow the metrics.
-    static func route(_ path: String) -> String {
-        switch path {
-        case "/image", "/healthz", "/metrics", "/", "/favicon.ico": path
-        default: "other"
-        }
-    }
-}
-
-/// The access log of the requests the router answers, with what their handlers noted.
-struct AccessLogMiddleware: RouterMiddleware {
-    typealias Context = ProxyRequestContext
-    let log: AccessLog
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let started = ContinuousClock.now
-        let response: Response
-        do {
-            response = try await next(request, context)
-        } catch {
-            let status = (error as? any HTTPResponseError)?.status.code ?? 500
-            log.record(method: request.method, path: request.uri.path, status: status, bytes: nil,
-                       duration: ContinuousClock.now - started, error: "\(error)", notes: { context.notes.metadata })
-            throw error
-        }
-        let bytes = request.method == .head || response.status == .notModified ? 0 : response.headers[.contentLength].flatMap { Int($0) }
-        log.record(method: request.method, path: request.uri.path, status: response.status.code, bytes: bytes,
-                   duration: ContinuousClock.now - started, error: nil, notes: { context.notes.metadata })
-        return response
-    }
-}
-
-/// Logs the start of a graceful shutdown, from when no connection is accepted and the
-/// requests in flight finish, and starts the grace period's clock.
-private struct ShutdownNotice: Service {
-    let logger: Logger
-    let clock: ShutdownClock
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        clock.start()
-        logger.info("shutting down: finishing the requests in flight")
     }
 }

@@ -16,33 +16,7 @@ func snippet_WebImageServer_ImageProxy_1() async throws {
 }
 
 func snippet_WebImageServer_ImageProxy_2() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 30)
-    var configuration = ImageProxy.Configuration(cacheDirectory: URL(fileURLWithPath: "/var/cache/proxy"))
-    configuration.allowedHosts = ["images.example.com", "*.cdn.example.com"]
-    configuration.signingKey = ProcessInfo.processInfo.environment["PROXY_KEY"]
-    configuration.maximumConcurrentRequests = 16
-#sourceLocation()
-    _ = configuration
-}
-
-func snippet_WebImageServer_ImageProxy_3() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 131)
-    var configuration = ImageProxy.Configuration(cacheDirectory: nil)
-    configuration.executor = BlockingExecutor(name: "proxy.images", width: 2)
-#sourceLocation()
-    _ = configuration
-}
-
-func snippet_WebImageServer_ImageProxy_4() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 172)
-    let output = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: false)
-    print(output.image.contentType, output.source, output.isComplete)   // image/jpeg miss true
-#sourceLocation()
-    _ = output
-}
-
-func snippet_WebImageServer_ImageProxy_5() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 346)
+#sourceLocation(file: "Sources/WebImageServer/ImageProxy.swift", line: 179)
     let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300")
     let output = try await proxy.image(for: request, accept: ["image/avif,image/webp,*/*"])
     print(output.image.contentType)   // image/avif

@@ -6,16 +6,7 @@ import WebImageServer
 import Hummingbird
 
 func snippet_WebImageServer_ProxyServer_1() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ProxyServer.swift", line: 16)
-
-
-    let router = Router(context: ProxyRequestContext.self)   // as ProxyServer.router() does
-#sourceLocation()
-    _ = router
-}
-
-func snippet_WebImageServer_ProxyServer_2() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ProxyServer.swift", line: 55)
+#sourceLocation(file: "Sources/WebImageServer/ProxyServer.swift", line: 23)
     var configuration = ImageProxy.Configuration()
     configuration.originDirectory = URL(fileURLWithPath: "Demo/images")
     let proxy = try ImageProxy(configuration: configuration)
@@ -28,8 +19,10 @@ func snippet_WebImageServer_ProxyServer_2() async throws {
     _ = (configuration, proxy, app)
 }
 
-func snippet_WebImageServer_ProxyServer_3() async throws {
-#sourceLocation(file: "Sources/WebImageServer/ProxyServer.swift", line: 112)
+func snippet_WebImageServer_ProxyServer_2() async throws {
+#sourceLocation(file: "Sources/WebImageServer/ProxyServer.swift", line: 80)
+
+
     let router = ProxyServer(proxy: proxy).router()
     router.get("/hello") { _, _ in "hello" }
     let app = Application(router: router, configuration: .init(address: .hostname("0.0.0.0", port: 8080)))

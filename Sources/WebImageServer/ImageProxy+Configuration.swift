@@ -1,0 +1,151 @@
+import Foundation
+import Logging
+import Metrics
+import Synchronization
+import WebImage
+import WebImageS3
+
+extension ImageProxy {
+    /// What a proxy is built from. The defaults suit a public proxy; `webimage serve` maps its
+    /// flags and environment variables onto these.
+    ///
+    /// ```swift
+    /// var configuration = ImageProxy.Configuration(cacheDirectory: URL(fileURLWithPath: "/var/cache/proxy"))
+    /// configuration.allowedHosts = ["images.example.com", "*.cdn.example.com"]
+    /// configuration.signingKey = ProcessInfo.processInfo.environment["PROXY_KEY"]
+    /// configuration.maximumConcurrentRequests = 16
+    /// ```
+    public struct Configuration: Sendable {
+        /// Where originals and variants are kept on disk; `nil` keeps nothing on disk.
+        public var cacheDirectory: URL?
+        /// The disk cache's size limit. Default: 1 GiB.
+        public var diskCacheSize = 1 << 30
+        /// Encoded variants kept in memory, in bytes. Default: 256 MiB.
+        public var variantMemoryLimit = 256 << 20
+        /// Decoded, processed images kept in memory by the manager, in bytes: they let a second
+        /// output format of the same variant skip the decode. Default: 128 MiB.
+        public var imageMemoryLimit = 128 << 20
+        /// Turns every cache off (memory and disk, variants and originals): each request
+        /// fetches, decodes and encodes. For measuring the cold path.
+        public var cachesDisabled = false
+        /// The folder `local:///path` sources are read from; `nil` refuses them.
+        public var originDirectory: URL?
+        /// Hosts that may be fetched, compared without case; `*.example.com` allows the
+        /// subdomains of `example.com` (not `example.com` itself). Empty allows any host whose
+        /// addresses pass the policy.
+        public var allowedHosts: [String] = []
+        /// The SSRF rule for resolved addresses.
+        public var addressPolicy = AddressPolicy()
+        /// With a key, every `/image` request must be signed (``URLSigner``), and the other
+        /// dialects answer only URLs signed with their own keys (``unsignedRoutes``).
+        public var signingKey: String?
+        /// Answer unsigned `/image` requests even though a thumbor or imgproxy key is
+        /// configured. Without any key, `/image` answers unsigned requests anyway; with
+        /// ``signingKey``, never. Default: `false`.
+        public var allowsUnsignedImageURLs = false
+        /// `Cache-Control: max-age` of images, in seconds, and how long the proxy keeps a variant
+        /// before making it again from the original. Default: one day.
+        public var maxAge = 86_400
+        /// thumbor's URL dialect: its prefix, key and unsafe URLs (``ThumborConfiguration``).
+        public var thumbor = ThumborConfiguration()
+        /// imgproxy's URL dialect: its prefix, key, salt and presets (``ImgproxyConfiguration``).
+        public var imgproxy = ImgproxyConfiguration()
+        /// Parameter limits (output size, `dpr`, `blur`).
+        public var limits = ProxyRequest.Limits()
+        /// The largest source accepted, in bytes (downloads and local files). Default: 25 MiB.
+        public var maximumSourceBytes = 25 << 20
+        /// The largest source accepted, in pixels (width × height, read from the header before
+        /// decoding). Default: 50 megapixels.
+        public var maximumSourcePixels = 50_000_000
+        /// The most bytes the decoded frames of one animation may take. Default: 256 MiB.
+        public var maximumAnimationBytes = 256 << 20
+        /// The most work one animation's decode may do, as canvas pixels composed (canvas
+        /// width × height × frames): every frame is composed at canvas size whatever the output
+        /// size, so a small file can ask for minutes of CPU. Default: 2^28 (about 268 million
+        /// pixels: 128 frames of a 1080p canvas), about a second of one core.
+        public var maximumAnimationPixels = 1 << 28
+        /// Keep each source's ICC profile: its stored colour values are resized and the profile is
+        /// embedded in the output. Off by default: sources are converted to sRGB and outputs
+        /// carry no profile (a 64 px thumbnail of a photo with a 400 KB print profile is then a
+        /// few kilobytes, not 400).
+        public var keepsColorProfile = false
+        /// Accept SVG sources. Off by default, as in thumbor and imgproxy: an SVG is a program
+        /// for a renderer (librsvg, which reads nothing outside the file here), and a site that
+        /// serves user uploads rarely means to serve vector files. Off, an SVG source is
+        /// refused as an unsupported format, before any of it is parsed.
+        public var allowsSVG = false
+        /// What `format=auto` may answer in, in order of preference: the first the client's
+        /// `Accept` names explicitly (`*/*` and `image/*` name none), else the source's own
+        /// format. Formats without an encoder in ``registry`` are left out. Default: AVIF, then
+        /// WebP.
+        public var autoFormats: [ImageFormat] = [.avif, .webp]
+        /// Image requests in progress at once; more are answered 503. Default: 32.
+        public var maximumConcurrentRequests = 32
+        /// `Retry-After` of a 503, in seconds.
+        public var retryAfter = 1
+        /// The CPU time one variant's decode, processing and encode may take together (the time
+        /// its work runs on ``executor``'s threads; downloads and waits for a thread do not
+        /// count). Past it the work stops at its next check (between an animation's frames, an
+        /// encoder's attempts, along an expensive filter) and the request is answered `503`.
+        /// Default: 5 seconds (in a debug build, whose Swift code runs ten to fifty times slower,
+        /// 120 seconds: the same work).
+        public var workBudget: Duration = Self.defaultWorkBudget
+
+        #if DEBUG
+        static let defaultWorkBudget: Duration = .seconds(120)
+        #else
+        static let defaultWorkBudget: Duration = .seconds(5)
+        #endif
+        /// The longest a whole download, or the read of a local file, may take. Default: 15 seconds.
+        public var originTimeout: Duration = .seconds(15)
+        /// PEM files of certificate authorities trusted for HTTPS origins besides the system's
+        /// roots (`HTTPImageLoader/Configuration/additionalTrustRoots`): origins behind a
+        /// private CA. Certificates are still verified against the origin's host name, through
+        /// the egress guard too. Default: none.
+        public var originTrustRoots: [URL] = []
+        /// The coders; tests wrap the decoders to count decodes.
+        public var registry: CoderRegistry = .system()
+        /// The threads that decode, process and encode the proxy's images. Default:
+        /// `BlockingExecutor/decoding` (one thread per core), which every `ImageManager` of
+        /// the process shares unless given its own. An app that embeds the proxy beside its own
+        /// image work gives the proxy threads of its own, so that neither waits for the other:
+        ///
+        /// ```swift
+        /// var configuration = ImageProxy.Configuration(cacheDirectory: nil)
+        /// configuration.executor = BlockingExecutor(name: "proxy.images", width: 2)
+        /// ```
+        public var executor: BlockingExecutor = .decoding
+        /// The log for the proxy's own events (one line per request goes to ``accessLogger``).
+        public var logger = Logger(label: "webimage.serve")
+        /// One line per request.
+        public var accessLogger = Logger(label: "webimage.serve.access")
+        /// Origins (`http://127.0.0.1:8080`, as written in the URL) whose addresses are not
+        /// checked: lets end-to-end tests use one origin on loopback.
+        @_spi(Testing) public var trustedOrigins: Set<String> = []
+        /// How origin host names are resolved; tests give one whose answers they choose.
+        package var resolver = HostResolver()
+        /// The S3-compatible service that `s3://bucket/key` sources, the ``resultStore`` and the
+        /// origin store use: its endpoint and credentials come from here, never from a request,
+        /// so `s3://` sources do not pass the SSRF guard (they cannot name a host). `nil`
+        /// refuses `s3://` sources.
+        public var s3: S3Configuration?
+        /// Buckets `s3://` sources may name, compared exactly; `*` allows any bucket the
+        /// credentials can read. Empty (the default) refuses `s3://` sources, so that credentials
+        /// given for the ``resultStore`` do not open every bucket they can read to the world.
+        public var allowedBuckets: [String] = []
+        /// `s3://bucket/prefix`: rendered variants are kept there after they are answered, and
+        /// looked for there before rendering, so that every instance sharing the bucket renders
+        /// a variant once for all. Needs ``s3``.
+        public var resultStore: URL?
+        /// Keep originals fetched from HTTP origins in the ``resultStore`` too, so that a fleet
+        /// downloads each source once.
+        public var keepsOriginalsInStore = false
+        /// The longest a result store read may take; past it, or on any store failure, the
+        /// proxy renders as if the store were not there. Default: 2 seconds.
+        public var resultStoreTimeout: Duration = .seconds(2)
+
+        public init(cacheDirectory: URL? = nil) {
+            self.cacheDirectory = cacheDirectory
+        }
+    }
+}
