@@ -88,9 +88,9 @@ package final class SigV4Signer: Sendable {
 
     private func signature(method: String, path: String, query: [(String, String)], headers: [(String, String)], payloadHash: String, time: Timestamp) -> (signedHeaders: String, signature: String) {
         let (request, signedHeaders) = canonicalRequest(method: method, path: path, query: query, headers: headers, payloadHash: payloadHash)
-        let stringToSign = "\(Self.algorithm)\n\(time.dateTime)\n\(scope(time))\n\(Self.hex(SHA256.hash(data: Data(request.utf8))))"
+        let stringToSign = "\(Self.algorithm)\n\(time.dateTime)\n\(scope(time))\n\(Hex.encode(SHA256.hash(data: Data(request.utf8))))"
         let mac = HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key(for: time.day))
-        return (signedHeaders, Self.hex(mac))
+        return (signedHeaders, Hex.encode(mac))
     }
 
     private func scope(_ time: Timestamp) -> String {
@@ -173,21 +173,9 @@ package final class SigV4Signer: Sendable {
         return out
     }
 
-    package static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
-        Hex.encode(digest)
-    }
-
     /// Hex SHA-256 of a payload: the `x-amz-content-sha256` of a request with a body.
     package static func payloadHash(_ data: Data) -> String {
-        hex(SHA256.hash(data: data))
-    }
-
-    private static func hex(_ mac: HMAC<SHA256>.MAC) -> String {
-        mac.withUnsafeBytes { hex($0) }
-    }
-
-    private static func hex(_ digest: SHA256.Digest) -> String {
-        digest.withUnsafeBytes { hex($0) }
+        Hex.encode(SHA256.hash(data: data))
     }
 }
 

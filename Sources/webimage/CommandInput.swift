@@ -18,10 +18,8 @@ func imageURL(_ argument: String) -> URL? {
 /// A size in bytes as people write it: `1048576`, `512K`, `1MiB`, `1MB`, `2G`. K, M, G, T and
 /// KiB, MiB, GiB, TiB are powers of 1024; kB, MB, GB, TB powers of 1000 (GNU coreutils' rule).
 /// Case does not matter.
-struct ByteCount: ExpressibleByArgument, Equatable {
+struct ByteCount: ExpressibleByArgument {
     var bytes: Int
-
-    init(bytes: Int) { self.bytes = bytes }
 
     init?(argument: String) {
         let text = argument.trimmingCharacters(in: .whitespaces)

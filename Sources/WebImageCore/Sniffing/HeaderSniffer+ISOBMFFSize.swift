@@ -34,8 +34,7 @@ extension HeaderSniffer {
     /// else its codec configuration's (`av1C`'s high-bit-depth and twelve-bit flags, `hvcC`'s luma
     /// depth). A grid or overlay item has no codec configuration of its own: then the first one
     /// in `ipco`, its tiles' (a grid's tiles share one). `nil` when none says.
-    func isoBMFFPrimaryBitDepth(after offset: Int) -> Int? {
-        guard let properties = isoBMFFPrimaryProperties(after: offset) else { return nil }
+    func isoBMFFPrimaryBitDepth(_ properties: (ipco: BMFFBox, associated: [BMFFBox])) -> Int? {
         func depth(_ property: BMFFBox) -> Int? {
             switch property.type {
             case 0x7069_7869: // pixi: version and flags, a channel count, one byte per channel

@@ -4,8 +4,10 @@ extension MetadataReader {
     mutating func readISOBMFF() throws(ImageError) {
         let sniffer = HeaderSniffer(reader.bytes, wantsDetails: true)
         guard let ftyp = sniffer.bmffBox(at: 0, limit: reader.count), ftyp.type == FourCC.ftyp else { return }
-        metadata.bitDepth = sniffer.isoBMFFPrimaryBitDepth(after: ftyp.end)
-        metadata.orientation = sniffer.isoBMFFPrimaryOrientation(after: ftyp.end)
+        if let properties = sniffer.isoBMFFPrimaryProperties(after: ftyp.end) {
+            metadata.bitDepth = sniffer.isoBMFFPrimaryBitDepth(properties)
+            metadata.orientation = sniffer.isoBMFFPrimaryOrientation(properties.associated)
+        }
         guard header.isAnimated == true else {
             // Without a movie box there is no track: one image, the primary item.
             if sniffer.bmffChild(named: 0x6D6F_6F76, from: ftyp.end, to: reader.count) == nil { // moov
@@ -17,19 +19,19 @@ extension MetadataReader {
         // An AVIF sequence's plays from its edit list; without one forever, as AVIFDecoder
         // answers.
         if header.format == .avif { metadata.loopCount = sniffer.isoBMFFSequencePlays() ?? 0 }
-        guard let samples = sniffer.isoBMFFColourTrackSamples() else { return }
-        try checkFrameCount(samples.count, header.format.rawValue)
-        metadata.frameCount = samples.count
-        metadata.frameDurations = sniffer.isoBMFFColourTrackDurations(count: samples.count, timescale: samples.timescale)
+        guard let track = sniffer.isoBMFFColourTrackTables(), let samples = sniffer.sampleCount(track) else { return }
+        try checkFrameCount(samples, header.format.rawValue)
+        metadata.frameCount = samples
+        metadata.frameDurations = sniffer.sampleDurations(track, count: samples)
     }
 }
 
 extension HeaderSniffer {
     /// The EXIF orientation that a primary item's `irot` (quarter turns counter-clockwise) then
     /// `imir` (mode 0 exchanges top and bottom, 1 left and right) amount to, the order MIAF
-    /// applies them in; `.up` without either, `nil` when the boxes cannot be read.
-    func isoBMFFPrimaryOrientation(after offset: Int) -> ImageOrientation? {
-        guard let properties = isoBMFFPrimaryProperties(after: offset)?.associated else { return nil }
+    /// applies them in (`properties`: the primary item's, in `ipco` order); `.up` without
+    /// either, `nil` when a box is cut short.
+    func isoBMFFPrimaryOrientation(_ properties: [BMFFBox]) -> ImageOrientation? {
         var turn = OrientationMatrix.identity
         for property in properties {
             switch property.type {
@@ -46,24 +48,39 @@ extension HeaderSniffer {
         return ImageOrientation.allCases.first { OrientationMatrix($0) == turn }
     }
 
-    /// The colour track's sample count (its `stsz`) and its media timescale (`mdhd`).
-    func isoBMFFColourTrackSamples() -> (count: Int, timescale: UInt32)? {
-        guard let stbl = colourTrackSampleTable(),
-              let stsz = bmffChild(named: 0x7374_737A, from: stbl.payload, to: stbl.end), // stsz
-              let count = reader.u32be(stsz.payload + 8), count > 0,
-              let mdia = colourTrackMedia(),
-              let mdhd = bmffChild(named: 0x6D64_6864, from: mdia.payload, to: mdia.end), // mdhd
-              let version = reader.u8(mdhd.payload),
-              let timescale = reader.u32be(mdhd.payload + (version == 1 ? 20 : 12)), timescale > 0
-        else { return nil }
-        return (Int(count), timescale)
+    /// The boxes of the colour track a sequence's frames are read from: its media header
+    /// (`mdhd`, the timescale) and sample table (`stbl`).
+    struct TrackTables {
+        var mdhd: BMFFBox
+        var stbl: BMFFBox
     }
 
-    /// The first `count` sample durations of the colour track (`stts`), empty when it cannot
-    /// be read. Runs are expanded only up to `count`, which the caller has checked.
-    func isoBMFFColourTrackDurations(count: Int, timescale: UInt32) -> [Duration] {
-        guard let stbl = colourTrackSampleTable(),
-              let stts = bmffChild(named: 0x7374_7473, from: stbl.payload, to: stbl.end), // stts
+    /// The colour track's ``TrackTables``, found once: `moov`, the track, `mdia`, `minf`.
+    func isoBMFFColourTrackTables() -> TrackTables? {
+        guard let ftyp = bmffBox(at: 0, limit: reader.count), ftyp.type == FourCC.ftyp,
+              let moov = bmffChild(named: 0x6D6F_6F76, from: ftyp.end, to: reader.count), // moov
+              let track = colourTrack(in: moov),
+              let mdia = bmffChild(named: 0x6D64_6961, from: track.payload, to: track.end), // mdia
+              let mdhd = bmffChild(named: 0x6D64_6864, from: mdia.payload, to: mdia.end), // mdhd
+              let minf = bmffChild(named: 0x6D69_6E66, from: mdia.payload, to: mdia.end), // minf
+              let stbl = bmffChild(named: 0x7374_626C, from: minf.payload, to: minf.end) // stbl
+        else { return nil }
+        return TrackTables(mdhd: mdhd, stbl: stbl)
+    }
+
+    /// The track's sample count, from its `stsz`.
+    func sampleCount(_ track: TrackTables) -> Int? {
+        guard let stsz = bmffChild(named: 0x7374_737A, from: track.stbl.payload, to: track.stbl.end), // stsz
+              let count = reader.u32be(stsz.payload + 8), count > 0 else { return nil }
+        return Int(count)
+    }
+
+    /// The first `count` sample durations (`stts`, in the `mdhd` timescale), empty when they
+    /// cannot be read. Runs are expanded only up to `count`, which the caller has checked.
+    func sampleDurations(_ track: TrackTables, count: Int) -> [Duration] {
+        guard let version = reader.u8(track.mdhd.payload),
+              let timescale = reader.u32be(track.mdhd.payload + (version == 1 ? 20 : 12)), timescale > 0,
+              let stts = bmffChild(named: 0x7374_7473, from: track.stbl.payload, to: track.stbl.end), // stts
               let entries = reader.u32be(stts.payload + 4) else { return [] }
         var durations: [Duration] = []
         var cursor = stts.payload + 8
@@ -74,20 +91,6 @@ extension HeaderSniffer {
             cursor += 8
         }
         return durations.count == count ? durations : []
-    }
-
-    private func colourTrackMedia() -> BMFFBox? {
-        guard let ftyp = bmffBox(at: 0, limit: reader.count), ftyp.type == FourCC.ftyp,
-              let moov = bmffChild(named: 0x6D6F_6F76, from: ftyp.end, to: reader.count), // moov
-              let track = colourTrack(in: moov) else { return nil }
-        return bmffChild(named: 0x6D64_6961, from: track.payload, to: track.end) // mdia
-    }
-
-    private func colourTrackSampleTable() -> BMFFBox? {
-        guard let mdia = colourTrackMedia(),
-              let minf = bmffChild(named: 0x6D69_6E66, from: mdia.payload, to: mdia.end) // minf
-        else { return nil }
-        return bmffChild(named: 0x7374_626C, from: minf.payload, to: minf.end) // stbl
     }
 }
 
