@@ -135,4 +135,26 @@ extension AVIFIncrementalDecoderTests {
             return
         }
     }
+
+    /// The fuzz-incremental smoke on 5eaeaa9: a 4,352-byte AVIF grid whose items' extents claim
+    /// up to 3.9 GB (a tile) and 1.29 GB (the grid item). libavif reads a grid item while it
+    /// parses, before any size hint is set, so it allocated the grid item's whole claim. The claim is now read from `iloc` before libavif
+    /// parses, and refused once the `meta` box is in, whatever the chunks; and checked here
+    /// against the box itself, so that the test fails if the census stops reading lengths.
+    @Test(arguments: [1, 97, 4352])
+    func anItemClaimingMoreThanAnImageCanCodeIsRefusedBeforeParsing(chunkSize: Int) throws {
+        let data = try Files.fixture("fuzz/fuzz-incremental/avif-grid-item-claims-1-3-gb")
+        let claimed = data.withUnsafeBytes { ISOBMFFItems.largestItemLength($0) }
+        #expect(claimed == 0xE700_00D8)
+        #expect(throws: ImageError.self) { try CoderRegistry.system().decode(data) }
+        let incremental = try #require(AVIFDecoder().makeIncrementalDecoder(options: .init()))
+        let (refusal, offered) = Self.appendUntilRefused(incremental, data, chunkSize: chunkSize)
+        guard case .corruptData(let message) = try #require(refusal as? ImageError, "accepted every byte") else {
+            Issue.record("\(String(describing: refusal))")
+            return
+        }
+        #expect(message.contains("claims"))
+        // The `meta` box ends at byte 709: the refusal comes with the chunk that completes it.
+        #expect(offered < 709 + chunkSize)
+    }
 }

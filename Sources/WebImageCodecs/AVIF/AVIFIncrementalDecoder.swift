@@ -79,6 +79,7 @@ final class AVIFIncrementalDecoder: IncrementalImageDecoder {
         }
         guard let decoder, !isDecoded else { return }
         if !isParsed {
+            guard try itemLengthsAreBounded() else { return }
             let result = avifDecoderParse(decoder)
             guard result != AVIF_RESULT_WAITING_ON_IO || source.isComplete else { return }
             try AVIFDecoder.check(result, decoder, "parsing the container")
@@ -105,6 +106,22 @@ final class AVIFIncrementalDecoder: IncrementalImageDecoder {
         guard result != AVIF_RESULT_WAITING_ON_IO || source.isComplete else { return }
         try AVIFDecoder.check(result, decoder, "decoding the image")
         isDecoded = true
+    }
+
+    /// Whether libavif may parse the bytes so far: `false` while the `meta` box is still
+    /// arriving (a file that ends before it is whole is decoded by ``AVIFDecoder`` in
+    /// ``finish()``). Throws when an item claims more bytes than an image within the pixel limit
+    /// can code, 8 bytes a pixel (the size hint set after parsing): libavif reads an item's
+    /// claimed length into one allocation when it does not know the file's size (see
+    /// ``ISOBMFFItems/largestItemLength(_:)``).
+    private func itemLengthsAreBounded() throws -> Bool {
+        guard let claimed = ISOBMFFItems.largestItemLength(source.bytes) else { return false }
+        let (coded, overflow) = options.maximumPixelCount.multipliedReportingOverflow(by: 8)
+        let limit = overflow || coded > Int.max - (4 << 20) ? Int.max : coded + (4 << 20)
+        guard claimed <= limit else {
+            throw ImageError.corruptData("AVIF: an item claims \(claimed) bytes, more than an image within the limits can code (\(limit))")
+        }
+        return true
     }
 
     /// The image as decoded so far, finished as ``AVIFDecoder`` finishes its one frame.
