@@ -10,6 +10,12 @@
 # user of `import WebImage` sees. swift-symbolgraph-extract can fold re-exported modules into the
 # module's graph (-experimental-allowed-reexported-modules), which the plugin cannot ask for; so
 # this script builds the module, extracts its graph with that flag, and runs docc itself.
+#
+# The same graphs are the public API's record: scripts/api.py compares them with api/*.txt, the
+# committed baseline, and fails on any difference the commit did not also record there.
+#
+#   scripts/docs.sh           both catalogs, then the API check
+#   scripts/docs.sh --graphs  the symbol graphs alone (for scripts/api.py count|write|check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,8 +24,12 @@ DOCC=${DOCC:-$(command -v docc || echo "$(dirname "$(readlink -f "$(command -v "
 out=.build/docs
 graphs=$out/symbol-graphs
 
+graphs_only=false
+[ "${1:-}" = --graphs ] && graphs_only=true
+
 "$SWIFT" build --target WebImage
 "$SWIFT" build --target WebImageServer
+"$SWIFT" build --target WebImageGTK
 bin=$("$SWIFT" build --show-bin-path)
 
 # What loading the module needs: the C modules' maps (ours and the dependencies') and the
@@ -32,13 +42,12 @@ while IFS= read -r include; do clang_args+=(-Xcc "-I$PWD/$include"); done \
   < <(find .build/checkouts Sources -type d -name include -not -path '*/Tests/*')
 # System libraries whose headers are not in the default paths (librsvg's include glib's,
 # cairo's and gdk-pixbuf's): the flags SwiftPM takes from their pkg-config files.
-for package in librsvg-2.0; do
+for package in librsvg-2.0 gtk4; do
   for flag in $(pkg-config --cflags-only-I "$package"); do clang_args+=(-Xcc "$flag"); done
 done
 
-# catalog MODULE [REEXPORTED]: the module's symbol graph (with the re-exported modules folded
-# in), then its catalog over it.
-catalog() {
+# graph MODULE [REEXPORTED]: the module's symbol graph, with the re-exported modules folded in.
+graph() {
   local module=$1 reexported=${2:-}
   local graph_dir=$graphs/$module
   local reexport=()
@@ -47,6 +56,11 @@ catalog() {
   "$SWIFT" symbolgraph-extract -module-name "$module" -target "$(uname -m)-unknown-linux-gnu" \
     -I "$bin/Modules" -output-dir "$graph_dir" -minimum-access-level public -skip-inherited-docs \
     "${reexport[@]}" "${clang_args[@]}"
+}
+
+# catalog MODULE: its catalog over its graph.
+catalog() {
+  local module=$1 graph_dir=$graphs/$1
   "$DOCC" convert "Sources/$module/$module.docc" \
     --additional-symbol-graph-dir "$graph_dir" \
     --fallback-display-name "$module" --fallback-bundle-identifier "swift-web-image.$module" \
@@ -55,5 +69,12 @@ catalog() {
   echo "docs: $out/$module.doccarchive"
 }
 
-catalog WebImage WebImageCore,WebImageCodecs,WebImageHTTP
+graph WebImage WebImageCore,WebImageCodecs,WebImageHTTP
+graph WebImageServer
+graph WebImageS3
+graph WebImageGTK
+if $graphs_only; then exit 0; fi
+
+catalog WebImage
 catalog WebImageServer
+python3 scripts/api.py check

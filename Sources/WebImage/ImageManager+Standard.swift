@@ -93,7 +93,7 @@ extension ImageManager.Configuration {
         http: HTTPImageLoader.Configuration? = nil,
         registry: CoderRegistry = .system()
     ) -> ImageManager.Configuration {
-        let httpConfiguration = http ?? HTTPImageLoader.Configuration(acceptedFormats: registry.decodableFormats)
+        let httpConfiguration = (http ?? HTTPImageLoader.Configuration()).accepting(registry.decodableFormats)
         return ImageManager.Configuration(
             cache: cache,
             loaders: [HTTPImageLoader(configuration: httpConfiguration), FileImageLoader(), DataURLImageLoader()],

@@ -12,9 +12,9 @@ import CYUV
 
 /// The versions of the C codec libraries this binary runs with, for diagnostics
 /// (`webimage --version`) and bug reports.
-public enum CodecLibraries {
+package enum CodecLibraries {
     /// Library name and version, one pair per codec library.
-    public static var versions: [(library: String, version: String)] {
+    package static var versions: [(library: String, version: String)] {
         let lcms = Int(cmsGetEncodedCMMversion())
         let jxl = JxlDecoderVersion()
         return [

@@ -30,7 +30,7 @@ extension HTTPImageLoader {
     /// Limits, headers and policies of an ``HTTPImageLoader``.
     ///
     /// ```swift
-    /// var configuration = HTTPImageLoader.Configuration(acceptedFormats: registry.decodableFormats)
+    /// var configuration = HTTPImageLoader.Configuration()
     /// configuration.maximumConcurrentDownloads = 4
     /// configuration.timeout = .seconds(30)
     /// configuration.headers["X-Client"] = "gallery"
@@ -65,8 +65,15 @@ extension HTTPImageLoader {
         /// Sent as `User-Agent` unless a request sets its own.
         public var userAgent = "swift-web-image/\(LibraryVersion.string)"
         /// Sent as `Accept` unless a request sets its own: the MIME types of the formats the
-        /// loader was told the decoders read, then `image/*;q=0.8`.
-        public var accept: String
+        /// decoders read, then `image/*;q=0.8`. Unless set, or given to the initializer,
+        /// ``ImageManager/Configuration/standard(cache:http:registry:)`` lists the formats its
+        /// registry decodes.
+        public var accept: String {
+            didSet { acceptsRegistryFormats = false }
+        }
+        /// Whether ``accept`` is still the default, for the manager to replace with its
+        /// registry's formats.
+        package private(set) var acceptsRegistryFormats = false
         /// Header fields sent with every request; a request's own headers win.
         public var headers: [String: String] = [:]
         /// Changes every request just before it is sent (before the request's own modifier):
@@ -113,15 +120,25 @@ extension HTTPImageLoader {
             }
         }
 
-        /// A configuration whose `Accept` header lists `acceptedFormats` (for example
-        /// `CoderRegistry.decodableFormats`), most preferred first.
-        public init(acceptedFormats: Set<ImageFormat> = [.webp, .png, .jpeg, .gif]) {
-            accept = Self.acceptHeader(for: acceptedFormats)
+        /// A configuration whose `Accept` header lists `acceptedFormats`, most preferred first;
+        /// `nil`, the formats the manager's registry decodes (every format the library knows,
+        /// for a loader used on its own).
+        public init(acceptedFormats: Set<ImageFormat>? = nil) {
+            accept = Self.acceptHeader(for: acceptedFormats ?? Set(ImageFormat.allCases))
+            acceptsRegistryFormats = acceptedFormats == nil
+        }
+
+        /// This configuration, its default `Accept` replaced by `formats`'s.
+        package func accepting(_ formats: Set<ImageFormat>) -> Self {
+            guard acceptsRegistryFormats else { return self }
+            var configuration = self
+            configuration.accept = Self.acceptHeader(for: formats)
+            return configuration
         }
 
         /// `image/webp,image/png,image/jpeg,image/gif,image/*;q=0.8` for those four formats:
         /// modern, compact formats first, so that an origin that negotiates picks them.
-        public static func acceptHeader(for formats: Set<ImageFormat>) -> String {
+        package static func acceptHeader(for formats: Set<ImageFormat>) -> String {
             let preference: [ImageFormat] = [.avif, .jxl, .webp, .heic, .heif, .apng, .png, .jpeg, .gif, .svg, .tiff, .bmp, .ico]
             let known = preference.filter(formats.contains)
             let others = formats.subtracting(preference).map(\.mimeType).sorted()

@@ -29,7 +29,7 @@ struct CacheOptions: ParsableArguments {
     /// A manager over the disk cache, with downloads `concurrency` wide.
     func makeManager(concurrency: Int = 6) throws -> ImageManager {
         let registry = CoderRegistry.command()
-        var http = HTTPImageLoader.Configuration(acceptedFormats: registry.decodableFormats)
+        var http = HTTPImageLoader.Configuration()
         http.maximumConcurrentDownloads = concurrency
         return ImageManager(configuration: .standard(cache: ImageCache(disk: try openCache()), http: http, registry: registry))
     }

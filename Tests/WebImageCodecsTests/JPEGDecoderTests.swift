@@ -8,6 +8,14 @@ import WebImageTestSupport
 /// The JPEG decoder on the repository's fixtures (always) and on every JPEG of
 /// `../shared/corpus` (when present). Conformance with `reference.json` is ConformanceTests'.
 @Suite struct JPEGDecoderTests {
+    /// A decoder that converts to sRGB whatever the options say (the deprecated
+    /// `init(convertsToSRGB:)`'s behaviour).
+    static var alwaysConverting: JPEGDecoder {
+        var decoder = JPEGDecoder()
+        decoder.alwaysConvertsToSRGB = true
+        return decoder
+    }
+
     /// TurboJPEG (the fast path for grey, RGB and YCbCr) and the libjpeg path (CMYK,
     /// incremental) give the same bytes, full size and scaled: the incremental decoder's final
     /// image can equal the full decode only if they do.
@@ -232,12 +240,12 @@ import WebImageTestSupport
         let plain = try JPEGDecoder().decode(data, options: .preservingColor)
         let converted = try JPEGDecoder().decode(data, options: .init())
         #expect(plain.iccProfile != nil && converted.iccProfile == nil)
-        #expect(try JPEGDecoder(convertsToSRGB: true).decode(data, options: .preservingColor).image == converted.image)
+        #expect(try Self.alwaysConverting.decode(data, options: .preservingColor).image == converted.image)
         let distance = fingerprintDistance(fingerprint(converted.image), fingerprint(plain.image))
         #expect(distance > 0 && distance < 60, "a colour conversion moves colours, but not wildly: \(distance)")
         // No profile: nothing to convert.
         let hopper = try JPEGTests.fixture("hopper.jpg")
-        #expect(try JPEGDecoder(convertsToSRGB: true).decode(hopper, options: .init()).image == JPEGDecoder().decode(hopper, options: .init()).image)
+        #expect(try Self.alwaysConverting.decode(hopper, options: .init()).image == JPEGDecoder().decode(hopper, options: .init()).image)
     }
 
     // MARK: - Thumbnails

@@ -59,7 +59,7 @@ public struct GIFDecoder: ImageDecoder {
         }
     }
 
-    /// Previews the first frame once its data is complete; see ``GIFIncrementalDecoder``.
+    /// Previews the first frame once its data is complete.
     public func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoder)? {
         GIFIncrementalDecoder(options: options)
     }

@@ -15,7 +15,7 @@ import WebImageCore
 /// if let first = try incremental.preview() { show(first) }   // once the first frame is in
 /// let animation = try incremental.finish()
 /// ```
-public final class GIFIncrementalDecoder: IncrementalImageDecoder {
+package final class GIFIncrementalDecoder: IncrementalImageDecoder {
     private let options: ImageDecodingOptions
     private var data = Data()
     private var previewShown = false

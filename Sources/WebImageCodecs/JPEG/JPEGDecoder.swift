@@ -45,17 +45,14 @@ public struct JPEGDecoder: ImageDecoder {
     }
 
     /// Convert the pixels from the embedded ICC profile to sRGB even when the options ask to
-    /// preserve them. Since ``ImageDecodingOptions/colorSpace`` (whose default converts), only
-    /// that case needs it; kept for source compatibility.
-    public var convertsToSRGB: Bool
+    /// preserve them: what the deprecated `convertsToSRGB` set (Deprecations.swift).
+    var alwaysConvertsToSRGB = false
 
     var engine: Engine = .automatic
 
     public var formats: Set<ImageFormat> { [.jpeg] }
 
-    public init(convertsToSRGB: Bool = false) {
-        self.convertsToSRGB = convertsToSRGB
-    }
+    public init() {}
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> ImageContainer {
         try data.withUnsafeBytes { bytes in
@@ -71,7 +68,7 @@ public struct JPEGDecoder: ImageDecoder {
                 throw ImageError.corruptData("JPEG: the file ends before any image data")
             }
             let bitmap: Bitmap, complete: Bool
-            let cmyk = Self.cmykTransform(header, options: options, always: convertsToSRGB)
+            let cmyk = Self.cmykTransform(header, options: options, always: alwaysConvertsToSRGB)
             if header.eighths == 1, header.info.progressive != 0, engine == .automatic,
                let dcScans = JPEGScanFilter.dcScansOnly(bytes) {
                 (bitmap, complete) = try Self.decodeDCScans(dcScans, header: header, cmyk: cmyk)
@@ -92,14 +89,14 @@ public struct JPEGDecoder: ImageDecoder {
                 iccProfile: header.iccProfile
             )
             container.isComplete = complete
-            return ColorConversion.apply(container, options: options, always: convertsToSRGB)
+            return ColorConversion.apply(container, options: options, always: alwaysConvertsToSRGB)
         }
     }
 
     /// Progressive JPEG through libjpeg's buffered-image mode, previews each time a scan
-    /// completes; single-scan JPEG row by row. See ``JPEGIncrementalDecoder``.
+    /// completes; single-scan JPEG row by row.
     public func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoder)? {
-        JPEGIncrementalDecoder(options: options, convertsToSRGB: convertsToSRGB)
+        JPEGIncrementalDecoder(options: options, convertsToSRGB: alwaysConvertsToSRGB)
     }
 
     /// The transform through a CMYK file's own profile, when the decode converts to sRGB and

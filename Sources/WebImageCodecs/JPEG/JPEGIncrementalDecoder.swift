@@ -29,7 +29,7 @@ import WebImageCore
 /// }
 /// show(try incremental.finish().image)
 /// ```
-public final class JPEGIncrementalDecoder: IncrementalImageDecoder {
+package final class JPEGIncrementalDecoder: IncrementalImageDecoder {
     private let options: ImageDecodingOptions
     private let convertsToSRGB: Bool
     private let decompressor: LibJPEGDecompressor?

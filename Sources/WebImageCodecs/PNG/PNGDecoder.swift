@@ -24,14 +24,14 @@ import WebImageCore
 /// sample that shrinks by 6× or more is not decoded in full: its image data is inflated with
 /// libdeflate and each row, once unfiltered, is added into the blocks that
 /// ``Bitmap/resized(width:height:)`` would average first, so only the reduced bitmap is made
-/// (``ImageContainer/blockReduction`` tells the registry how to finish it). 16-bit, interlaced
+/// (its block reduction tells the registry how to finish it). 16-bit, interlaced
 /// and APNG files, and files that path finds damaged, take libpng's full decode.
 ///
 /// Hostile input: IHDR's size is checked against ``ImageDecodingOptions/maximumPixelCount``
 /// and an APNG's frame count times its canvas against
 /// ``ImageDecodingOptions/maximumAnimationBytes`` before anything is allocated; frames must lie
 /// inside the canvas; text chunks are never inflated by libpng, and a compressed text chunk
-/// that would inflate past ``textChunkLimit`` (or all of them past ``totalTextLimit``) is
+/// that would inflate past 1 MiB (or all of them past 8 MiB) is
 /// reported as ``ImageError/tooLarge(_:)``, the way Pillow rejects such zlib bombs. A file
 /// truncated inside its image data is ``ImageError/corruptData(_:)``; the incremental decoder
 /// shows what did arrive.
@@ -45,12 +45,12 @@ public struct PNGDecoder: ImageDecoder {
     /// The most bytes one compressed text chunk (`zTXt`, `iTXt`) may inflate to: 1 MiB, the
     /// limit Pillow applies (`MAX_TEXT_CHUNK`). Text is never kept; it is inflated into a
     /// small scratch buffer only to count it.
-    public static let textChunkLimit = 1 << 20
+    package static let textChunkLimit = 1 << 20
     /// The most bytes all compressed text chunks together may inflate to: 8 MiB.
-    public static let totalTextLimit = 8 << 20
+    package static let totalTextLimit = 8 << 20
     /// The largest ICC profile returned: 16 MiB (real profiles are rarely above 1 MB); a
     /// larger or malformed one is left out, as metadata never stops a decode.
-    public static let iccProfileLimit = 16 << 20
+    package static let iccProfileLimit = 16 << 20
 
     public init() {}
 
@@ -60,7 +60,7 @@ public struct PNGDecoder: ImageDecoder {
         ColorConversion.apply(try data.withUnsafeBytes { try Self.decode($0, options: options) }, options: options)
     }
 
-    /// Row-by-row previews for plain and interlaced PNG; see ``PNGIncrementalDecoder``.
+    /// Row-by-row previews for plain and interlaced PNG.
     public func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoder)? {
         PNGIncrementalDecoder(options: options)
     }

@@ -23,7 +23,7 @@ import WebImageCore
 /// try incremental.append(bytes.dropFirst(bytes.count / 2))
 /// let image = try incremental.finish()
 /// ```
-public final class PNGIncrementalDecoder: IncrementalImageDecoder {
+package final class PNGIncrementalDecoder: IncrementalImageDecoder {
     private let options: ImageDecodingOptions
     private let stream: OpaquePointer?
     /// Every byte appended: the chunk walk for metadata and APNG needs the file, and the

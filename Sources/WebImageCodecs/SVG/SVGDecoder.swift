@@ -30,7 +30,7 @@ import WebImageCore
 /// ```
 public struct SVGDecoder: ImageDecoder {
     /// The size of a document that states none, as browsers draw one: 300 × 150.
-    public static let defaultSize = (width: 300, height: 150)
+    package static let defaultSize = (width: 300, height: 150)
 
     /// Where documents are drawn.
     public enum Renderer: Sendable, Hashable {

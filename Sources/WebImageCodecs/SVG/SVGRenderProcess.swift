@@ -5,7 +5,7 @@ import WebImageCore
 /// Draws SVG documents in a child process that can be stopped: librsvg 2.54 has no way to
 /// interrupt a render, and a 198-byte `<feTurbulence numOctaves="100000">` renders for more than
 /// ten minutes (hostile-input finding 3). The child is this program, or any that answers the
-/// renderer's protocol (``serve(arguments:)``): it limits its own memory and CPU time, reads the document
+/// renderer's protocol (`webimage render-svg`): it limits its own memory and CPU time, reads the document
 /// on its standard input, and writes the pixels (straight RGBA) on its standard output. The
 /// parent waits at most ``timeLimit`` (or what is left of the work budget) and kills it then, or
 /// as soon as the caller leaves.
@@ -61,7 +61,7 @@ public struct SVGRenderProcess: Sendable, Hashable {
     /// this process, reads the document from standard input, draws it in this process and writes
     /// the pixels to standard output. Errors go to standard error, one line, with exit status 1.
     /// `webimage render-svg` is this.
-    public static func serve(arguments: [String]) -> Int32 {
+    package static func serve(arguments: [String]) -> Int32 {
         guard arguments.count == 4, let width = Int(arguments[0]), let height = Int(arguments[1]),
               let memory = UInt64(arguments[2]), let seconds = UInt(arguments[3]), width > 0, height > 0 else {
             FileHandle.standardError.write(Data("usage: WIDTH HEIGHT MEMORY-BYTES SECONDS\n".utf8))

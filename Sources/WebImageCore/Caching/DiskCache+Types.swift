@@ -23,7 +23,7 @@ extension DiskCache {
         /// How often a hit on the same entry is written to the journal, so that other processes
         /// and the next start know it was used. Recency within a process is always exact.
         /// Default: 60 seconds.
-        public var accessRecordingInterval: Duration = .seconds(60)
+        package var accessRecordingInterval: Duration = .seconds(60)
         /// The threads that perform the file I/O of the `async` API. Default: ``BlockingExecutor/io``.
         public var executor: BlockingExecutor = .io
         /// Whether opening the cache starts a background ``DiskCache/sweep()``: removing files a
@@ -74,7 +74,7 @@ extension DiskCache {
         /// `no-store`; `nil` when the header sets no lifetime. A lifetime over 2^31 seconds
         /// counts as 2^31 (RFC 9111 §1.2.2): an origin's `max-age=9223372036854775807` would
         /// otherwise give an expiry no cache file can record.
-        public static func expiration(cacheControl: String, now: Date = Date()) -> Date? {
+        package static func expiration(cacheControl: String, now: Date = Date()) -> Date? {
             var maxAge: Int?
             var sharedMaxAge: Int?
             for directive in cacheControl.split(separator: ",") {

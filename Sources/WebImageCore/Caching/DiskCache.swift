@@ -38,8 +38,7 @@ import Synchronization
 /// ``ImageError/storage(_:)`` and the cache keeps serving what it has).
 ///
 /// The `async` methods run their file I/O on ``Configuration/executor`` and never block the
-/// caller's executor. Code already on a thread it owns can call the same operations
-/// synchronously through ``blocking``.
+/// caller's executor.
 public final class DiskCache: Sendable {
     /// The cache's root directory.
     public let directory: URL
@@ -166,17 +165,12 @@ public final class DiskCache: Sendable {
         state.withLock { $0.statistics = Statistics() }
     }
 
-    /// The same operations, performed on the calling thread. For code that already runs on a
-    /// thread it owns (an I/O executor, a command-line tool's main thread), where a hop to
-    /// another thread would only add latency.
-    ///
-    /// ```swift
-    /// let bytes = diskCache.blocking.data(forKey: ImageCacheKey(url.absoluteString))
-    /// ```
-    public var blocking: Blocking { Blocking(cache: self) }
+    /// The same operations, performed on the calling thread: for the pipeline's own I/O
+    /// threads and the tests, where a hop to another thread would only add latency.
+    package var blocking: Blocking { Blocking(cache: self) }
 
-    /// Synchronous access to a ``DiskCache``; see ``DiskCache/blocking``.
-    public struct Blocking: Sendable {
+    /// Synchronous access to a ``DiskCache``; see `blocking`.
+    package struct Blocking: Sendable {
         let cache: DiskCache
 
         public func entry(forKey key: ImageCacheKey) -> Entry? { cache.readEntry(forKey: key) }

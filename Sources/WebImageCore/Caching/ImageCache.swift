@@ -116,11 +116,11 @@ public final class ImageCache: Sendable {
     }
 
     /// Bytes of the disk level's files.
-    public var diskSize: Int { disk?.totalSize ?? 0 }
+    package var diskSize: Int { disk?.totalSize ?? 0 }
     /// Entries on disk.
-    public var diskCount: Int { disk?.count ?? 0 }
+    package var diskCount: Int { disk?.count ?? 0 }
     /// Cost of the images in memory.
-    public var memoryCost: Int { memory.totalCost }
+    package var memoryCost: Int { memory.totalCost }
     /// Images in memory.
-    public var memoryCount: Int { memory.count }
+    package var memoryCount: Int { memory.count }
 }

@@ -103,7 +103,7 @@ extension MemoryCache {
         /// The number of entries held now.
         public var count: Int
 
-        public init(hits: Int = 0, misses: Int = 0, evictions: Int = 0, totalCost: Int = 0, count: Int = 0) {
+        package init(hits: Int = 0, misses: Int = 0, evictions: Int = 0, totalCost: Int = 0, count: Int = 0) {
             self.hits = hits
             self.misses = misses
             self.evictions = evictions

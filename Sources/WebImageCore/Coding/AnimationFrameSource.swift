@@ -54,7 +54,7 @@ extension AnimatedImage {
     /// let animation = try registry.decode(bytes).animation!
     /// let player = AnimatedImagePlayer(source: animation.makeFrameSource())
     /// ```
-    public func makeFrameSource() -> any AnimationFrameSource {
+    package func makeFrameSource() -> any AnimationFrameSource {
         DecodedFrameSource(animation: self)
     }
 }

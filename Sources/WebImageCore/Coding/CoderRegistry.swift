@@ -78,7 +78,7 @@ public final class CoderRegistry: Sendable {
     /// ``AnimatedImagePlayer``: its frames equal the frames of ``decode(_:options:)``, with the
     /// orientation and thumbnail size applied alike. `nil` when `data` is a still image or its
     /// decoder has no frame-at-a-time decoding (decode it, and play
-    /// ``AnimatedImage/makeFrameSource()``).
+    /// `AnimatedImage`'s frame source).
     ///
     /// - Throws: ``ImageError/unsupportedFormat(_:)`` when no decoder reads the bytes' format;
     ///   otherwise what the decoder's ``ImageDecoder/makeAnimationFrameSource(_:options:)``
@@ -119,7 +119,7 @@ public final class CoderRegistry: Sendable {
     /// - Parameter sourceSize: the source's full size as stored (before orientation), when
     ///   known. The thumbnail size is computed from it, not from the decoded bitmap, which a
     ///   decoder that scales while decoding (JPEG at 1/4: 400×250 → 100×63) returns rounded.
-    public static func finish(
+    package static func finish(
         _ container: ImageContainer,
         options: ImageDecodingOptions,
         sourceSize: (width: Int, height: Int)? = nil

@@ -10,7 +10,7 @@ import Foundation
 /// resamples to the exact thumbnail size, for every decoder alike. A decoder that can scale
 /// while decoding uses ``ImageDecodingOptions/thumbnail`` as a hint and returns an image at
 /// least as large as asked; one that averages blocks of pixels while decoding says so in
-/// ``ImageContainer/blockReduction``, so the registry's resize keeps the source's geometry.
+/// its block reduction, so the registry's resize keeps the source's geometry.
 ///
 /// ```swift
 /// struct PPMDecoder: ImageDecoder {

@@ -12,7 +12,7 @@ extension ImageDecodingOptions {
     /// try options.checkAnimationWork(frameCount: 4000, canvasWidth: 4096, canvasHeight: 4096, format: "WebP")
     /// // throws: 4000 frames of a 4096×4096 canvas compose more than 536870912 pixels
     /// ```
-    public func checkAnimationWork(frameCount: Int, canvasWidth: Int, canvasHeight: Int, format: String) throws {
+    package func checkAnimationWork(frameCount: Int, canvasWidth: Int, canvasHeight: Int, format: String) throws {
         guard frameCount <= maximumFrameCount else {
             throw ImageError.tooLarge("\(format): \(frameCount) frames exceed the limit of \(maximumFrameCount)")
         }

@@ -20,7 +20,7 @@ extension ImageHeader {
     /// ```swift
     /// let estimate = ImageHeader(sniffing: data)?.estimatedDecodeMemory(options: options) ?? 0
     /// ```
-    public func estimatedDecodeMemory(options: ImageDecodingOptions) -> Int? {
+    package func estimatedDecodeMemory(options: ImageDecodingOptions) -> Int? {
         guard let pixelWidth, let pixelHeight, let pixels = pixelCount, pixelWidth > 0, pixelHeight > 0 else { return nil }
         let bitmap = pixels.multipliedReportingOverflow(by: 4)
         guard !bitmap.overflow else { return .max }

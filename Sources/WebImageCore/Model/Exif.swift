@@ -8,10 +8,10 @@ import Foundation
 /// ```swift
 /// let orientation = Exif.orientation(inTIFF: exifPayload) ?? .up   // the APP1 bytes after "Exif\0\0"
 /// ```
-public enum Exif {
+package enum Exif {
     /// The orientation tag of IFD0, or `nil` when there is none, or it is out of range, or the
     /// block is malformed.
-    public static func orientation(inTIFF bytes: UnsafeRawBufferPointer) -> ImageOrientation? {
+    package static func orientation(inTIFF bytes: UnsafeRawBufferPointer) -> ImageOrientation? {
         guard bytes.count >= 8 else { return nil }
         let littleEndian: Bool
         switch (bytes[0], bytes[1]) {
@@ -48,7 +48,7 @@ public enum Exif {
     /// ```swift
     /// let orientation = exifChunk.withUnsafeBytes { Exif.orientation(inExifChunk: $0) } ?? .up
     /// ```
-    public static func orientation(inExifChunk bytes: UnsafeRawBufferPointer) -> ImageOrientation? {
+    package static func orientation(inExifChunk bytes: UnsafeRawBufferPointer) -> ImageOrientation? {
         let prefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0] // "Exif\0\0"
         if bytes.count >= prefix.count, bytes.prefix(prefix.count).elementsEqual(prefix) {
             return orientation(inTIFF: UnsafeRawBufferPointer(rebasing: bytes.dropFirst(prefix.count)))
@@ -57,7 +57,7 @@ public enum Exif {
     }
 
     /// The same, from `Data` or `[UInt8]`.
-    public static func orientation(inTIFF bytes: some ContiguousBytes) -> ImageOrientation? {
+    package static func orientation(inTIFF bytes: some ContiguousBytes) -> ImageOrientation? {
         bytes.withUnsafeBytes { orientation(inTIFF: $0) }
     }
 }

@@ -38,7 +38,7 @@ public struct ImageContainer: Sendable {
     /// thumbnail path): ``image`` holds the block averages, and the registry's finishing resize
     /// (``CoderRegistry/finish(_:options:sourceSize:)``) uses this to place each block where it
     /// lies in the source. `nil` for every other decode, and once the registry has resized.
-    public var blockReduction: BlockReduction?
+    package var blockReduction: BlockReduction?
 
     public init(
         image: Bitmap,
@@ -79,7 +79,7 @@ public struct ImageContainer: Sendable {
 /// // photo: the 854×480 bitmap the decoder reduced by those blocks
 /// let thumbnail = try photo.resized(width: 256, height: 144, from: reduction)
 /// ```
-public struct BlockReduction: Sendable, Hashable {
+package struct BlockReduction: Sendable, Hashable {
     public var sourceWidth: Int
     public var sourceHeight: Int
     public var x: Int

@@ -19,7 +19,7 @@ import Foundation
 /// ```
 public struct ImageHeader: Sendable, Hashable, Sniffable {
     /// How a WebP file stores its image: the first chunk after the RIFF header.
-    public enum WebPEncoding: String, Sendable, Hashable, CaseIterable {
+    package enum WebPEncoding: String, Sendable, Hashable, CaseIterable {
         /// A single `VP8 ` chunk: lossy, no alpha, not animated.
         case lossy
         /// A single `VP8L` chunk: lossless, possibly with alpha.
@@ -31,7 +31,7 @@ public struct ImageHeader: Sendable, Hashable, Sniffable {
     /// The file format.
     public var format: ImageFormat
     /// For WebP, which of the three layouts the file uses; `nil` for other formats.
-    public var webPEncoding: WebPEncoding?
+    package var webPEncoding: WebPEncoding?
     /// Whether the file holds an animation. Known for APNG (`acTL` frame count), WebP (the
     /// `VP8X` animation flag), GIF (a second image in the file), JPEG XL (its codestream
     /// header) and still-only formats (JPEG, BMP, ICO); `nil` when the header does not say
@@ -57,7 +57,7 @@ public struct ImageHeader: Sendable, Hashable, Sniffable {
     /// image as a grid of one), or item boxes that cannot be read.
     package var tileCount: Int?
 
-    public init(
+    package init(
         format: ImageFormat,
         webPEncoding: WebPEncoding? = nil,
         isAnimated: Bool? = nil,

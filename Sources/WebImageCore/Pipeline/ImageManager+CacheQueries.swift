@@ -18,11 +18,6 @@ extension ImageManager {
         return .none
     }
 
-    /// Whether `request`'s image is cached, in memory or on disk (see ``cachedType(for:)``).
-    public func containsCachedImage(for request: ImageRequest) -> Bool {
-        cachedType(for: request) != .none
-    }
-
     /// Removes what the caches hold for `request`: its variant from memory, and from disk both
     /// the original bytes and the variant's processed bytes. Other variants of the same URL
     /// stay in memory until evicted, but can no longer be made again from disk.

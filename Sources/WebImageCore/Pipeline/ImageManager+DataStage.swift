@@ -13,7 +13,7 @@ extension ImageManager {
         let started = ContinuousClock.now
         do {
             if mode == .normal || mode == .cacheOnly, let disk {
-                let entry = options.contains(.queryDiskSync) ? disk.blocking.entry(forKey: plan.dataKey.key) : await disk.entry(forKey: plan.dataKey.key)
+                let entry = options.contains(.readsDiskOnCallingThread) ? disk.blocking.entry(forKey: plan.dataKey.key) : await disk.entry(forKey: plan.dataKey.key)
                 if let entry {
                     logger.debug("disk hit", metadata: ["url": "\(plan.url)"])
                     job.send(.value(LoadedData(data: entry.data, metadata: entry.metadata, cacheType: .disk, duration: ContinuousClock.now - started)))

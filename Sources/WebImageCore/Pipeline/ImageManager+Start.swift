@@ -61,14 +61,14 @@ extension ImageManager {
     }
 
     /// Completes `task` with a memory hit, adding the bytes from disk when the request asks
-    /// for them (on the spot with ``ImageOptions/queryDiskSync``).
+    /// for them (on the spot with `readsDiskOnCallingThread`).
     private func completeFromMemory(_ task: ImageTask, response: PipelineResponse, dataKey: ImageCacheKey, cache: ImageCache) {
         let options = task.request.options
         guard options.contains(.queryMemoryData), let disk = cache.disk else {
             task.complete(.success(response))
             return
         }
-        if options.contains(.queryDiskSync) {
+        if options.contains(.readsDiskOnCallingThread) {
             var withData = response
             withData.data = disk.blocking.data(forKey: dataKey)
             task.complete(.success(withData))

@@ -41,7 +41,7 @@ public final class ImageManager: Sendable {
         /// Limits and defaults every decode starts from.
         public var decodingOptions = ImageDecodingOptions()
         /// The most memory decodes may hold together, by their estimates
-        /// (``ImageHeader/estimatedDecodeMemory(options:)``): a decode waits until its estimate
+        /// (from the header alone): a decode waits until its estimate
         /// fits, so that two costly decodes on two threads do not stack up; one larger than the
         /// whole budget runs alone. Default: 64 MiB per decoding thread, at least 128 MiB.
         public var decodeMemoryLimit = max(128 << 20, (64 << 20) * BlockingExecutor.decoding.width)
@@ -225,7 +225,7 @@ public final class ImageManager: Sendable {
     }
 
     /// Work under way, per stage: downloads (or disk reads), decodes, and processing chains.
-    public var activeJobs: (data: Int, decode: Int, image: Int) {
+    package var activeJobs: (data: Int, decode: Int, image: Int) {
         (dataJobs.count, decodeJobs.count, imageJobs.count)
     }
 }

@@ -33,9 +33,9 @@ public struct ImageOptions: OptionSet, Sendable, Hashable {
     public static let fromLoaderOnly = ImageOptions(rawValue: 1 << 9)
     /// On a memory hit, also read the original bytes from disk into the result.
     public static let queryMemoryData = ImageOptions(rawValue: 1 << 10)
-    /// Read the disk cache on the calling thread instead of the I/O threads (for callers that
-    /// are already off the cooperative pool and want no hop).
-    public static let queryDiskSync = ImageOptions(rawValue: 1 << 11)
+    /// Read the disk cache on the calling thread instead of the I/O threads: the deprecated
+    /// `queryDiskSync` (Deprecations.swift).
+    package static let readsDiskOnCallingThread = ImageOptions(rawValue: 1 << 11)
     /// Decode only the first frame of an animated image.
     public static let decodeFirstFrameOnly = ImageOptions(rawValue: 1 << 12)
     /// Decode images larger than ``ImageManager/Configuration/scaleDownLimit`` pixels to fit it.

@@ -68,21 +68,21 @@ public struct ImageRequest: Sendable {
     }
 
     /// The priority the load starts at, after the options.
-    public var effectivePriority: ImagePriority {
+    package var effectivePriority: ImagePriority {
         if options.contains(.highPriority) { return .high }
         if options.contains(.lowPriority) { return .low }
         return priority
     }
 
     /// The key of the original bytes: the URL after ``cacheKeyFilter``.
-    public var dataKey: ImageCacheKey? {
+    package var dataKey: ImageCacheKey? {
         guard let url else { return nil }
         return ImageCacheKey(cacheKeyFilter?(url) ?? url.absoluteString)
     }
 
     /// The key of the decoded, processed image in memory: the data key's source with what
     /// changes the pixels (thumbnail, first frame only, scale-down, processors) as its variant.
-    public var imageKey: ImageCacheKey? {
+    package var imageKey: ImageCacheKey? {
         dataKey.map(imageKey(forDataKey:))
     }
 
@@ -113,7 +113,7 @@ public struct ImageRequest: Sendable {
     }
 
     /// The scale from ``scale``, else from an `@2x` / `@3x` suffix of the file name, else 1.
-    public var resolvedScale: Double {
+    package var resolvedScale: Double {
         if let scale { return scale }
         guard let url else { return 1 }
         return Self.scale(fromURLString: url.absoluteString)

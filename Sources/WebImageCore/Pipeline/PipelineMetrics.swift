@@ -43,7 +43,7 @@ struct PipelineMetrics: Sendable {
 
 extension ImageError {
     /// A short name of the case, for metrics and logs.
-    public var kindName: String {
+    package var kindName: String {
         switch self {
         case .invalidBitmap: "invalid_bitmap"
         case .unsupportedFormat: "unsupported_format"

@@ -22,8 +22,7 @@ import Synchronization
 ///   the last, the last frame stays on screen and ``isFinished`` is `true`.
 /// - **Memory**: the frames the player holds, the one on screen included, never take more than
 ///   ``memoryLimit`` bytes, except that the player always keeps the frame on screen and the
-///   next one: with a limit below two frames, it holds two. ``peakBufferedBytes`` records the
-///   most it held.
+///   next one: with a limit below two frames, it holds two.
 /// - **Visibility and memory pressure**: ``stop()`` when the view leaves the screen (playback
 ///   halts and only the frame on screen is kept; ``play(at:)`` resumes from it);
 ///   ``trimMemory()`` under memory pressure (the frames decoded ahead are dropped and decoded
@@ -192,7 +191,7 @@ public final class AnimatedImagePlayer: Sendable {
     }
 
     /// The most ``bufferedBytes`` has been.
-    public var peakBufferedBytes: Int {
+    package var peakBufferedBytes: Int {
         state.withLock { $0.peakBufferedBytes }
     }
 

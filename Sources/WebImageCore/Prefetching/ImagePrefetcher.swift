@@ -144,7 +144,7 @@ public final class ImagePrefetcher: Sendable {
     // MARK: - Starting
 
     /// The request the prefetcher makes for `url`, from its configuration.
-    public func request(for url: URL) -> ImageRequest {
+    package func request(for url: URL) -> ImageRequest {
         var request = ImageRequest(url: url, options: configuration.options, priority: configuration.priority)
         switch configuration.destination {
         case .disk: request.options.insert(.bytesOnly)

@@ -36,7 +36,7 @@ extension Bitmap {
     /// The bitmap blurred with a Gaussian of standard deviation `radius` pixels (as CSS's
     /// `blur()` and Pillow's `GaussianBlur` define the radius), with the same format and size.
     ///
-    /// Below a radius of ``boxBlurRadius`` the filter is the exact Gaussian: separable, reaching
+    /// Below a radius of `boxBlurRadius` the filter is the exact Gaussian: separable, reaching
     /// 3 `radius` either side. From there on it is three box blurs per axis (as SVG and CSS
     /// blur), within a few per cent of the Gaussian at a cost that does not grow with the radius
     /// (`Resampler.boxBlur(_:sigma:)`). Both run on premultiplied values (transparent pixels
@@ -54,9 +54,9 @@ extension Bitmap {
     /// The radius from which ``blurred(radius:)`` approximates the Gaussian with box blurs: the
     /// exact filter's 6 `radius` + 1 taps then cost more than the three running sums, and the
     /// boxes are close enough (the blur of a step stays within 1 % of the Gaussian's).
-    public static let boxBlurRadius = 4.0
+    package static let boxBlurRadius = 4.0
 
-    /// The exact Gaussian at any radius: what ``blurred(radius:)`` uses below ``boxBlurRadius``,
+    /// The exact Gaussian at any radius: what ``blurred(radius:)`` uses below `boxBlurRadius`,
     /// and the reference its box blurs are measured against.
     package func blurredExactly(radius: Double) throws -> Bitmap {
         guard radius > 0, radius.isFinite else { return self }

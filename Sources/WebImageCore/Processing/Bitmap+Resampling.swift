@@ -38,7 +38,7 @@ extension Bitmap {
     ///
     /// - Throws: ``ImageError/invalidBitmap(_:)`` when `self` is not `reduction`'s size or the
     ///   output size is not positive.
-    public func resized(width newWidth: Int, height newHeight: Int, from reduction: BlockReduction) throws -> Bitmap {
+    package func resized(width newWidth: Int, height newHeight: Int, from reduction: BlockReduction) throws -> Bitmap {
         guard reduction.x > 0, reduction.y > 0, reduction.reducedSize == (width, height) else {
             throw ImageError.invalidBitmap("a \(width)×\(height) bitmap is not \(reduction.sourceWidth)×\(reduction.sourceHeight) in blocks of \(reduction.x)×\(reduction.y)")
         }
@@ -62,7 +62,7 @@ extension Bitmap {
     /// ```swift
     /// let factor = Bitmap.boxReduction(from: 5120, to: 256)   // 6: 5120 → 854, then Lanczos to 256
     /// ```
-    public static func boxReduction(from source: Int, to output: Int) -> Int {
+    package static func boxReduction(from source: Int, to output: Int) -> Int {
         Resampler.reductionFactor(source: source, output: max(1, output))
     }
 }

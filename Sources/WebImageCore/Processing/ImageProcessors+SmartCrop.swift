@@ -55,7 +55,7 @@ extension ImageProcessors {
         }
 
         /// The rectangle this crop cuts from `bitmap`.
-        public func window(in bitmap: Bitmap) -> (x: Int, y: Int, width: Int, height: Int) {
+        package func window(in bitmap: Bitmap) -> (x: Int, y: Int, width: Int, height: Int) {
             let cropWidth = min(width, bitmap.width), cropHeight = min(height, bitmap.height)
             let center: (x: Int, y: Int)
             if let focus {
