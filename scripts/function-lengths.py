@@ -129,7 +129,7 @@ def matching_brace(clean, i):
 def labels(params):
     """The argument labels of a parameter list's text, as in `apply(option:)`."""
     result, depth, part = [], 0, ""
-    for c in params + ",":
+    for c in params.replace("->", "  ") + ",":
         if c in "([<{":
             depth += 1
         elif c in ")]>}":
