@@ -61,12 +61,15 @@ gallery: test-deps
 # the DocC catalogs and the public API's `///` comments, regenerated first from the documentation
 # (scripts/extract-snippets.py), so a wrong example fails here, pointing at its line in the doc;
 # the README's Package.swift example is evaluated in a scratch folder, and its install lists are
-# checked against scripts/deps.sh (scripts/check-readme.py). Then every suite, the consumer
-# package (Examples/Consumer) even when a suite failed, and one summary (scripts/test.sh).
+# checked against scripts/deps.sh (scripts/check-readme.py), and no function of Sources/ is over
+# 80 lines nor more than 6 over 60 (scripts/function-lengths.py lists them). Then every suite,
+# the consumer package (Examples/Consumer) even when a suite failed, and one summary
+# (scripts/test.sh).
 test: test-deps snippets
 	@python3 scripts/extract-snippets.py --check-manifests
 	$(SWIFT) build --build-tests
 	@python3 scripts/check-readme.py --binary "$$($(SWIFT) build --show-bin-path)/webimage"
+	@python3 scripts/function-lengths.py --check
 	@SWIFT=$(SWIFT) bash scripts/test.sh
 
 # Regenerates Tests/Snippets/Generated from the documentation (commit the result; CI checks it).
