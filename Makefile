@@ -13,7 +13,7 @@ SERVE_HOST  ?= 127.0.0.1
 # GALLERY_SHOT=docs/gtk-gallery.png).
 GALLERY_SHOT ?= .build/gallery.png
 
-.PHONY: all deps test-deps build run gallery test snippets docs bench fuzz sanitize clean
+.PHONY: all deps test-deps build run gallery test snippets docs bench bench-yuv fuzz sanitize clean
 
 all: build
 
@@ -109,6 +109,12 @@ bench: test-deps
 	  echo; echo "The disk cache's index design, the SQLite alternative (see docs/benchmarks.md):"; \
 	  python3 Benchmarks/scripts/sqlite_index.py | tee -a $(BENCH_OUT)/latest.md; \
 	fi
+
+# wi_webp.c's SSE2 RGBA → YUV 4:2:0 beside libyuv's ABGRToI420 and libwebp's own import: the
+# planes' differences, an encode's PSNR and size, and the times (docs/benchmarks.md, "RGBA to
+# YUV for the WebP encoder"). C only, no Swift build; PHOTO= (a JPEG or PNG) and ROUNDS= to vary.
+bench-yuv: deps
+	@BENCH_OUT="$(BENCH_OUT)" PHOTO="$(PHOTO)" ROUNDS="$(ROUNDS)" bash Benchmarks/rgba-to-yuv/run.sh
 
 clean:
 	$(SWIFT) package clean
