@@ -13,7 +13,7 @@ SERVE_HOST  ?= 127.0.0.1
 # GALLERY_SHOT=docs/gtk-gallery.png).
 GALLERY_SHOT ?= .build/gallery.png
 
-.PHONY: all deps test-deps build run gallery test snippets docs bench fuzz sanitize clean
+.PHONY: all deps test-deps build run gallery test snippets docs bench bench-yuv fuzz sanitize clean
 
 all: build
 
@@ -61,12 +61,15 @@ gallery: test-deps
 # the DocC catalogs and the public API's `///` comments, regenerated first from the documentation
 # (scripts/extract-snippets.py), so a wrong example fails here, pointing at its line in the doc;
 # the README's Package.swift example is evaluated in a scratch folder, and its install lists are
-# checked against scripts/deps.sh (scripts/check-readme.py). Then every suite, the consumer
-# package (Examples/Consumer) even when a suite failed, and one summary (scripts/test.sh).
+# checked against scripts/deps.sh (scripts/check-readme.py), and no function of Sources/ is over
+# 80 lines nor more than 6 over 60 (scripts/function-lengths.py lists them). Then every suite,
+# the consumer package (Examples/Consumer) even when a suite failed, and one summary
+# (scripts/test.sh).
 test: test-deps snippets
 	@python3 scripts/extract-snippets.py --check-manifests
 	$(SWIFT) build --build-tests
 	@python3 scripts/check-readme.py --binary "$$($(SWIFT) build --show-bin-path)/webimage"
+	@python3 scripts/function-lengths.py --check
 	@SWIFT=$(SWIFT) bash scripts/test.sh
 
 # Regenerates Tests/Snippets/Generated from the documentation (commit the result; CI checks it).
@@ -109,6 +112,12 @@ bench: test-deps
 	  echo; echo "The disk cache's index design, the SQLite alternative (see docs/benchmarks.md):"; \
 	  python3 Benchmarks/scripts/sqlite_index.py | tee -a $(BENCH_OUT)/latest.md; \
 	fi
+
+# wi_webp.c's SSE2 RGBA → YUV 4:2:0 beside libyuv's ABGRToI420 and libwebp's own import: the
+# planes' differences, an encode's PSNR and size, and the times (docs/benchmarks.md, "RGBA to
+# YUV for the WebP encoder"). C only, no Swift build; PHOTO= (a JPEG or PNG) and ROUNDS= to vary.
+bench-yuv: deps
+	@BENCH_OUT="$(BENCH_OUT)" PHOTO="$(PHOTO)" ROUNDS="$(ROUNDS)" bash Benchmarks/rgba-to-yuv/run.sh
 
 clean:
 	$(SWIFT) package clean

@@ -45,23 +45,31 @@ package struct Gallery: Sendable {
     }
 
     package func html(signer: URLSigner?) -> String {
-        var figures: [String] = []
-        for name in names {
-            let srcset = Self.widths.map { width in
-                "\(Self.escaped(Self.imageURL(name, "w=\(width)&h=\(width)&fit=cover&format=auto", signer: signer))) \(width)w"
-            }.joined(separator: ", ")
-            let src = Self.escaped(Self.imageURL(name, "w=320&h=320&fit=cover&format=auto", signer: signer))
-            let large = Self.escaped(Self.imageURL(name, "w=1600&h=1600&fit=contain&format=auto", signer: signer))
-            figures.append("""
-                <figure><a href="\(large)"><img src="\(src)" srcset="\(srcset)" \
-                sizes="(max-width: 600px) 45vw, 240px" width="240" height="240" loading="lazy" \
-                alt="\(Self.escaped(name))"></a><figcaption>\(Self.escaped(name))<br><span class="served"></span></figcaption></figure>
-                """)
-        }
+        let figures = names.map { Self.figure($0, signer: signer) }
         let body = figures.isEmpty
             ? "<p>No images to show: start the proxy with <code>--origin-dir DIR</code> to see a folder here.</p>"
             : figures.joined(separator: "\n")
+        return Self.page(body: body)
+    }
+
+    /// One thumbnail: a square crop with a `srcset` of ``widths``, a link to a large version,
+    /// and its name under it.
+    private static func figure(_ name: String, signer: URLSigner?) -> String {
+        let srcset = widths.map { width in
+            "\(escaped(imageURL(name, "w=\(width)&h=\(width)&fit=cover&format=auto", signer: signer))) \(width)w"
+        }.joined(separator: ", ")
+        let src = escaped(imageURL(name, "w=320&h=320&fit=cover&format=auto", signer: signer))
+        let large = escaped(imageURL(name, "w=1600&h=1600&fit=contain&format=auto", signer: signer))
         return """
+            <figure><a href="\(large)"><img src="\(src)" srcset="\(srcset)" \
+            sizes="(max-width: 600px) 45vw, 240px" width="240" height="240" loading="lazy" \
+            alt="\(escaped(name))"></a><figcaption>\(escaped(name))<br><span class="served"></span></figcaption></figure>
+            """
+    }
+
+    /// The whole page around `body` (the figures, or why there are none).
+    private static func page(body: String) -> String {
+        """
             <!doctype html>
             <html lang="en">
             <head>
@@ -86,37 +94,43 @@ package struct Gallery: Sendable {
             <main>
             \(body)
             </main>
-            <script>
-            // How many thumbnails have loaded, on <body data-images-loaded="N/M">: what the
-            // headless-browser check (scripts/check-gallery.sh) reads.
-            function countLoaded() {
-              const images = [...document.images];
-              document.body.dataset.imagesLoaded = images.filter(i => i.complete && i.naturalWidth > 0).length + "/" + images.length;
-            }
-            // The format and bytes a thumbnail was served in: a HEAD of the same URL with the
-            // Accept a browser sends for images (the answer comes from the proxy's memory).
-            async function describe(image) {
-              const label = image.closest("figure").querySelector(".served");
-              try {
-                const reply = await fetch(image.currentSrc, { method: "HEAD", headers: { Accept: "image/avif,image/webp,image/apng,image/*,*/*;q=0.8" } });
-                const bytes = Number(reply.headers.get("Content-Length") || 0);
-                label.textContent = (reply.headers.get("Content-Type") || "?").replace("image/", "") + " · " + (bytes / 1024).toFixed(1) + " KB";
-              } catch (error) {
-                label.textContent = "";
-              }
-            }
-            for (const image of document.images) {
-              image.addEventListener("load", () => { countLoaded(); describe(image); });
-              image.addEventListener("error", countLoaded);
-              if (image.complete && image.naturalWidth > 0) describe(image);
-            }
-            countLoaded();
-            </script>
+            \(script)
             </body>
             </html>
 
             """
     }
+
+    /// The page's script: it counts the thumbnails loaded (on `<body data-images-loaded="N/M">`)
+    /// and writes under each the format and size it was served in.
+    private static let script = """
+        <script>
+        // How many thumbnails have loaded, on <body data-images-loaded="N/M">: what the
+        // headless-browser check (scripts/check-gallery.sh) reads.
+        function countLoaded() {
+          const images = [...document.images];
+          document.body.dataset.imagesLoaded = images.filter(i => i.complete && i.naturalWidth > 0).length + "/" + images.length;
+        }
+        // The format and bytes a thumbnail was served in: a HEAD of the same URL with the
+        // Accept a browser sends for images (the answer comes from the proxy's memory).
+        async function describe(image) {
+          const label = image.closest("figure").querySelector(".served");
+          try {
+            const reply = await fetch(image.currentSrc, { method: "HEAD", headers: { Accept: "image/avif,image/webp,image/apng,image/*,*/*;q=0.8" } });
+            const bytes = Number(reply.headers.get("Content-Length") || 0);
+            label.textContent = (reply.headers.get("Content-Type") || "?").replace("image/", "") + " · " + (bytes / 1024).toFixed(1) + " KB";
+          } catch (error) {
+            label.textContent = "";
+          }
+        }
+        for (const image of document.images) {
+          image.addEventListener("load", () => { countLoaded(); describe(image); });
+          image.addEventListener("error", countLoaded);
+          if (image.complete && image.naturalWidth > 0) describe(image);
+        }
+        countLoaded();
+        </script>
+        """
 
     static func escaped(_ text: String) -> String {
         var result = ""

@@ -77,21 +77,7 @@ public final class ImageProxy: Sendable {
             lifetime: configuration.maxAge > 0 ? .seconds(configuration.maxAge) : nil)
 
         let registry = configuration.allowsSVG ? configuration.registry : Self.decodingNoSVG(configuration.registry)
-        var http = HTTPImageLoader.Configuration(acceptedFormats: registry.decodableFormats)
-        http.maximumResponseSize = configuration.maximumSourceBytes
-        http.timeout = configuration.originTimeout
-        http.additionalTrustRoots = configuration.originTrustRoots
-        http.maximumConcurrentDownloads = max(6, min(configuration.maximumConcurrentRequests, 32))
-        http.userAgent = "swift-web-image-proxy/\(LibraryVersion.string)"
-        // Every hop, the first included, is checked; a refusal travels through the loader as
-        // an ImageError with a marker the proxy recognises.
-        http.redirectPolicy = { [originGuard] url in
-            do {
-                try await originGuard.check(url)
-            } catch let refusal as OriginGuard.Refusal {
-                throw ImageError.invalidURL(ProxyError.refusalPrefix + refusal.description)
-            }
-        }
+        var http = Self.originHTTPConfiguration(configuration, registry: registry, originGuard: originGuard)
         egress = try EgressGuard(originGuard: originGuard, logger: configuration.logger)
         http.socksProxy = .init(host: "127.0.0.1", port: egress.port)
         metrics = ProxyMetrics()
@@ -108,6 +94,48 @@ public final class ImageProxy: Sendable {
         if let root = configuration.originDirectory {
             loaders.append(FileImageLoader(root: root, maximumFileSize: configuration.maximumSourceBytes, timeout: configuration.originTimeout))
         }
+        let managerConfiguration = Self.pipelineConfiguration(configuration, disk: disk, loaders: loaders, registry: registry, metrics: metrics)
+        manager = ImageManager(configuration: managerConfiguration)
+        signer = configuration.signingKey.map(URLSigner.init(key:))
+        limiter = ConcurrencyLimiter(limit: configuration.maximumConcurrentRequests)
+        configuredWatermark = try configuration.imgproxy.watermarkData.map { data in
+            do {
+                return try registry.decode(data, options: managerConfiguration.decodingOptions).image
+            } catch {
+                throw ImageError.corruptData("the configured imgproxy watermark: \(error)")
+            }
+        }
+    }
+
+    /// The origins' HTTP loader's configuration from the proxy's: its limits, its user agent,
+    /// and the origin guard's check of every redirect. The egress guard's SOCKS address is set
+    /// by `init`, once the guard listens.
+    private static func originHTTPConfiguration(
+        _ configuration: Configuration, registry: CoderRegistry, originGuard: OriginGuard
+    ) -> HTTPImageLoader.Configuration {
+        var http = HTTPImageLoader.Configuration(acceptedFormats: registry.decodableFormats)
+        http.maximumResponseSize = configuration.maximumSourceBytes
+        http.timeout = configuration.originTimeout
+        http.additionalTrustRoots = configuration.originTrustRoots
+        http.maximumConcurrentDownloads = max(6, min(configuration.maximumConcurrentRequests, 32))
+        http.userAgent = "swift-web-image-proxy/\(LibraryVersion.string)"
+        // Every hop, the first included, is checked; a refusal travels through the loader as
+        // an ImageError with a marker the proxy recognises.
+        http.redirectPolicy = { [originGuard] url in
+            do {
+                try await originGuard.check(url)
+            } catch let refusal as OriginGuard.Refusal {
+                throw ImageError.invalidURL(ProxyError.refusalPrefix + refusal.description)
+            }
+        }
+        return http
+    }
+
+    /// The pipeline's configuration: its memory cache over `disk`, `loaders`, the source
+    /// limits, the colour handling, and the metrics.
+    private static func pipelineConfiguration(
+        _ configuration: Configuration, disk: DiskCache?, loaders: [any ImageLoader], registry: CoderRegistry, metrics: ProxyMetrics
+    ) -> ImageManager.Configuration {
         let memory = MemoryCache<ImageCacheKey, ImageContainer>(configuration: .init(costLimit: configuration.cachesDisabled ? 0 : configuration.imageMemoryLimit))
         var managerConfiguration = ImageManager.Configuration(cache: ImageCache(memory: memory, disk: disk), loaders: loaders, registry: registry)
         managerConfiguration.decodingOptions.maximumPixelCount = configuration.maximumSourcePixels
@@ -121,16 +149,7 @@ public final class ImageProxy: Sendable {
         // recently", and a zero lifetime keeps the list from growing with the URLs of a scan.
         managerConfiguration.failedURLLifetime = .zero
         managerConfiguration.metricsFactory = metrics.factory
-        manager = ImageManager(configuration: managerConfiguration)
-        signer = configuration.signingKey.map(URLSigner.init(key:))
-        limiter = ConcurrencyLimiter(limit: configuration.maximumConcurrentRequests)
-        configuredWatermark = try configuration.imgproxy.watermarkData.map { data in
-            do {
-                return try registry.decode(data, options: managerConfiguration.decodingOptions).image
-            } catch {
-                throw ImageError.corruptData("the configured imgproxy watermark: \(error)")
-            }
-        }
+        return managerConfiguration
     }
 
     /// Waits for the pipeline's work (disk writes included) to finish, then closes the HTTP

@@ -46,20 +46,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let origin: StaticOrigin
-        do {
-            origin = try await StaticOrigin.start(serving: URL(fileURLWithPath: images))
-        } catch {
-            printError("webimage demo: cannot serve \(images): \(error)")
-            throw ExitCode.failure
-        }
-        guard !origin.names.isEmpty else {
-            printError("webimage demo: no images in \(images)")
-            throw ExitCode.failure
-        }
-        print("origin: serving \(origin.names.count) images from \(images) at http://127.0.0.1:\(origin.port)/")
-        fflush(nil)   // flush stdout before the progress bar, which goes to standard error
-
+        let origin = try await startOrigin()
         try? FileManager.default.removeItem(atPath: cacheDir)
         try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
         let manager = try CacheOptions(cacheDir: cacheDir).makeManager()
@@ -76,45 +63,80 @@ struct DemoCommand: AsyncParsableCommand {
         // 2. and 3. Every image as a thumbnail, twice.
         var failures = 0
         for pass in 1...2 {
-            var phase = Phase(name: "\(size) px thumbnails, pass \(pass)")
-            let started = ContinuousClock.now
-            let results = await withTaskGroup(of: (URL, Result<ImageResponse, any Error>).self) { group in
-                for url in urls {
-                    group.addTask {
-                        do {
-                            return (url, .success(try await manager.image(for: ImageRequest(url: url, thumbnail: .maxPixelSize(size)))))
-                        } catch {
-                            return (url, .failure(error))
-                        }
-                    }
-                }
-                return await group.reduce(into: []) { $0.append($1) }
-            }
-            phase.elapsed = ContinuousClock.now - started
-            for (url, result) in results.sorted(by: { $0.0.absoluteString < $1.0.absoluteString }) {
-                switch result {
-                case .success(let response):
-                    phase.images += 1
-                    phase.bytes += response.data?.count ?? 0
-                    phase.sources[FetchCommand.source(response.cacheType), default: 0] += 1
-                    if pass == 1 {
-                        let container = response.container
-                        let name = url.deletingPathExtension().lastPathComponent + ".webp"
-                        var options = ImageEncodingOptions()
-                        options.quality = 80
-                        let encoded = try manager.configuration.registry.encode(container, as: .webp, options: options)
-                        try encoded.write(to: URL(fileURLWithPath: outputDir).appendingPathComponent(name), options: .atomic)
-                    }
-                case .failure(let error):
-                    failures += 1
-                    printError("webimage demo: \(url.lastPathComponent): \(error)")
-                }
-            }
+            let (phase, passFailures) = try await thumbnailPass(pass, urls: urls, manager: manager)
+            failures += passFailures
             phases.append(phase)
         }
         await manager.waitUntilIdle()
         try await origin.shutdown()
 
+        printReport(phases)
+        if failures > 0 { throw ExitCode.failure }
+    }
+
+    /// The origin on loopback serving --images, announced on standard output; a folder that
+    /// cannot be served or holds no images ends the command.
+    private func startOrigin() async throws -> StaticOrigin {
+        let origin: StaticOrigin
+        do {
+            origin = try await StaticOrigin.start(serving: URL(fileURLWithPath: images))
+        } catch {
+            printError("webimage demo: cannot serve \(images): \(error)")
+            throw ExitCode.failure
+        }
+        guard !origin.names.isEmpty else {
+            printError("webimage demo: no images in \(images)")
+            throw ExitCode.failure
+        }
+        print("origin: serving \(origin.names.count) images from \(images) at http://127.0.0.1:\(origin.port)/")
+        fflush(nil)   // flush stdout before the progress bar, which goes to standard error
+        return origin
+    }
+
+    /// One pass of thumbnails: every URL loaded at once, then the results in URL order, the
+    /// first pass writing each thumbnail into --output-dir as WebP. A failed load is printed
+    /// and counted (the second value), not thrown; a failed write is thrown.
+    private func thumbnailPass(_ pass: Int, urls: [URL], manager: ImageManager) async throws -> (Phase, Int) {
+        var phase = Phase(name: "\(size) px thumbnails, pass \(pass)")
+        var failures = 0
+        let started = ContinuousClock.now
+        let results = await withTaskGroup(of: (URL, Result<ImageResponse, any Error>).self) { group in
+            for url in urls {
+                group.addTask {
+                    do {
+                        return (url, .success(try await manager.image(for: ImageRequest(url: url, thumbnail: .maxPixelSize(size)))))
+                    } catch {
+                        return (url, .failure(error))
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        phase.elapsed = ContinuousClock.now - started
+        for (url, result) in results.sorted(by: { $0.0.absoluteString < $1.0.absoluteString }) {
+            switch result {
+            case .success(let response):
+                phase.images += 1
+                phase.bytes += response.data?.count ?? 0
+                phase.sources[FetchCommand.source(response.cacheType), default: 0] += 1
+                if pass == 1 {
+                    let container = response.container
+                    let name = url.deletingPathExtension().lastPathComponent + ".webp"
+                    var options = ImageEncodingOptions()
+                    options.quality = 80
+                    let encoded = try manager.configuration.registry.encode(container, as: .webp, options: options)
+                    try encoded.write(to: URL(fileURLWithPath: outputDir).appendingPathComponent(name), options: .atomic)
+                }
+            case .failure(let error):
+                failures += 1
+                printError("webimage demo: \(url.lastPathComponent): \(error)")
+            }
+        }
+        return (phase, failures)
+    }
+
+    /// The report: one row a phase, after a blank line, then where the results are.
+    private func printReport(_ phases: [Phase]) {
         print()
         var table = TextTable(columns: [
             .init("PHASE"), .init("IMAGES", alignment: .right), .init("BYTES", alignment: .right),
@@ -126,6 +148,5 @@ struct DemoCommand: AsyncParsableCommand {
         }
         print(table.rendered, terminator: "")
         print("\nthumbnails written to \(outputDir); disk cache in \(cacheDir)")
-        if failures > 0 { throw ExitCode.failure }
     }
 }

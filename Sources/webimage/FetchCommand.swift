@@ -65,27 +65,9 @@ struct FetchCommand: AsyncParsableCommand {
         if let outputDir {
             try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
         }
-        let thumbnail = resize.map { box in
-            ImageDecodingOptions.Thumbnail.size(width: box.width ?? Int(Int32.max), height: box.height ?? Int(Int32.max), contentMode: .fit)
-        }
         // Every request starts at once (the manager queues the downloads); results are printed
         // in the order given.
-        let tasks: [(String, Task<Outcome, Never>)] = urls.map { string in
-            (string, Task {
-                let started = ContinuousClock.now
-                guard let url = imageURL(string) else {
-                    return Outcome(url: string, error: CommandFailure("neither a URL nor a path"), milliseconds: 0)
-                }
-                do {
-                    var request = ImageRequest(url: url, thumbnail: thumbnail)
-                    request.options = [.retryFailed]
-                    let response = try await manager.image(for: request)
-                    return Outcome(url: string, response: response, milliseconds: (ContinuousClock.now - started).milliseconds)
-                } catch {
-                    return Outcome(url: string, error: error, milliseconds: (ContinuousClock.now - started).milliseconds)
-                }
-            })
-        }
+        let tasks = startRequests(manager)
         var table = TextTable(columns: [
             .init("URL"), .init("SOURCE"), .init("BYTES", alignment: .right), .init("DIMENSIONS"), .init("TIME", alignment: .right),
         ])
@@ -116,6 +98,30 @@ struct FetchCommand: AsyncParsableCommand {
         // Let the disk writes that follow the loads finish before the process exits.
         await manager.waitUntilIdle()
         if failures > 0 { throw ExitCode.failure }
+    }
+
+    /// A task for each of `urls`, all started at once (the manager queues the downloads), in
+    /// the order given; each loads its image at --resize's size (or whole) and times it.
+    private func startRequests(_ manager: ImageManager) -> [(String, Task<Outcome, Never>)] {
+        let thumbnail = resize.map { box in
+            ImageDecodingOptions.Thumbnail.size(width: box.width ?? Int(Int32.max), height: box.height ?? Int(Int32.max), contentMode: .fit)
+        }
+        return urls.map { string in
+            (string, Task {
+                let started = ContinuousClock.now
+                guard let url = imageURL(string) else {
+                    return Outcome(url: string, error: CommandFailure("neither a URL nor a path"), milliseconds: 0)
+                }
+                do {
+                    var request = ImageRequest(url: url, thumbnail: thumbnail)
+                    request.options = [.retryFailed]
+                    let response = try await manager.image(for: request)
+                    return Outcome(url: string, response: response, milliseconds: (ContinuousClock.now - started).milliseconds)
+                } catch {
+                    return Outcome(url: string, error: error, milliseconds: (ContinuousClock.now - started).milliseconds)
+                }
+            })
+        }
     }
 
     static func source(_ cacheType: CacheType) -> String {

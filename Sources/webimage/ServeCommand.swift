@@ -198,6 +198,27 @@ struct ServeCommand: AsyncParsableCommand {
         let port = try integer(port, "WEBIMAGE_PORT", "port", minimum: 0) ?? 8080
         guard port <= 65535 else { throw ValidationError("the port must be at most 65535") }
 
+        let configuration = try proxyConfiguration(environment: environment, value: value, enabled: enabled, integer: integer)
+        let grace = try integer(shutdownGrace, "WEBIMAGE_SHUTDOWN_GRACE", "shutdown-grace", minimum: 0) ?? 10
+        let connections = try connectionLimits(environment: environment, integer: integer)
+        let levelName = value(logLevel, "WEBIMAGE_LOG_LEVEL") ?? "info"
+        guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
+            throw ValidationError("the log level must be trace, debug, info, notice, warning, error or critical")
+        }
+        return Settings(
+            host: host, port: port, configuration: configuration, connections: connections,
+            shutdownGracePeriod: .seconds(grace), logLevel: level)
+    }
+
+    /// The proxy's configuration: the cache, the origins it may fetch from, the signing keys,
+    /// the limits, the formats, then S3, thumbor and imgproxy. Apart from `settings`, so that
+    /// each part of the settings reads as one; `value`, `enabled` and `integer` are its readers
+    /// of a flag or its variable.
+    private func proxyConfiguration(
+        environment: [String: String],
+        value: (String?, String) -> String?, enabled: (Bool, String) -> Bool,
+        integer: (Int?, String, String, Int) throws -> Int?
+    ) throws -> ImageProxy.Configuration {
         let cacheDirectory = value(cacheDir, "WEBIMAGE_CACHE_DIR").map { URL(fileURLWithPath: $0) }
             ?? DiskCache.userCacheDirectory.appendingPathComponent("swift-web-image")
         var configuration = ImageProxy.Configuration(cacheDirectory: cacheDirectory)
@@ -215,19 +236,19 @@ struct ServeCommand: AsyncParsableCommand {
             }
             configuration.originDirectory = URL(fileURLWithPath: originDir).standardizedFileURL
         }
-        if let maxAge = try integer(maxAge, "WEBIMAGE_MAX_AGE", "max-age", minimum: 0) { configuration.maxAge = maxAge }
-        if let maximum = try integer(maxConcurrent, "WEBIMAGE_MAX_CONCURRENT", "max-concurrent") { configuration.maximumConcurrentRequests = maximum }
-        if let threads = try integer(threads, "WEBIMAGE_THREADS", "threads") {
+        if let maxAge = try integer(maxAge, "WEBIMAGE_MAX_AGE", "max-age", 0) { configuration.maxAge = maxAge }
+        if let maximum = try integer(maxConcurrent, "WEBIMAGE_MAX_CONCURRENT", "max-concurrent", 1) { configuration.maximumConcurrentRequests = maximum }
+        if let threads = try integer(threads, "WEBIMAGE_THREADS", "threads", 1) {
             configuration.executor = BlockingExecutor(name: "serve.image", width: threads)
         }
-        if let maximum = try integer(maxSourceBytes?.bytes, "WEBIMAGE_MAX_SOURCE_BYTES", "max-source-bytes") { configuration.maximumSourceBytes = maximum }
-        if let maximum = try integer(maxSourcePixels, "WEBIMAGE_MAX_SOURCE_PIXELS", "max-source-pixels") { configuration.maximumSourcePixels = maximum }
-        if let maximum = try integer(maxDimension, "WEBIMAGE_MAX_DIMENSION", "max-dimension") { configuration.limits.maximumDimension = maximum }
-        if let maximum = try integer(maxAnimationPixels, "WEBIMAGE_MAX_ANIMATION_PIXELS", "max-animation-pixels") {
+        if let maximum = try integer(maxSourceBytes?.bytes, "WEBIMAGE_MAX_SOURCE_BYTES", "max-source-bytes", 1) { configuration.maximumSourceBytes = maximum }
+        if let maximum = try integer(maxSourcePixels, "WEBIMAGE_MAX_SOURCE_PIXELS", "max-source-pixels", 1) { configuration.maximumSourcePixels = maximum }
+        if let maximum = try integer(maxDimension, "WEBIMAGE_MAX_DIMENSION", "max-dimension", 1) { configuration.limits.maximumDimension = maximum }
+        if let maximum = try integer(maxAnimationPixels, "WEBIMAGE_MAX_ANIMATION_PIXELS", "max-animation-pixels", 1) {
             configuration.maximumAnimationPixels = maximum
         }
-        if let seconds = try integer(workBudget, "WEBIMAGE_WORK_BUDGET", "work-budget") { configuration.workBudget = .seconds(seconds) }
-        if let seconds = try integer(originTimeout, "WEBIMAGE_ORIGIN_TIMEOUT", "origin-timeout") { configuration.originTimeout = .seconds(seconds) }
+        if let seconds = try integer(workBudget, "WEBIMAGE_WORK_BUDGET", "work-budget", 1) { configuration.workBudget = .seconds(seconds) }
+        if let seconds = try integer(originTimeout, "WEBIMAGE_ORIGIN_TIMEOUT", "origin-timeout", 1) { configuration.originTimeout = .seconds(seconds) }
         configuration.keepsColorProfile = enabled(keepColorProfile, "WEBIMAGE_KEEP_COLOR_PROFILE")
         configuration.allowsSVG = enabled(allowSVG, "WEBIMAGE_ALLOW_SVG")
         if configuration.allowsSVG {
@@ -244,15 +265,22 @@ struct ServeCommand: AsyncParsableCommand {
         try configureS3(&configuration, environment: environment, value: value, enabled: enabled, integer: integer)
         try configureThumbor(&configuration, value: value, enabled: enabled)
         try configureImgproxy(&configuration, environment: environment, value: value, integer: integer)
-        let grace = try integer(shutdownGrace, "WEBIMAGE_SHUTDOWN_GRACE", "shutdown-grace", minimum: 0) ?? 10
+        return configuration
+    }
+
+    /// The server's connection limits: its timeouts, how many connections it holds (in all and
+    /// per client) and the proxies in front whose X-Forwarded-For it believes.
+    private func connectionLimits(
+        environment: [String: String], integer: (Int?, String, String, Int) throws -> Int?
+    ) throws -> ConnectionLimits {
         var connections = ConnectionLimits()
-        if let seconds = try integer(headerTimeout, "WEBIMAGE_HEADER_TIMEOUT", "header-timeout") { connections.headerTimeout = .seconds(seconds) }
-        if let seconds = try integer(idleTimeout, "WEBIMAGE_IDLE_TIMEOUT", "idle-timeout") { connections.idleTimeout = .seconds(seconds) }
-        if let maximum = try integer(maxConnections, "WEBIMAGE_MAX_CONNECTIONS", "max-connections") { connections.maximumConnections = maximum }
-        if let maximum = try integer(maxConnectionsPerClient, "WEBIMAGE_MAX_CONNECTIONS_PER_CLIENT", "max-connections-per-client") {
+        if let seconds = try integer(headerTimeout, "WEBIMAGE_HEADER_TIMEOUT", "header-timeout", 1) { connections.headerTimeout = .seconds(seconds) }
+        if let seconds = try integer(idleTimeout, "WEBIMAGE_IDLE_TIMEOUT", "idle-timeout", 1) { connections.idleTimeout = .seconds(seconds) }
+        if let maximum = try integer(maxConnections, "WEBIMAGE_MAX_CONNECTIONS", "max-connections", 1) { connections.maximumConnections = maximum }
+        if let maximum = try integer(maxConnectionsPerClient, "WEBIMAGE_MAX_CONNECTIONS_PER_CLIENT", "max-connections-per-client", 1) {
             connections.maximumConnectionsPerClient = maximum
         }
-        if let reserve = try integer(reservedConnections, "WEBIMAGE_RESERVED_CONNECTIONS", "reserved-connections", minimum: 0) {
+        if let reserve = try integer(reservedConnections, "WEBIMAGE_RESERVED_CONNECTIONS", "reserved-connections", 0) {
             connections.reservedConnections = reserve
         }
         let proxies = trustedProxies.isEmpty
@@ -262,13 +290,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--trusted-proxy \(proxy) is not an IP address")
         }
         connections.trustedProxies = proxies
-        let levelName = value(logLevel, "WEBIMAGE_LOG_LEVEL") ?? "info"
-        guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
-            throw ValidationError("the log level must be trace, debug, info, notice, warning, error or critical")
-        }
-        return Settings(
-            host: host, port: port, configuration: configuration, connections: connections,
-            shutdownGracePeriod: .seconds(grace), logLevel: level)
+        return connections
     }
 
     /// thumbor's dialect, under thumbor's own variable names where it has them.

@@ -189,6 +189,40 @@ import WebImageCore
         }
     }
 
+    /// ``ImageMetadata``, what `webimage info` prints, counts the frames the decoder shows for
+    /// the files above: both read the control chunks through WebImageCore's `APNGChunks`
+    /// (issue 26: `info` printed the `fcTL` count of animations the decoder set aside).
+    @Test func metadataFrameCountIsTheDecoders() throws {
+        let green = Self.zlib(Self.green), blue = Self.zlib(Self.blue)
+        var partial = Frame(pixels: [[Self.red]])
+        partial.x = 1
+        let outside = PNGBuilder.chunk("fcTL", PNGBuilder.fctl(sequence: 0, partial))
+        let rest: [[UInt8]] = [Self.fctl(0), Self.idat, Self.fctl(1), Self.fdat(2, green), Self.fctl(3), Self.fdat(4, blue)]
+        let secondAfterImage: [[UInt8]] = [Self.actl(3)] + rest.prefix(2) + [Self.actl(3)] + rest.dropFirst(2)
+        let files: [[UInt8]] = Self.brokenSequences.map(\.1) + [
+            Self.valid,
+            Self.reordered,
+            Self.file([Self.actl(2), Self.fctl(0), Self.idat, Self.fctl(1), Self.fdat(2, []), Self.fdat(3, green)]),
+            Self.file([Self.actl(4)] + rest),
+            Self.file([Self.actl(2)] + rest),
+            Self.file([Self.actl(3, plays: 0x8000_0000)] + rest),
+            Self.file([Self.actl(3), Self.actl(3)] + rest),
+            Self.file(secondAfterImage),
+            Self.file([PNGBuilder.chunk("acTL", [0, 0, 0, 3])] + rest),
+            Self.file([Self.idat, Self.actl(2), Self.fctl(0), Self.fdat(1, green)]),
+            Self.file([Self.actl(2), outside, Self.idat, Self.fctl(1), Self.fdat(2, green)]),
+            Self.file([Self.actl(2), Self.fctl(0), Self.fctl(1), Self.idat, Self.fctl(2), Self.fdat(3, green)]),
+            Self.file([Self.actl(2), Self.fctl(0), Self.fdat(1, green), Self.idat, Self.fctl(2), Self.fdat(3, green)]),
+        ]
+        for (index, bytes) in files.enumerated() {
+            let decoded = try PNGDecoder().decode(Data(bytes), options: .init())
+            let metadata = try ImageMetadata(reading: Data(bytes))
+            #expect(metadata.frameCount == max(decoded.animation?.frames.count ?? 0, 1), "file \(index)")
+            #expect(metadata.isAnimated == decoded.isAnimated, "file \(index)")
+            #expect(metadata.frameDurations == (decoded.animation?.frames.map(\.duration) ?? []), "file \(index)")
+        }
+    }
+
     /// A thumbnail of an APNG whose animation is set aside is the default image's, whichever
     /// path (the reducing one, for a still PNG) makes it.
     @Test func thumbnailShowsTheDefaultImage() throws {

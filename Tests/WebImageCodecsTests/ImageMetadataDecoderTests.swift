@@ -67,6 +67,66 @@ import WebImageTestSupport
     }
 }
 
+/// Issue 26: `webimage info` (``ImageMetadata``) reported an APNG's `acTL` frame count where the
+/// decoder, setting the animation aside, showed its still default image. Both now read the
+/// control chunks through WebImageCore's `APNGChunks`. The fixtures are
+/// `make-apng-fallback-fixtures.py`'s: a valid two-frame APNG, and the same file with one fault
+/// each, every one decoding to that APNG's first frame (its `IDAT` image) and nothing more.
+@Suite struct APNGInfoFrameCountTests {
+    /// Each APNG fixture and the frames the decoder shows: the existing ones (apng-delay.png
+    /// keeps its default image out of its four frames) and the new ones.
+    static let expected: [(file: String, frames: Int)] = [
+        ("apng-delay.png", 4),
+        ("apng-single_frame.png", 1),
+        ("apng-two-frames.png", 2),
+    ] + fallbacks.map { (file: $0, frames: 1) }
+
+    /// One fault each; all but the last two were reported as 2 frames before the fix (the
+    /// last two were already 1: a count that disagrees with acTL, and num_plays out of range).
+    static let fallbacks = [
+        "apng-fallback-sequence-gap.png",
+        "apng-fallback-empty-fctl.png",
+        "apng-fallback-partial-fctl.png",
+        "apng-fallback-two-fctl-before-idat.png",
+        "apng-fallback-fdat-before-idat.png",
+        "apng-fallback-actl-crc.png",
+        "apng-fallback-fctl-crc.png",
+        "apng-fallback-second-actl.png",
+        "apng-fallback-fewer-frames.png",
+        "apng-fallback-too-many-plays.png",
+    ]
+
+    /// The frame count `info` prints is the number of frames the decoder shows, and the
+    /// decoder shows the number the file is known to hold.
+    @Test(arguments: expected.map(\.file))
+    func infoFrameCountIsTheDecoders(file: String) throws {
+        let frames = try #require(Self.expected.first { $0.file == file }?.frames)
+        let data = try PNGGIFReference.fixture(file)
+        let decoded = try PNGDecoder().decode(data, options: .init())
+        let metadata = try ImageMetadata(reading: data)
+        #expect(max(decoded.animation?.frames.count ?? 0, 1) == frames, "\(file): the decoder")
+        #expect(metadata.frameCount == frames, "\(file): ImageMetadata, what info prints")
+        #expect(metadata.isAnimated == decoded.isAnimated, "\(file)")
+        #expect(metadata.loopCount == decoded.animation?.loopCount, "\(file)")
+        #expect(metadata.frameDurations == (decoded.animation?.frames.map(\.duration) ?? []), "\(file)")
+        #expect(!metadata.isTruncated, "\(file)")
+    }
+
+    /// Each fallback is the rules' doing (the animation set aside, for a stated reason), and
+    /// what shows is the default image: the valid file's first frame.
+    @Test(arguments: fallbacks)
+    func fallbackShowsTheDefaultImage(file: String) throws {
+        let data = try PNGGIFReference.fixture(file)
+        let reason = try data.withUnsafeBytes { try PNGFile($0).animationIgnoredBecause }
+        #expect(reason != nil, "\(file)")
+        let valid = try PNGDecoder().decode(try PNGGIFReference.fixture("apng-two-frames.png"), options: .init())
+        let defaultImage = try #require(valid.animation?.frames.first?.bitmap)
+        let decoded = try PNGDecoder().decode(data, options: .init())
+        #expect(decoded.animation == nil, "\(file)")
+        #expect(decoded.image == defaultImage, "\(file)")
+    }
+}
+
 /// The same comparison over every decodable file of the shared corpus.
 @Suite(.enabled(if: Reference.corpus != nil, "../shared/corpus is absent (a clone without the shared test images)"))
 struct ImageMetadataCorpusTests {

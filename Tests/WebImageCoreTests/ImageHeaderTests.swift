@@ -19,6 +19,21 @@ import Testing
         // which this file keeps out of the animation.
         ("apng-delay.png", .init(format: .apng, isAnimated: true, hasAlpha: true, pixelWidth: 128, pixelHeight: 64)),
         ("apng-single_frame.png", .init(format: .apng, isAnimated: false, hasAlpha: true, pixelWidth: 128, pixelHeight: 64)),
+        // make-apng-fallback-fixtures.py: a valid two-frame APNG, and the same with one fault each
+        // that makes the decoder show the still default image. The sniff sees only the acTL
+        // before the image data (its CRC unchecked), so it promises an animation for all but
+        // the one whose num_plays is out of range; the decoder and ImageMetadata have the last word.
+        ("apng-two-frames.png", .init(format: .apng, isAnimated: true, hasAlpha: true, pixelWidth: 128, pixelHeight: 64)),
+        ("apng-fallback-actl-crc.png", .init(format: .apng, isAnimated: true, hasAlpha: true, pixelWidth: 128, pixelHeight: 64)),
+        ("apng-fallback-empty-fctl.png", .init(format: .apng, isAnimated: true, hasAlpha: true, pixelWidth: 128, pixelHeight: 64)),
+        ("apng-fallback-fctl-crc.png", .init(format: .apng, isAnimated: true, hasAlpha: true, pixelWidth: 128, pixelHeight: 64)),
+        ("apng-fallback-fdat-before-idat.png", .init(format: .apng, isAnimated: true, hasAlpha: true, pixelWidth: 128, pixelHeight: 64)),
+        ("apng-fallback-fewer-frames.png", .init(format: .apng, isAnimated: true, hasAlpha: true, pixelWidth: 128, pixelHeight: 64)),
+        ("apng-fallback-partial-fctl.png", .init(format: .apng, isAnimated: true, hasAlpha: true, pixelWidth: 128, pixelHeight: 64)),
+        ("apng-fallback-second-actl.png", .init(format: .apng, isAnimated: true, hasAlpha: true, pixelWidth: 128, pixelHeight: 64)),
+        ("apng-fallback-sequence-gap.png", .init(format: .apng, isAnimated: true, hasAlpha: true, pixelWidth: 128, pixelHeight: 64)),
+        ("apng-fallback-too-many-plays.png", .init(format: .apng, isAnimated: false, hasAlpha: true, pixelWidth: 128, pixelHeight: 64)),
+        ("apng-fallback-two-fctl-before-idat.png", .init(format: .apng, isAnimated: true, hasAlpha: true, pixelWidth: 128, pixelHeight: 64)),
         // The PNG signature followed by random bytes: a PNG by magic, with nothing readable after.
         ("broken.png", .init(format: .png)),
         ("hopper.gif", .init(format: .gif, isAnimated: false, hasAlpha: false, pixelWidth: 128, pixelHeight: 128)),

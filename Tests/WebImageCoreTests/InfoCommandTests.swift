@@ -97,6 +97,30 @@ struct InfoCommandTests {
         #expect(objects[2]["frames"] as? Int == 1 && objects[2]["loopCount"] == nil && objects[2]["orientation"] as? Int == 1)
     }
 
+    /// Issue 26: `info` printed an APNG's `acTL` frame count where the decoder, setting the
+    /// animation aside, shows one frame. Every `apng-fallback-*.png` fixture (one fault each,
+    /// make-apng-fallback-fixtures.py) is one frame, no loop count, no durations; the valid
+    /// APNGs keep their counts. WebImageCodecsTests' APNGInfoFrameCountTests checks the same
+    /// counts against the decoder.
+    @Test func apngFrameCountIsWhatTheDecoderShows() throws {
+        let fallbacks = try TestFiles.fixtureImageNames().filter { $0.hasPrefix("apng-fallback-") }
+        #expect(fallbacks.count == 10)
+        let expected = [("apng-two-frames.png", 2), ("apng-delay.png", 4), ("apng-single_frame.png", 1)] + fallbacks.map { ($0, 1) }
+        let run = try Self.run(["info", "--json"] + expected.map { "Tests/Fixtures/\($0.0)" })
+        #expect(run.status == 0, "\(run.stderr)")
+        let objects = try run.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        try #require(objects.count == expected.count)
+        for (object, (name, frames)) in zip(objects, expected) {
+            #expect(object["file"] as? String == "Tests/Fixtures/\(name)")
+            #expect(object["frames"] as? Int == frames, "\(name)")
+            #expect((object["durations"] as? [Int])?.count == (frames > 1 ? frames : 0), "\(name)")
+            #expect((object["loopCount"] != nil) == (frames > 1), "\(name)")
+            #expect(object["truncated"] == nil, "\(name)")
+        }
+    }
+
     @Test func tableIsAlignedWithAHeaderLine() throws {
         let run = try Self.run(["info", "Tests/Fixtures/hopper.jpg", "Tests/Fixtures/apng-delay.png", "Tests/Fixtures/shapes.svg"])
         #expect(run.status == 0)

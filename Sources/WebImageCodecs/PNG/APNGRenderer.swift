@@ -73,19 +73,13 @@ struct APNGRenderer {
         let saved = disposeOp == 2 ? canvas.save(region) : []
         // The first frame replaces the transparent canvas whatever its blend op says.
         Self.compose(UnsafeRawBufferPointer(scratch), onto: canvas, at: region, over: frame.blendOp == 1 && index > 0)
-        let composed = AnimatedImage.Frame(bitmap: try canvas.snapshot(), duration: Self.duration(frame))
+        let composed = AnimatedImage.Frame(bitmap: try canvas.snapshot(), duration: frame.duration)
         switch disposeOp {
         case 1: canvas.fill(region)
         case 2: canvas.restore(region, from: saved)
         default: break
         }
         return composed
-    }
-
-    /// `delay_num / delay_den` seconds; a zero denominator means hundredths (the APNG spec).
-    static func duration(_ frame: PNGFile.Frame) -> Duration {
-        let denominator = frame.delayDenominator == 0 ? 100 : frame.delayDenominator
-        return .nanoseconds(Int64(frame.delayNumerator) * 1_000_000_000 / Int64(denominator))
     }
 
     private func decodePixels(of frame: PNGFile.Frame, index: Int, into scratch: UnsafeMutableRawBufferPointer) throws {

@@ -19,31 +19,10 @@ struct PNGFile {
         var bytes: [UInt8]
     }
 
-    /// One APNG frame: its `fcTL` and where its pixel data is.
-    struct Frame {
-        var width: Int
-        var height: Int
-        var x: Int
-        var y: Int
-        var delayNumerator: Int
-        var delayDenominator: Int
-        /// 0 none, 1 background (clear to transparent), 2 previous.
-        var disposeOp: UInt8
-        /// 0 source, 1 over.
-        var blendOp: UInt8
-        /// The frame is the default image: its data is the file's `IDAT` chunks.
-        var usesDefaultImage: Bool
-        /// For other frames, the payload ranges of its `fdAT` chunks (after the sequence number).
-        var data: [Range<Int>]
-    }
-
-    struct Animation {
-        /// `acTL`'s frame count, as stored (the frames found are in ``frames``).
-        var declaredFrameCount: Int
-        /// `acTL`'s num_plays: 0 means forever.
-        var plays: Int
-        var frames: [Frame]
-    }
+    /// One APNG frame: its `fcTL` and where its pixel data is (WebImageCore's `APNGChunks`,
+    /// whose rules the metadata walk behind `webimage info` shares).
+    typealias Frame = APNGChunks.Frame
+    typealias Animation = APNGChunks.Animation
 
     var header: Header
     /// Whole chunks (length through CRC) that every frame's stream needs: `PLTE` and `tRNS`.
@@ -198,11 +177,12 @@ struct PNGFile {
             else { return }
             compressedTexts.append((translatedEnd + 1)..<data.upperBound)
         case Chunk.actl:
-            apng.readAnimationControl(data, in: bytes, beforeImage: beforeImage)
+            apng.readAnimationControl(data, in: bytes, crcMatches: Self.crcMatches(data, in: bytes), beforeImage: beforeImage)
         case Chunk.fctl:
-            try apng.readFrameControl(data, in: bytes, canvas: header, beforeImage: beforeImage)
+            try apng.readFrameControl(data, in: bytes, crcMatches: Self.crcMatches(data, in: bytes),
+                                      canvasWidth: header.width, canvasHeight: header.height, beforeImage: beforeImage)
         case Chunk.fdat:
-            try apng.readFrameData(data, in: bytes, beforeImage: beforeImage)
+            try apng.readFrameData(data, in: bytes, crcMatches: Self.crcMatches(data, in: bytes), beforeImage: beforeImage)
         default:
             break
         }
@@ -236,28 +216,6 @@ struct PNGFile {
         static let actl: UInt32 = 0x6163_544C
         static let fctl: UInt32 = 0x6663_544C
         static let fdat: UInt32 = 0x6664_4154
-    }
-}
-
-extension PNGFile.Frame {
-    /// Reads the 26 bytes of an `fcTL` at `offset` (its sequence number already checked).
-    ///
-    /// - Throws: ``ImageError/corruptData(_:)`` for an empty frame, one reaching outside
-    ///   the canvas, or an unknown dispose or blend op.
-    init(_ offset: Int, in bytes: UnsafeRawBufferPointer, canvas: PNGFile.Header, usesDefaultImage: Bool) throws {
-        self.init(
-            width: Int(bytes.be32(offset + 4)), height: Int(bytes.be32(offset + 8)),
-            x: Int(bytes.be32(offset + 12)), y: Int(bytes.be32(offset + 16)),
-            delayNumerator: Int(bytes.be16(offset + 20)), delayDenominator: Int(bytes.be16(offset + 22)),
-            disposeOp: bytes[offset + 24], blendOp: bytes[offset + 25],
-            usesDefaultImage: usesDefaultImage, data: [])
-        // All values are below 2^32, so the sums cannot overflow Int.
-        guard width > 0, height > 0, x + width <= canvas.width, y + height <= canvas.height else {
-            throw ImageError.corruptData("APNG: a \(width)×\(height) frame at (\(x), \(y)) does not lie inside the \(canvas.width)×\(canvas.height) canvas")
-        }
-        guard disposeOp <= 2, blendOp <= 1 else {
-            throw ImageError.corruptData("APNG: fcTL names unknown dispose op \(disposeOp) or blend op \(blendOp)")
-        }
     }
 }
 

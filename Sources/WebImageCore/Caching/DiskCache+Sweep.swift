@@ -12,7 +12,35 @@ extension DiskCache {
             state.catchUp(logger: logger)
             return Set(state.entries.keys)
         }
-        // What an interrupted removeAll (a trash folder) or compaction left in the root.
+        removeAbandonedRootFiles(now: now, report: &report)
+        let (adopted, seen) = scanDataFiles(known: known, now: now, report: &report)
+        state.withLock { state in
+            _ = try? state.journal.withExclusiveLock {
+                state.catchUp(logger: logger)
+                var changes: [DiskCacheJournalRecord] = []
+                for record in adopted where state.entries[record.digest] == nil {
+                    state.apply(record)
+                    changes.append(record)
+                    report.adoptedFiles += 1
+                }
+                // Entries known before the scan whose file was not found, and still not there.
+                for digest in known.subtracting(seen) where state.entries[digest] != nil && !Platform.fileExists(path(for: digest)) {
+                    state.remove(digest)
+                    changes.append(.init(operation: .remove, digest: digest))
+                    report.forgottenEntries += 1
+                }
+                state.record(changes, logger: logger)
+            }
+        }
+        let before = state.withLock { $0.statistics.evictions }
+        evict(toSize: state.withLock { $0.totalSize > configuration.sizeLimit } ? lowWaterMark : nil, now: now)
+        report.expiredEntries = state.withLock { $0.statistics.evictions } - before
+        return report
+    }
+
+    /// What an interrupted removeAll (a trash folder) or compaction left in the root, once the
+    /// process that left it is gone.
+    private func removeAbandonedRootFiles(now: Int64, report: inout SweepReport) {
         for name in POSIXFile.directoryEntries(root) where name.hasPrefix("trash.") || name.hasPrefix("journal.compact.") {
             let path = "\(root)/\(name)"
             if isAbandonedTemporaryFile(name, path: path, now: now, allowDirectories: true) {
@@ -20,6 +48,14 @@ extension DiskCache {
                 report.removedTemporaryFiles += 1
             }
         }
+    }
+
+    /// The scan of the data folders, before the index is locked: abandoned temporary files and
+    /// damaged entry files are removed on the way; returns a put record for each valid file the
+    /// index did not know (`known`, read before the scan) and every digest found.
+    private func scanDataFiles(
+        known: Set<DiskCacheDigest>, now: Int64, report: inout SweepReport
+    ) -> (adopted: [DiskCacheJournalRecord], seen: Set<DiskCacheDigest>) {
         var adopted: [DiskCacheJournalRecord] = []
         var seen = Set<DiskCacheDigest>()
         for shard in POSIXFile.directoryEntries(dataRoot) {
@@ -48,28 +84,7 @@ extension DiskCache {
                 }
             }
         }
-        state.withLock { state in
-            _ = try? state.journal.withExclusiveLock {
-                state.catchUp(logger: logger)
-                var changes: [DiskCacheJournalRecord] = []
-                for record in adopted where state.entries[record.digest] == nil {
-                    state.apply(record)
-                    changes.append(record)
-                    report.adoptedFiles += 1
-                }
-                // Entries known before the scan whose file was not found, and still not there.
-                for digest in known.subtracting(seen) where state.entries[digest] != nil && !Platform.fileExists(path(for: digest)) {
-                    state.remove(digest)
-                    changes.append(.init(operation: .remove, digest: digest))
-                    report.forgottenEntries += 1
-                }
-                state.record(changes, logger: logger)
-            }
-        }
-        let before = state.withLock { $0.statistics.evictions }
-        evict(toSize: state.withLock { $0.totalSize > configuration.sizeLimit } ? lowWaterMark : nil, now: now)
-        report.expiredEntries = state.withLock { $0.statistics.evictions } - before
-        return report
+        return (adopted, seen)
     }
 
     /// A temporary file (`prefix.PID.N`) is abandoned when the process that named it is gone,

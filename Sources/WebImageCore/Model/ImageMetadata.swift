@@ -77,8 +77,9 @@ public struct ImageMetadata: Sendable, Hashable {
     /// configuration (8, 10 or 12).
     public var bitDepth: Int?
     /// Whether the walk stopped before the end of the structure it reads, because the bytes
-    /// ended or a length in the file points past them: facts after that point are `nil`
-    /// (or, for ``frameCount`` and ``frameDurations``, only those seen).
+    /// ended, a length in the file points past them, or (APNG) a control chunk after the image
+    /// data is damaged, which fails the decode: facts after that point are `nil` (or, for
+    /// ``frameCount`` and ``frameDurations``, only those seen).
     public var isTruncated: Bool
 
     /// The width as displayed: ``pixelHeight`` when the orientation turns the image by 90°.

@@ -73,6 +73,7 @@ enum FourCC {
     static let iccp: UInt32 = 0x6943_4350 // "iCCP"
     static let exif: UInt32 = 0x6558_4966 // "eXIf"
     static let fctl: UInt32 = 0x6663_544C // "fcTL"
+    static let fdat: UInt32 = 0x6664_4154 // "fdAT"
     static let riff: UInt32 = 0x5249_4646 // "RIFF"
     static let webp: UInt32 = 0x5745_4250 // "WEBP"
     static let vp8: UInt32 = 0x5650_3820 // "VP8 "

@@ -9,7 +9,8 @@ extension HeaderSniffer {
     /// 2³¹ − 1 frames and at most 2³¹ − 1 plays, the checks the decoder makes there (as
     /// Chromium does). Faults after the image data (sequence numbers, an `fcTL` count that
     /// differs from `acTL`'s) are beyond a sniff: the decoder finds them and shows the still
-    /// default image, so a decoded ``ImageContainer/isAnimated`` is the final word.
+    /// default image, so a decoded ``ImageContainer/isAnimated`` is the final word, and
+    /// ``ImageMetadata/isAnimated``, whose walk applies the decoder's rules (`APNGChunks`).
     ///
     /// The signature alone makes the file a PNG, even if no valid `IHDR` follows: the decoder
     /// then reports corrupt data, which is more useful than "unsupported format".

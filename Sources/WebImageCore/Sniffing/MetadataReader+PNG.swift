@@ -2,19 +2,22 @@ extension MetadataReader {
     /// What the PNG walk has gathered so far.
     private struct PNGWalk {
         var sawImageData = false
-        /// `acTL`'s frame count and plays, from the first one before the image data.
-        var control: (frames: Int, plays: Int)?
-        /// One duration per `fcTL` chunk, in file order.
-        var durations: [Duration] = []
+        /// APNG's control chunks, judged by the decoder's rules (``APNGChunks``).
+        var apng = APNGChunks()
         var hasICCProfile = false
         var orientation: ImageOrientation?
         var sawEXIF = false
         var reachedEnd = false
+        /// An APNG chunk after the image data is damaged, which fails the decode: the walk
+        /// stops there, as at any damaged structure.
+        var damaged = false
     }
 
     /// PNG and APNG: every chunk from `IHDR` to `IEND`, each skipped by its length (image data
-    /// included), so the cost is one step per chunk. `iCCP` and `acTL` count only before the
-    /// image data, as the specifications say; `eXIf` counts anywhere, as libpng reads it.
+    /// included), so the cost is one step per chunk. `iCCP` counts only before the image data,
+    /// as the specification says; `eXIf` counts anywhere, as libpng reads it. APNG's `acTL`,
+    /// `fcTL` and `fdAT` go through ``APNGChunks``, the rules the decoder applies, so an APNG
+    /// the decoder shows as its still default image is one frame here too.
     mutating func readPNG() throws(ImageError) {
         metadata.frameCount = 1
         metadata.isAnimated = false
@@ -25,7 +28,7 @@ extension MetadataReader {
         var walk = PNGWalk()
         var offset = 8
         // Each chunk is at least 12 bytes (length, type, CRC), so the walk is linear in the file.
-        while !walk.reachedEnd {
+        while !walk.reachedEnd, !walk.damaged {
             guard let length = reader.u32be(offset), let type = reader.u32be(offset + 4),
                   length <= 0x7FFF_FFFF, // the spec's limit; a longer chunk is corrupt
                   reader.contains(offset + 8, width: Int(length) + 4)
@@ -52,40 +55,48 @@ extension MetadataReader {
         case FourCC.exif where !walk.sawEXIF:
             walk.sawEXIF = true
             walk.orientation = Exif.orientation(inExifChunk: UnsafeRawBufferPointer(rebasing: reader.bytes[data..<(data + length)]))
-        case FourCC.actl where !walk.sawImageData && walk.control == nil:
-            // Validity (one acTL, 8 bytes, frames and plays in range) is the sniffer's judgement:
-            // ImageHeader.isAnimated.
-            if let frames = reader.u32be(data), let plays = reader.u32be(data + 4) {
-                walk.control = (Int(frames), Int(plays))
+        case FourCC.actl:
+            walk.apng.readAnimationControl(data..<(data + length), in: reader.bytes,
+                                           crcMatches: PNGCRC.matches(data..<(data + length), in: reader.bytes),
+                                           beforeImage: !walk.sawImageData)
+        case FourCC.fctl:
+            try checkFrameCount(walk.apng.frameCount + 1, "APNG")
+            do {
+                try walk.apng.readFrameControl(data..<(data + length), in: reader.bytes,
+                                               crcMatches: PNGCRC.matches(data..<(data + length), in: reader.bytes),
+                                               canvasWidth: header.pixelWidth ?? 0, canvasHeight: header.pixelHeight ?? 0,
+                                               beforeImage: !walk.sawImageData)
+            } catch {
+                walk.damaged = true
             }
-        case FourCC.fctl where length >= 26:
-            try checkFrameCount(walk.durations.count + 1, "APNG")
-            // sequence (4), width, height, x, y (4 each), delay numerator and denominator (2 each)
-            if let numerator = reader.u16be(data + 20), let denominator = reader.u16be(data + 22) {
-                // A zero denominator means hundredths of a second (the APNG spec).
-                let perSecond = Int64(denominator == 0 ? 100 : denominator)
-                walk.durations.append(.nanoseconds(Int64(numerator) * 1_000_000_000 / perSecond))
+        case FourCC.fdat:
+            // Frame data is never hashed here (a walk is one step a chunk): its CRC counts as
+            // matching, so a damaged fdAT, which fails the decode, is not noticed.
+            do {
+                try walk.apng.readFrameData(data..<(data + length), in: reader.bytes, crcMatches: true, beforeImage: !walk.sawImageData)
+            } catch {
+                walk.damaged = true
             }
         default:
             break
         }
     }
 
-    /// The animation, when the file is one as decoders play it: a valid `acTL` (the sniffer's
-    /// ``ImageHeader/isAnimated``) and as many `fcTL` chunks as it declares (no more, when the
-    /// file is cut short). Otherwise the file shows its default image: one still frame.
+    /// The animation, when the file is one as the decoder plays it: ``APNGChunks`` found one
+    /// (a valid `acTL`, sequence numbers in order, no fault before the image data, and as many
+    /// `fcTL` chunks as `acTL` declares, no more when the file is cut short) of more than one
+    /// frame. Otherwise the file shows its default image: one still frame.
     private mutating func finishAPNG(_ walk: PNGWalk) {
-        guard header.format == .apng, header.isAnimated == true, let control = walk.control else { return }
-        let frames = walk.durations.count
-        let consistent = walk.reachedEnd ? frames == control.frames : frames <= control.frames
-        guard consistent, frames > 1 else {
-            // A cut-short file may yet bring its frames.
-            if !walk.reachedEnd, consistent { metadata.isAnimated = nil }
+        guard header.format == .apng, header.isAnimated == true else { return }
+        var apng = walk.apng
+        guard let animation = apng.animation(complete: walk.reachedEnd), animation.frames.count > 1 else {
+            // A cut-short file whose animation still stands may yet bring its frames.
+            if !walk.reachedEnd, apng.ignoredBecause == nil { metadata.isAnimated = nil }
             return
         }
         metadata.isAnimated = true
-        metadata.frameCount = frames
-        metadata.loopCount = control.plays
-        metadata.frameDurations = walk.durations
+        metadata.frameCount = animation.frames.count
+        metadata.loopCount = animation.plays
+        metadata.frameDurations = animation.frames.map(\.duration)
     }
 }

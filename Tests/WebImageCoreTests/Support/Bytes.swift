@@ -1,7 +1,8 @@
 /// Builders for headers written byte by byte from the format specifications, for the cases
 /// no fixture file shows (and for formats with no encoder at hand: HEIF, JPEG XL). Lengths
-/// are right unless a test overwrites them to make them lie; CRCs are zero, since sniffing
-/// never checks them.
+/// are right unless a test overwrites them to make them lie. PNG chunks carry their real CRCs:
+/// sniffing never checks them, but the metadata walk checks APNG's `acTL` and `fcTL`, as the
+/// decoder does.
 enum Bytes {
     static func be16(_ value: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)] }
     static func be32(_ value: Int) -> [UInt8] { be16(value >> 16) + be16(value) }
@@ -9,12 +10,25 @@ enum Bytes {
     static func le32(_ value: Int) -> [UInt8] { be32(value).reversed() }
     static func ascii(_ text: String) -> [UInt8] { Array(text.utf8) }
 
+    /// PNG's CRC-32 (ISO 3309, as zlib's `crc32`), bit by bit: an independent check of the
+    /// table-driven one the metadata walk uses.
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 {
+                crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1
+            }
+        }
+        return ~crc
+    }
+
     /// A PNG: signature, a 4×3 IHDR of the given colour type, then `chunks` as given.
     static func png(width: Int = 4, height: Int = 3, colourType: UInt8 = 2, chunks: [(String, [UInt8])]) -> [UInt8] {
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         let ihdr = be32(width) + be32(height) + [8, colourType, 0, 0, 0]
         for (type, data) in [("IHDR", ihdr)] + chunks {
-            bytes += be32(data.count) + ascii(type) + data + [0, 0, 0, 0]
+            bytes += be32(data.count) + ascii(type) + data + be32(Int(crc32(ascii(type) + data)))
         }
         return bytes
     }

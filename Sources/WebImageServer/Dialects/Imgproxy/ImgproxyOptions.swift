@@ -79,10 +79,37 @@ struct ImgproxyOptions: Sendable {
         }
     }
 
-    /// Applies one option.
+    /// Applies one option: each kind of option (the output's size, where the image goes, what is
+    /// done to its pixels, how it is delivered) has a helper that answers whether the name is one
+    /// of its options, so that no one switch holds every name; the names are disjoint, so the
+    /// order the helpers are asked in does not matter. Presets, which apply other options,
+    /// and the names the proxy refuses are handled here.
     mutating func apply(option: Substring, presets: [String: String], limits: ProxyRequest.Limits, depth: Int) throws(ProxyError) {
         let parts = option.split(separator: ":", omittingEmptySubsequences: false)
         let name = String(parts[0]), arguments = Array(parts.dropFirst())
+        if try applySizeOption(name, arguments, limits: limits) { return }
+        if try applyPlacementOption(name, arguments, limits: limits) { return }
+        if try applyPixelOption(name, arguments, limits: limits) { return }
+        if try applyDeliveryOption(name, arguments) { return }
+        switch name {
+        case "preset", "pr":
+            guard !arguments.isEmpty else { throw .badRequest("\(name) takes preset names") }
+            guard depth < 4 else { throw .badRequest("presets nest too deep") }
+            for preset in arguments {
+                guard let options = presets[String(preset)] else { throw .badRequest("unknown preset \(Self.printable(preset))") }
+                try apply(Substring(options), presets: presets, limits: limits, depth: depth + 1)
+            }
+        case "smart_crop":
+            throw Self.unsupported(name)
+        default:
+            throw .badRequest("option \(Self.printable(Substring(name))) is not supported")
+        }
+    }
+
+    /// The options of the output's size (`resize`, `size`, `resizing_type`, `width`, `height`,
+    /// `min-width`, `min-height`, `zoom`, `dpr`, `enlarge`, `extend`); `false` when `name` is
+    /// none of them (nothing is changed then).
+    private mutating func applySizeOption(_ name: String, _ arguments: [Substring], limits: ProxyRequest.Limits) throws(ProxyError) -> Bool {
         let maximum = limits.maximumDimension
         switch name {
         case "resize", "rs":
@@ -122,6 +149,18 @@ struct ImgproxyOptions: Sendable {
         case "extend", "ex":
             try count(arguments, name, 1...4)
             try extend(arguments, name)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// The options of what part of the image is shown and how it is placed and turned
+    /// (`gravity`, `crop`, `padding`, `rotate`, `flip`, `trim`); `false` when `name` is none of
+    /// them (nothing is changed then).
+    private mutating func applyPlacementOption(_ name: String, _ arguments: [Substring], limits: ProxyRequest.Limits) throws(ProxyError) -> Bool {
+        let maximum = limits.maximumDimension
+        switch name {
         case "gravity", "g":
             try count(arguments, name, 1...3)
             smart = arguments[0] == "sm"
@@ -157,26 +196,51 @@ struct ImgproxyOptions: Sendable {
             try count(arguments, name, 1...2)
             flipHorizontal = try Self.boolean(arguments[0], name)
             flipVertical = arguments.count > 1 ? try Self.boolean(arguments[1], name) : false
+        case "trim", "t":
+            try count(arguments, name, 1...4)
+            try trim(arguments, name)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// The options of what is done to the pixels (`background`, `blur`, `sharpen`, `pixelate`,
+    /// `watermark`); `false` when `name` is none of them (nothing is changed then).
+    private mutating func applyPixelOption(_ name: String, _ arguments: [Substring], limits: ProxyRequest.Limits) throws(ProxyError) -> Bool {
+        switch name {
         case "background", "bg":
             try count(arguments, name, 1...3)
             background = try Self.colour(arguments, name)
         case "blur", "bl":
             try count(arguments, name, 1...1)
             blur = try Self.number(arguments[0], name, in: 0...limits.maximumBlur)
-        case "max_bytes", "mb":
-            try count(arguments, name, 1...1)
-            let bytes = try Self.number(arguments[0], name, in: 0...1e9)
-            maxBytes = bytes == 0 ? nil : Int(bytes)
         case "sharpen", "sh":
             try count(arguments, name, 1...1)
             sharpen = try Self.number(arguments[0], name, in: 0...limits.maximumBlur)
         case "pixelate", "pix":
             try count(arguments, name, 1...1)
-            pixelate = try Self.integer(arguments[0], name, in: 0...maximum)
+            pixelate = try Self.integer(arguments[0], name, in: 0...limits.maximumDimension)
         case "watermark", "wm":
             try count(arguments, name, 1...5)
             let opacity = try Self.number(arguments[0], name, in: 0...1)
             watermark = opacity == 0 ? nil : try Self.watermark(opacity, Array(arguments.dropFirst()), name)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// The options of the encoded file and its response (`max_bytes`, `strip_metadata`,
+    /// `strip_color_profile`, `quality`, `format_quality`, `format`, `cachebuster`, `expires`,
+    /// `filename`, `return_attachment`); `false` when `name` is none of them (nothing is
+    /// changed then).
+    private mutating func applyDeliveryOption(_ name: String, _ arguments: [Substring]) throws(ProxyError) -> Bool {
+        switch name {
+        case "max_bytes", "mb":
+            try count(arguments, name, 1...1)
+            let bytes = try Self.number(arguments[0], name, in: 0...1e9)
+            maxBytes = bytes == 0 ? nil : Int(bytes)
         case "strip_metadata", "sm":
             try count(arguments, name, 1...1)
             // The proxy's encoders never write EXIF or XMP: there is nothing to keep them with.
@@ -196,13 +260,6 @@ struct ImgproxyOptions: Sendable {
         case "format", "f", "ext":
             try count(arguments, name, 1...1)
             format = arguments[0].isEmpty ? nil : try Self.format(arguments[0])
-        case "preset", "pr":
-            guard !arguments.isEmpty else { throw .badRequest("\(name) takes preset names") }
-            guard depth < 4 else { throw .badRequest("presets nest too deep") }
-            for preset in arguments {
-                guard let options = presets[String(preset)] else { throw .badRequest("unknown preset \(Self.printable(preset))") }
-                try apply(Substring(options), presets: presets, limits: limits, depth: depth + 1)
-            }
         case "cachebuster", "cb":
             // Changes the URL (and so the browser's and CDN's caches), never the image.
             try count(arguments, name, 1...1)
@@ -215,14 +272,10 @@ struct ImgproxyOptions: Sendable {
         case "return_attachment", "att":
             try count(arguments, name, 1...1)
             returnsAttachment = try Self.boolean(arguments[0], name)
-        case "trim", "t":
-            try count(arguments, name, 1...4)
-            try trim(arguments, name)
-        case "smart_crop":
-            throw Self.unsupported(name)
         default:
-            throw .badRequest("option \(Self.printable(Substring(name))) is not supported")
+            return false
         }
+        return true
     }
 
     /// `trim:%threshold[:%color[:%equal_hor[:%equal_ver]]]`: the threshold the largest channel

@@ -153,6 +153,26 @@ package struct ImgproxyURL: Sendable {
         // Minimum sizes follow dpr, not zoom (imgproxy raises the scale after zooming).
         recipe.minimumWidth = try scaledMinimum(options.minimumWidth, "min-width")
         recipe.minimumHeight = try scaledMinimum(options.minimumHeight, "min-height")
+        recipe.isSmart = options.smart
+        recipe.maxBytes = options.maxBytes
+        recipe.trim = options.trim
+        orient(&recipe, options, width: width, height: height)
+        recipe.blur = options.blur
+        recipe.sharpenSigma = options.sharpen
+        recipe.pixelate = options.pixelate > 1 ? options.pixelate : 0
+        recipe.format = options.format
+        if options.quality > 0 { recipe.quality = options.quality }
+        recipe.formatQuality = options.formatQuality
+        recipe.stripsICC = options.stripsColorProfile
+        if let canvas = try Self.canvas(options, width: width, height: height, maximum: maximum) { recipe.canvas = canvas }
+        return recipe
+    }
+
+    /// The recipe's sizes, flips, quarter turns, gravity, focus and crop for `options.rotate`:
+    /// imgproxy turns and then flips, the recipe flips and then turns, so a quarter turn swaps
+    /// the sides and the flips' axes, and every gravity is taken back onto the source. `width`
+    /// and `height` are the box's (times `dpr` and `zoom`), before the turn.
+    private static func orient(_ recipe: inout RenderRecipe, _ options: ImgproxyOptions, width: Int?, height: Int?) {
         let turns = options.rotate / 90 % 4
         let sideways = turns % 2 == 1
         (recipe.width, recipe.height) = sideways ? (height, width) : (width, height)
@@ -164,9 +184,6 @@ package struct ImgproxyURL: Sendable {
         let flips = (options.flipHorizontal, options.flipVertical)
         recipe.alignment = unturned(options.gravity, turns: turns, flips: flips)
         recipe.focus = options.focus.map { unturned($0, turns: turns, flips: flips) }
-        recipe.isSmart = options.smart
-        recipe.maxBytes = options.maxBytes
-        recipe.trim = options.trim
         if var crop = options.crop {
             if !options.cropHasGravity { (crop.alignment, crop.focus) = (options.gravity, options.focus) }
             if sideways { (crop.width, crop.height) = (crop.height, crop.width) }
@@ -174,24 +191,21 @@ package struct ImgproxyURL: Sendable {
             crop.focus = crop.focus.map { unturned($0, turns: turns, flips: flips) }
             recipe.sizedCrop = crop
         }
-        recipe.blur = options.blur
-        recipe.sharpenSigma = options.sharpen
-        recipe.pixelate = options.pixelate > 1 ? options.pixelate : 0
-        recipe.format = options.format
-        if options.quality > 0 { recipe.quality = options.quality }
-        recipe.formatQuality = options.formatQuality
-        recipe.stripsICC = options.stripsColorProfile
+    }
+
+    /// The canvas the image is drawn on, when `extend`, padding or a background asks for one
+    /// (`nil` otherwise): the padding times `dpr`, at most `maximum` a side; an extended
+    /// canvas is the box's size (`width` × `height`, not turned).
+    private static func canvas(_ options: ImgproxyOptions, width: Int?, height: Int?, maximum: Int) throws(ProxyError) -> RenderRecipe.Canvas? {
         let padding = try options.padding.map { (side: Int) throws(ProxyError) -> Int in
             let pixels = Int((Double(side) * options.dpr).rounded())
             guard pixels <= maximum else { throw .badRequest("padding × dpr must be at most \(maximum)") }
             return pixels
         }
-        if options.extend || padding.contains(where: { $0 > 0 }) || options.background != nil {
-            var canvas = RenderRecipe.Canvas(padding: padding, background: options.background)
-            if options.extend { (canvas.width, canvas.height, canvas.alignment) = (width ?? 0, height ?? 0, options.extendGravity) }
-            recipe.canvas = canvas
-        }
-        return recipe
+        guard options.extend || padding.contains(where: { $0 > 0 }) || options.background != nil else { return nil }
+        var canvas = RenderRecipe.Canvas(padding: padding, background: options.background)
+        if options.extend { (canvas.width, canvas.height, canvas.alignment) = (width ?? 0, height ?? 0, options.extendGravity) }
+        return canvas
     }
 
     /// A gravity of the shown image (turned `turns` quarters clockwise, then flipped) as a
