@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Puts a C target in `Sources/C/<name>`: the system libraries' module maps and the package's own
+/// C sit in one folder, apart from the Swift modules (SwiftPM would look in `Sources/<name>`).
+func inSourcesC(_ target: Target) -> Target {
+    target.path = "Sources/C/\(target.name)"
+    return target
+}
+
 /// System C libraries, each a `systemLibrary` target over a Debian `-dev` package
 /// (installed by `make deps`).
 let cLibraries: [Target] = [
@@ -29,7 +36,7 @@ let cLibraries: [Target] = [
     .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
     // The GTK 4 view layer (WebImageGTK), its own product so that servers never link GTK.
     .systemLibrary(name: "CGTK", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
-]
+].map(inSourcesC)
 
 let package = Package(
     name: "swift-web-image",
@@ -83,11 +90,11 @@ let package = Package(
         // The C that Swift cannot express, over the libraries it includes: libjpeg, libpng (and
         // zlib, its inflate), libwebp, libdeflate, lcms2 (the JPEG previews' colour), and dav1d's
         // header alone (wi_dav1d.c: its default settings, found at run time).
-        .target(
+        inSourcesC(.target(
             name: "CCodecShims",
             dependencies: ["CJPEG", "CPNG", "CWebP", "CDeflate", "CLCMS2"],
             linkerSettings: [.linkedLibrary("z")]
-        ),
+        )),
         .target(
             name: "WebImageCodecs",
             dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CYUV", "CHeif", "CJxl", "CRsvg", "CDeflate", "CCodecShims"]
@@ -137,7 +144,7 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        .target(name: "CWebImageGTK", dependencies: ["CGTK"]),
+        inSourcesC(.target(name: "CWebImageGTK", dependencies: ["CGTK"])),
         .target(name: "WebImageGTK", dependencies: ["WebImage", "CGTK", "CWebImageGTK"]),
         // A GTK program the GTK tests run under Xvfb: a real window, GLib's main loop driving
         // Swift's main actor, as in an application.
