@@ -190,7 +190,8 @@ let package = Package(
             path: "Tests/Support"
         ),
         .testTarget(name: "WebImageGTKTests", dependencies: ["WebImage", "WebImageTestSupport"]),
-        .testTarget(name: "WebImageCoreTests", dependencies: ["WebImageCore", "WebImageTestSupport"]),
+        // The codecs too: AnimatedImagePlayer is played on real animations, against their full decode.
+        .testTarget(name: "WebImageCoreTests", dependencies: ["WebImageCore", "WebImageCodecs", "WebImageTestSupport"]),
         .testTarget(name: "WebImageCodecsTests", dependencies: ["WebImageCodecs", "WebImageTestSupport", "CJPEGReference"]),
         .testTarget(name: "WebImageHTTPTests", dependencies: ["WebImage", "WebImageTestSupport"]),
         .testTarget(
