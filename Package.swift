@@ -178,11 +178,16 @@ let package = Package(
         .target(name: "CJPEGReference", dependencies: ["CJPEG"], path: "Tests/CJPEGReference"),
         // posix_spawn for the tests' child processes, instead of Foundation's Process (see its source).
         .target(name: "CTestSpawn", dependencies: ["CCodecShims"], path: "Tests/CTestSpawn"),
+        // What more than one test target uses: the loopback origin, child processes (the probe,
+        // `webimage serve`), the corpus's reference, the hostile-input harness, byte-level GIF and
+        // WebP builders, and the proxy tests' pictures (PNGs, hence the codecs) and HTTP client.
         .target(
             name: "WebImageTestSupport",
             dependencies: [
                 "WebImageCore",
+                "WebImageCodecs",
                 "CTestSpawn",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -210,6 +215,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The `webimage` command, run as the built executable beside the tests (a test target
+        // cannot link an executable module): every subcommand's arguments, output and exit status.
+        .testTarget(
+            name: "WebImageCommandTests",
+            dependencies: [
+                "WebImage", "WebImageCore", "WebImageCodecs", "WebImageServer", "WebImageTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // Uses WebImageServer as an application would, with a plain import: every other server
