@@ -53,7 +53,9 @@ public enum HostileInput {
 
     /// `original` with one to eight bits flipped at or after `start`, drawn from `generator`
     /// (seeded, so that a failure reproduces).
-    public static func flippingBits(of original: [UInt8], from start: Int, using generator: inout some RandomNumberGenerator) -> [UInt8] {
+    public static func flippingBits<Generator: RandomNumberGenerator>(
+        of original: [UInt8], from start: Int, using generator: inout Generator
+    ) -> [UInt8] {
         var bytes = original
         for _ in 0..<Int.random(in: 1...8, using: &generator) {
             let index = Int.random(in: start..<bytes.count, using: &generator)
@@ -68,7 +70,7 @@ public enum HostileInput {
         stride(from: start, to: original.count - 4, by: max(1, original.count / 30)).map { offset in
             var bytes = original
             bytes.replaceSubrange(offset..<offset + 4, with: [0xFF, 0xFF, 0xFF, 0xFF])
-            return (offset, bytes)
+            return (offset: offset, bytes: bytes)
         }
     }
 }
