@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Puts a C target in `Sources/C/<name>`: the system libraries' module maps and the package's own
+/// C sit in one folder, apart from the Swift modules (SwiftPM would look in `Sources/<name>`).
+func inSourcesC(_ target: Target) -> Target {
+    target.path = "Sources/C/\(target.name)"
+    return target
+}
+
 /// System C libraries, each a `systemLibrary` target over a Debian `-dev` package
 /// (installed by `make deps`).
 let cLibraries: [Target] = [
@@ -29,7 +36,7 @@ let cLibraries: [Target] = [
     .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
     // The GTK 4 view layer (WebImageGTK), its own product so that servers never link GTK.
     .systemLibrary(name: "CGTK", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
-]
+].map(inSourcesC)
 
 let package = Package(
     name: "swift-web-image",
@@ -83,11 +90,11 @@ let package = Package(
         // The C that Swift cannot express, over the libraries it includes: libjpeg, libpng (and
         // zlib, its inflate), libwebp, libdeflate, lcms2 (the JPEG previews' colour), and dav1d's
         // header alone (wi_dav1d.c: its default settings, found at run time).
-        .target(
+        inSourcesC(.target(
             name: "CCodecShims",
             dependencies: ["CJPEG", "CPNG", "CWebP", "CDeflate", "CLCMS2"],
             linkerSettings: [.linkedLibrary("z")]
-        ),
+        )),
         .target(
             name: "WebImageCodecs",
             dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CYUV", "CHeif", "CJxl", "CRsvg", "CDeflate", "CCodecShims"]
@@ -137,7 +144,7 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        .target(name: "CWebImageGTK", dependencies: ["CGTK"]),
+        inSourcesC(.target(name: "CWebImageGTK", dependencies: ["CGTK"])),
         .target(name: "WebImageGTK", dependencies: ["WebImage", "CGTK", "CWebImageGTK"]),
         // A GTK program the GTK tests run under Xvfb: a real window, GLib's main loop driving
         // Swift's main actor, as in an application.
@@ -171,11 +178,16 @@ let package = Package(
         .target(name: "CJPEGReference", dependencies: ["CJPEG"], path: "Tests/CJPEGReference"),
         // posix_spawn for the tests' child processes, instead of Foundation's Process (see its source).
         .target(name: "CTestSpawn", dependencies: ["CCodecShims"], path: "Tests/CTestSpawn"),
+        // What more than one test target uses: the loopback origin, child processes (the probe,
+        // `webimage serve`), the corpus's reference, the hostile-input harness, byte-level GIF and
+        // WebP builders, and the proxy tests' pictures (PNGs, hence the codecs) and HTTP client.
         .target(
             name: "WebImageTestSupport",
             dependencies: [
                 "WebImageCore",
+                "WebImageCodecs",
                 "CTestSpawn",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -183,7 +195,8 @@ let package = Package(
             path: "Tests/Support"
         ),
         .testTarget(name: "WebImageGTKTests", dependencies: ["WebImage", "WebImageTestSupport"]),
-        .testTarget(name: "WebImageCoreTests", dependencies: ["WebImageCore", "WebImageTestSupport"]),
+        // The codecs too: AnimatedImagePlayer is played on real animations, against their full decode.
+        .testTarget(name: "WebImageCoreTests", dependencies: ["WebImageCore", "WebImageCodecs", "WebImageTestSupport"]),
         .testTarget(name: "WebImageCodecsTests", dependencies: ["WebImageCodecs", "WebImageTestSupport", "CJPEGReference"]),
         .testTarget(name: "WebImageHTTPTests", dependencies: ["WebImage", "WebImageTestSupport"]),
         .testTarget(
@@ -202,6 +215,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The `webimage` command, run as the built executable beside the tests (a test target
+        // cannot link an executable module): every subcommand's arguments, output and exit status.
+        .testTarget(
+            name: "WebImageCommandTests",
+            dependencies: [
+                "WebImage", "WebImageCore", "WebImageCodecs", "WebImageServer", "WebImageTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // Uses WebImageServer as an application would, with a plain import: every other server

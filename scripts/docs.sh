@@ -35,7 +35,7 @@ bin=$("$SWIFT" build --show-bin-path)
 # What loading the module needs: the C modules' maps (ours and the dependencies') and the
 # dependencies' C headers.
 clang_args=()
-for map in Sources/C*/module.modulemap "$bin"/*.build/module.modulemap; do
+for map in Sources/C/*/module.modulemap "$bin"/*.build/module.modulemap; do
   clang_args+=(-Xcc "-fmodule-map-file=$PWD/${map#$PWD/}")
 done
 while IFS= read -r include; do clang_args+=(-Xcc "-I$PWD/$include"); done \

@@ -97,18 +97,20 @@ run_with_retries() {
   done
 }
 
-# Two processes, one after the other, unless the caller picks tests itself: every target but
-# the codecs', then the codecs'. Swift Testing runs every test at once on the cooperative pool
-# (two threads here), and the codec tests are synchronous CPU work (corpus decodes, reference
-# comparisons, `webimage convert` runs) that hold those threads for minutes under a sanitizer.
+# Two processes, one after the other, unless the caller picks tests itself: everything but the
+# codec work, then the codec work: the codecs' tests and `webimage convert`'s (in
+# WebImageCommandTests). Swift Testing runs every test at once on the cooperative pool (two
+# threads here), and those tests are synchronous CPU work (corpus decodes, reference comparisons,
+# `webimage convert` runs waited for) that hold those threads for minutes under a sanitizer.
 # In one process the network tests' continuations waited behind them, so their time limits and
 # HTTP deadlines ran out with nothing wrong (docs/reliability.md, "Tests starved of threads").
 case " $* " in
   *" --filter "*|*" --filter="*|*" --skip "*|*" --skip="*) run_with_retries run "$@"; exit $? ;;
 esac
-run_with_retries main "$@" --skip WebImageCodecsTests
+codec_work='WebImageCodecsTests|WebImageCommandTests\.ConvertCommandTests'
+run_with_retries main "$@" --skip "$codec_work"
 first=$?
-run_with_retries codecs "$@" --filter WebImageCodecsTests
+run_with_retries codecs "$@" --filter "$codec_work"
 second=$?
 if [ "$first" -ne 0 ]; then exit "$first"; fi
 exit "$second"

@@ -34,7 +34,13 @@ source scripts/sanitized-build.sh
 # server's suites that drive its pixel code directly (the dialects' filters, trim, smart crop,
 # max_bytes, imgproxy's minimum sizes). The proxy's HTTP tests, some 200 s of CI's two cores
 # under ASan, run in `make test`; the whole suite under both sanitizers is `make sanitize`.
-short_suites='WebImageServerTests\.(ThumborEffectTests|TrimServingTests|SmartCropServingTests|MaxBytesServingTests|ImgproxyMinimumSizeTests)'
+# `webimage info` and `convert` run the core's and the codecs' code in a child built with the same
+# sanitizer: their suites (WebImageCommandTests) run with the core's and the codecs' tests.
+short_suites='WebImageServerTests\.(ThumborEffectTests|TrimServingTests|SmartCropServingTests|MaxBytesServingTests|ImgproxyMinimumSizeTests)|WebImageCommandTests\.(InfoCommandTests|InfoColourTests)'
+# The processes' shares, as in scripts/run-suite.sh: `webimage convert`'s tests are codec work,
+# `webimage serve`'s run with the server's tests.
+codec_work='WebImageCodecsTests|WebImageCommandTests\.ConvertCommandTests'
+server_work='WebImageServerTests|WebImageCommandTests\.ServeCommandTests'
 
 run() {
   local sanitizer=$1 scratch=$2
@@ -47,7 +53,7 @@ run() {
     # work would otherwise starve the core tests that keep time.
     SWIFT="$SWIFT" bash scripts/run-suite.sh --sanitize="$sanitizer" --scratch-path "$scratch" "$@" \
       --filter WebImageCoreTests --filter "$short_suites" || return $?
-    SWIFT="$SWIFT" bash scripts/run-suite.sh --sanitize="$sanitizer" --scratch-path "$scratch" "$@" --filter WebImageCodecsTests
+    SWIFT="$SWIFT" bash scripts/run-suite.sh --sanitize="$sanitizer" --scratch-path "$scratch" "$@" --filter "$codec_work"
     return $?
   fi
   # The whole suite in three processes: under a sanitizer the core tests' synchronous work (5 to
@@ -56,9 +62,9 @@ run() {
   # one fuzzer on 2026-11-28); alone, the server tests pass. Codecs last, as in run-suite.sh.
   local status=0
   SWIFT="$SWIFT" bash scripts/run-suite.sh --sanitize="$sanitizer" --scratch-path "$scratch" "$@" \
-    --skip WebImageCodecsTests --skip WebImageServerTests || status=$?
-  SWIFT="$SWIFT" bash scripts/run-suite.sh --sanitize="$sanitizer" --scratch-path "$scratch" "$@" --filter WebImageServerTests || status=$?
-  SWIFT="$SWIFT" bash scripts/run-suite.sh --sanitize="$sanitizer" --scratch-path "$scratch" "$@" --filter WebImageCodecsTests || status=$?
+    --skip "$codec_work" --skip "$server_work" || status=$?
+  SWIFT="$SWIFT" bash scripts/run-suite.sh --sanitize="$sanitizer" --scratch-path "$scratch" "$@" --filter "$server_work" || status=$?
+  SWIFT="$SWIFT" bash scripts/run-suite.sh --sanitize="$sanitizer" --scratch-path "$scratch" "$@" --filter "$codec_work" || status=$?
   return $status
 }
 

@@ -149,23 +149,3 @@ struct ConformanceTests {
         }
     }
 }
-
-/// Runs `webimage-test-probe` under `ulimit -v` and a wall-clock limit; returns its one line of
-/// output, or a description of how it died.
-func runProbeLimited(_ arguments: [String], addressSpaceKiB: Int, seconds: Int) throws -> String {
-    let process = SpawnedProcess()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    let quoted = ([Probe.executable.path] + arguments).map { "'\($0.replacingOccurrences(of: "'", with: "'\\''"))'" }.joined(separator: " ")
-    process.arguments = ["-c", "ulimit -v \(addressSpaceKiB); exec timeout -s KILL \(seconds) \(quoted)"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let line = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    if process.terminationReason == .uncaughtSignal || process.terminationStatus != 0 {
-        return "died (status \(process.terminationStatus)): \(line)"
-    }
-    return line
-}

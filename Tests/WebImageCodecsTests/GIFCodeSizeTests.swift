@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebImageCore
+import WebImageTestSupport
 @testable import WebImageCodecs
 
 /// GIF frames whose LZW minimum code size is above 8 (9, 10 and 11, codes starting at 10 to

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebImageCore
+import WebImageTestSupport
 @testable import WebImageCodecs
 
 /// The incremental GIF decoder: no preview until the first frame's data is complete, then

@@ -11,22 +11,8 @@ import WebImageTestSupport
 
     static let fixtures = Files.avifFixtures + Files.heicFixtures
 
-    enum Outcome: Equatable { case image, error }
-
-    func outcome(_ data: Data, _ label: String) -> Outcome {
-        var options = ImageDecodingOptions()
-        options.maximumPixelCount = 4_000_000
-        options.maximumAnimationBytes = 64 << 20
-        do {
-            let container = try CoderRegistry.system().decode(data, options: options)
-            #expect(container.image.width * container.image.height <= 4_000_000, "\(label)")
-            return .image
-        } catch is ImageError {
-            return .error
-        } catch {
-            Issue.record("\(label): not an ImageError: \(error)")
-            return .error
-        }
+    func outcome(_ data: Data, _ label: String) -> HostileInput.Outcome {
+        HostileInput.outcome(data, label, decode: { try CoderRegistry.system().decode($0, options: $1) }) { Issue.record("\($0)") }
     }
 
     /// Cut at every twentieth of its length, each fixture fails with a typed error.
@@ -46,17 +32,11 @@ import WebImageTestSupport
         var generator = SeededGenerator(seed: 0xA1F0 &+ UInt64(fixture.utf8.count))
         let original = [UInt8](try Files.fixture(fixture))
         for _ in 0..<40 {
-            var bytes = original
-            for _ in 0..<Int.random(in: 1...8, using: &generator) {
-                let index = Int.random(in: 8..<bytes.count, using: &generator)
-                bytes[index] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &generator)
-            }
+            let bytes = HostileInput.flippingBits(of: original, from: 8, using: &generator)
             _ = outcome(Data(bytes), "\(fixture) with flipped bits")
         }
         // Whole runs of bytes overwritten with 0xFF (sizes and counts at their maximum).
-        for start in stride(from: 8, to: original.count - 4, by: max(1, original.count / 30)) {
-            var bytes = original
-            bytes.replaceSubrange(start..<start + 4, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        for (start, bytes) in HostileInput.maximumRuns(of: original, from: 8) {
             _ = outcome(Data(bytes), "\(fixture) with 0xFFFFFFFF at \(start)")
         }
     }

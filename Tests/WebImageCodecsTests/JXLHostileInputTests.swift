@@ -14,22 +14,8 @@ import WebImageTestSupport
         "jxl-16bit.jxl", "jxl-animated.jxl", "jxl-loops.jxl", "jxl-grey-alpha.jxl", "jxl-orientation6.jxl",
     ]
 
-    enum Outcome: Equatable { case image, error }
-
-    func outcome(_ data: Data, _ label: String) -> Outcome {
-        var options = ImageDecodingOptions()
-        options.maximumPixelCount = 4_000_000
-        options.maximumAnimationBytes = 64 << 20
-        do {
-            let container = try CoderRegistry.system().decode(data, options: options)
-            #expect(container.image.width * container.image.height <= 4_000_000, "\(label)")
-            return .image
-        } catch is ImageError {
-            return .error
-        } catch {
-            Issue.record("\(label): not an ImageError: \(error)")
-            return .error
-        }
+    func outcome(_ data: Data, _ label: String) -> HostileInput.Outcome {
+        HostileInput.outcome(data, label, decode: { try CoderRegistry.system().decode($0, options: $1) }) { Issue.record("\($0)") }
     }
 
     /// Cut at every twentieth of its length, each fixture fails with a typed error: all the
@@ -51,16 +37,10 @@ import WebImageTestSupport
         let original = [UInt8](try Files.fixture(fixture))
         let start = original[0] == 0xFF ? 2 : 12
         for _ in 0..<40 {
-            var bytes = original
-            for _ in 0..<Int.random(in: 1...8, using: &generator) {
-                let index = Int.random(in: start..<bytes.count, using: &generator)
-                bytes[index] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &generator)
-            }
+            let bytes = HostileInput.flippingBits(of: original, from: start, using: &generator)
             _ = outcome(Data(bytes), "\(fixture) with flipped bits")
         }
-        for at in stride(from: start, to: original.count - 4, by: max(1, original.count / 30)) {
-            var bytes = original
-            bytes.replaceSubrange(at..<at + 4, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        for (at, bytes) in HostileInput.maximumRuns(of: original, from: start) {
             _ = outcome(Data(bytes), "\(fixture) with 0xFFFFFFFF at \(at)")
         }
     }

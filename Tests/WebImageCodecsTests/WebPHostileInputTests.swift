@@ -9,23 +9,9 @@ import WebImageTestSupport
 @Suite(.timeLimit(.minutes(10 * Sanitizers.slowdown))) struct WebPHostileInputTests {
     let decoder = WebPDecoder()
 
-    enum Outcome: Equatable { case image, error }
-
     /// Decodes `data`, requiring a typed error or a sane image. Any other error fails the test.
-    func outcome(_ data: Data, _ label: String) -> Outcome {
-        var options = ImageDecodingOptions()
-        options.maximumPixelCount = 4_000_000
-        options.maximumAnimationBytes = 64 << 20
-        do {
-            let container = try decoder.decode(data, options: options)
-            #expect(container.image.width * container.image.height <= 4_000_000, "\(label)")
-            return .image
-        } catch is ImageError {
-            return .error
-        } catch {
-            Issue.record("\(label): not an ImageError: \(error)")
-            return .error
-        }
+    func outcome(_ data: Data, _ label: String) -> HostileInput.Outcome {
+        HostileInput.outcome(data, label, decode: { try decoder.decode($0, options: $1) }) { Issue.record("\($0)") }
     }
 
     /// Every prefix of every fixture (the animated and alpha ones at every byte) fails with a
@@ -96,11 +82,7 @@ import WebImageTestSupport
         for fixture in WebPTestFiles.fixtureNames {
             let original = [UInt8](try WebPTestFiles.fixture(fixture))
             for _ in 0..<150 {
-                var bytes = original
-                for _ in 0..<Int.random(in: 1...8, using: &generator) {
-                    let index = Int.random(in: 12..<bytes.count, using: &generator)
-                    bytes[index] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &generator)
-                }
+                let bytes = HostileInput.flippingBits(of: original, from: 12, using: &generator)
                 if outcome(Data(bytes), "\(fixture) with flipped bits") == .image { decodedAfterFlips += 1 }
             }
         }

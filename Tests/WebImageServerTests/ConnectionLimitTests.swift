@@ -88,7 +88,7 @@ import WebImageTestSupport
                 #expect(try await first.response().status == 200)
                 #expect(try await second.response().status == 200)
 
-                #expect(try await Self.isRefused(port: harness.port))
+                #expect(try await RawHTTPConnection.isRefused(port: harness.port))
 
                 try await first.send(["GET /healthz HTTP/1.0"])
                 #expect(try await first.response().status == 200)
@@ -114,8 +114,8 @@ import WebImageTestSupport
                 try await second.send(["GET /healthz HTTP/1.1"])
                 #expect(try await first.response().status == 200)
                 #expect(try await second.response().status == 200)
-                #expect(try await Self.isRefused(port: port, from: "127.0.0.2"), "a third connection of one client")
-                #expect(try await !Self.isRefused(port: port, from: "127.0.0.4"), "another client")
+                #expect(try await RawHTTPConnection.isRefused(port: port, from: "127.0.0.2"), "a third connection of one client")
+                #expect(try await !RawHTTPConnection.isRefused(port: port, from: "127.0.0.4"), "another client")
                 // The trusted proxy's connections: three at once, past the per-client cap.
                 try await RawHTTPConnection.with(port: port, from: "127.0.0.3") { a in
                     try await RawHTTPConnection.with(port: port, from: "127.0.0.3") { b in
@@ -123,14 +123,14 @@ import WebImageTestSupport
                         try await b.send(["GET /healthz HTTP/1.1"])
                         #expect(try await a.response().status == 200)
                         #expect(try await b.response().status == 200)
-                        #expect(try await !Self.isRefused(port: port, from: "127.0.0.3"))
+                        #expect(try await !RawHTTPConnection.isRefused(port: port, from: "127.0.0.3"))
                     }
                 }
                 // Once the server has closed one of them, the client may open another.
                 try await first.send(["GET /healthz HTTP/1.0"])
                 #expect(try await first.response().status == 200)
                 #expect(try await first.isClosedByServer())
-                #expect(try await !Self.isRefused(port: port, from: "127.0.0.2"))
+                #expect(try await !RawHTTPConnection.isRefused(port: port, from: "127.0.0.2"))
             }
         }
     }
@@ -152,7 +152,7 @@ import WebImageTestSupport
                     #expect(try await reserve.response().status == 200)
                     try await reserve.send(["GET /metrics HTTP/1.1"])
                     #expect(try await reserve.response().status == 200)
-                    #expect(try await Self.isRefused(port: port, from: "127.0.0.8"), "past the reserve")
+                    #expect(try await RawHTTPConnection.isRefused(port: port, from: "127.0.0.8"), "past the reserve")
                     try await reserve.send(["GET /image?url=local%3A%2F%2F%2Fa.png HTTP/1.1"])
                     let refused = try await reserve.response()
                     #expect(refused.status == 503 && refused.header("Connection") == "close")
@@ -202,25 +202,6 @@ import WebImageTestSupport
             gate.open()
             let heldStatus = try await held
             #expect(heldStatus == 200, "trusted peer: \(trustsPeer)")
-        }
-    }
-
-    /// Whether a new connection's request goes unanswered: the server closes the connection
-    /// (the client reads the end, or a reset if its request arrived after the close).
-    static func isRefused(port: Int, from source: String = "127.0.0.1") async throws -> Bool {
-        do {
-            return try await RawHTTPConnection.with(port: port, from: source) { connection in
-                try await connection.send(["GET /healthz HTTP/1.1"])
-                _ = try await connection.response()
-                return false
-            }
-        } catch is RawHTTPConnection.ConnectionClosed {
-            return true
-        } catch let error as IOError where [ECONNRESET, EPIPE].contains(error.errnoCode) {
-            return true
-        } catch is ChannelError {
-            // Writing the request after the close.
-            return true
         }
     }
 }

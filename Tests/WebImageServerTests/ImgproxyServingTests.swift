@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebImage
 @_spi(Testing) @testable import WebImageServer
+import WebImageTestSupport
 
 /// imgproxy URLs served end to end: each resizing type, gravity, crop, `extend`, `padding`, `dpr`,
 /// turns and flips as imgproxy's documentation describes them, on a picture whose quadrants show
@@ -13,7 +14,7 @@ import WebImage
 
     static func start(_ configure: @escaping (inout ImageProxy.Configuration) -> Void = { _ in }) async throws -> ProxyHarness {
         let harness = try await ProxyHarness.start(configure: configure)
-        harness.origin.register("/q.png", data: try ThumborServingTests.quadrants())
+        harness.origin.register("/q.png", data: try TestPictures.quadrants())
         harness.origin.register("/e.jpg", data: try Fixture.elephants)
         harness.origin.register("/s.png", data: try Fixture.png)
         return harness

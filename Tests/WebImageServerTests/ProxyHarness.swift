@@ -40,19 +40,6 @@ final class CountingDecoder: ImageDecoder {
     }
 }
 
-extension HTTPClient {
-    /// The tests' HTTP client: `HTTPClient.shared`'s configuration without its 90 s read timeout,
-    /// so that only the deadline each request is given ends it. A server rendering on a loaded
-    /// two-core machine can send nothing for longer than that: beside two busy loops, 110 tests
-    /// failed on that read timeout, within their deadlines. The connect timeout (90 s there)
-    /// stretches like the deadlines.
-    static let tests: HTTPClient = {
-        var configuration = HTTPClient.Configuration.singletonConfiguration
-        configuration.timeout = .init(connect: .seconds(60 * Int64(Deadlines.stretch)), read: nil)
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
-}
-
 /// What the proxy answered.
 struct Reply: Sendable {
     var status: Int
@@ -176,9 +163,7 @@ final class ProxyHarness: Sendable {
     }
 
     static func encoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed)!
+        percentEncoded(text)
     }
 
     /// Sends `method` to `pathAndQuery` on the proxy and reads the whole answer.

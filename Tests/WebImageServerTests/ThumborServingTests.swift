@@ -2,53 +2,12 @@ import Foundation
 import Testing
 import WebImage
 @_spi(Testing) @testable import WebImageServer
+import WebImageTestSupport
 
 /// thumbor URLs served end to end: geometry and pixels, signatures, refusals, the shared
 /// cache, and the prefix `/`.
 @Suite struct ThumborServingTests {
-    /// A 200×100 PNG whose quadrants are red (top left), green (top right), blue (bottom left)
-    /// and white (bottom right): where a crop, a flip or a turn puts each is visible.
-    static func quadrants() throws -> Data {
-        var pixels: [UInt8] = []
-        for y in 0..<100 {
-            for x in 0..<200 {
-                pixels += Colour.of(x: x, y: y).rgb
-            }
-        }
-        let bitmap = try Bitmap(width: 200, height: 100, pixelFormat: .rgb8, pixels: pixels)
-        return try CoderRegistry.system().encode(ImageContainer(image: bitmap), as: .png, options: ImageEncodingOptions())
-    }
-
-    enum Colour: String, Equatable {
-        case red, green, blue, white, other
-
-        static func of(x: Int, y: Int) -> Colour {
-            switch (x < 100, y < 50) {
-            case (true, true): .red
-            case (false, true): .green
-            case (true, false): .blue
-            case (false, false): .white
-            }
-        }
-
-        var rgb: [UInt8] {
-            switch self {
-            case .red: [255, 0, 0]
-            case .green: [0, 255, 0]
-            case .blue: [0, 0, 255]
-            case .white, .other: [255, 255, 255]
-            }
-        }
-
-        /// The colour a pixel is nearest to, within a small tolerance.
-        static func named(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> Colour {
-            for colour in [Colour.red, .green, .blue, .white] {
-                let rgb = colour.rgb
-                if abs(Int(rgb[0]) - Int(r)) < 24, abs(Int(rgb[1]) - Int(g)) < 24, abs(Int(rgb[2]) - Int(b)) < 24 { return colour }
-            }
-            return .other
-        }
-    }
+    typealias Colour = TestPictures.Colour
 
     /// The named colour at `x`, `y` of a decoded reply.
     static func colour(_ reply: Reply, _ x: Int, _ y: Int) throws -> Colour {
@@ -72,7 +31,7 @@ import WebImage
             configuration.allowsUnsignedImageURLs = true
             configure(&configuration)
         }
-        harness.origin.register("/q.png", data: try quadrants())
+        harness.origin.register("/q.png", data: try TestPictures.quadrants())
         harness.origin.register("/e.jpg", data: try Fixture.elephants)
         return harness
     }
@@ -204,7 +163,7 @@ import WebImage
     @Test func nothingIsServedByDefault() async throws {
         let harness = try await ProxyHarness.start()
         defer { Task { await harness.stop() } }
-        harness.origin.register("/q.png", data: try Self.quadrants())
+        harness.origin.register("/q.png", data: try TestPictures.quadrants())
         let image = ProxyHarness.encoded(harness.origin.url("/q.png").absoluteString)
         #expect(try await harness.request("/thumbor/unsafe/50x0/" + image).status == 403)
         #expect(try await harness.request("/thumbor" + ThumborSigner(key: "k").sign("50x0/" + image)).status == 403)

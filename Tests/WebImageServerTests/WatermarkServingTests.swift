@@ -11,17 +11,10 @@ import WebImageTestSupport
 @Suite struct WatermarkServingTests {
     typealias Colour = ThumborServingTests.Colour
 
-    /// A 20 × 20 opaque green square.
-    static func greenSquare(side: Int = 20) throws -> Data {
-        let pixels = [UInt8]((0..<(side * side)).flatMap { _ in [UInt8(0), 255, 0] })
-        let bitmap = try Bitmap(width: side, height: side, pixelFormat: .rgb8, pixels: pixels)
-        return try CoderRegistry.system().encode(ImageContainer(image: bitmap), as: .png, options: ImageEncodingOptions())
-    }
-
     /// The proxy with the green square as imgproxy's configured watermark (unless `configure`
     /// says otherwise), serving the quadrants picture (200 × 100: red, green / blue, white).
     static func start(_ configure: @escaping (inout ImageProxy.Configuration) -> Void = { _ in }) async throws -> ProxyHarness {
-        let mark = try greenSquare()
+        let mark = try TestPictures.greenSquare()
         return try await ImgproxyServingTests.start { configuration in
             configuration.imgproxy.watermarkData = mark
             configure(&configuration)
@@ -86,8 +79,8 @@ import WebImageTestSupport
         #expect(try await plain.request(ImgproxyServingTests.insecure(plain, "wm:0")).status == 200)
 
         let origin = try await TestOrigin.start()
-        origin.register("/mark.png", data: try Self.greenSquare())
-        origin.register("/q.png", data: try ThumborServingTests.quadrants())
+        origin.register("/mark.png", data: try TestPictures.greenSquare())
+        origin.register("/q.png", data: try TestPictures.quadrants())
         let harness = try await ProxyHarness.start(origin: origin) { configuration in
             configuration.imgproxy.watermarkURL = origin.url("/mark.png")
         }
@@ -132,7 +125,7 @@ import WebImageTestSupport
             #expect(reply.status == 403, "\(mark): \(reply.status) \(reply.text)")
         }
         // The same filter with an allowed watermark (the test origin's own) draws it.
-        harness.origin.register("/w.png", data: try Self.greenSquare())
+        harness.origin.register("/w.png", data: try TestPictures.greenSquare())
         let mark = harness.origin.url("/w.png").absoluteString.dropFirst("http://".count)
         let reply = try await harness.request("/thumbor/unsafe/200x100/filters:watermark(\(mark),0,-0,0)/\(image)")
         #expect(reply.status == 200, "\(reply.text)")
@@ -145,7 +138,7 @@ import WebImageTestSupport
     @Test func thumborWatermarkSourceIsFetchedOnce() async throws {
         let harness = try await ThumborServingTests.start()
         defer { Task { await harness.stop() } }
-        harness.origin.register("/w.png", data: try Self.greenSquare())
+        harness.origin.register("/w.png", data: try TestPictures.greenSquare())
         let mark = harness.origin.url("/w.png").absoluteString.dropFirst("http://".count)
         let cases: [(options: String, x: Int, y: Int)] = [
             ("200x100/filters:watermark(\(mark),0,0,0)", 5, 5),

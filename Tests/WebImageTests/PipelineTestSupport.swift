@@ -118,11 +118,3 @@ final class Recorder<Value: Sendable>: Sendable {
     func append(_ value: Value) { values.withLock { $0.append(value) } }
     var all: [Value] { values.withLock { $0 } }
 }
-
-/// Runs the built `webimage` in the repository's root, off the cooperative pool (it blocks until
-/// the process exits), with `input` on its standard input.
-func runWebImage(_ arguments: [String], input: String? = nil) async throws -> CommandRun {
-    let executable = try #require(WebImageExecutable.url)
-    let repository = Fixture.directory.deletingLastPathComponent().deletingLastPathComponent()
-    return try await Task.detached { try CommandRun(executable, arguments, in: repository, input: input.map { Data($0.utf8) }) }.value
-}

@@ -1,4 +1,5 @@
 import Foundation
+import WebImageTestSupport
 
 /// Where the tests find image files: the fixtures committed in the repository, and the
 /// shared corpus beside it when present (CI always has it; a user's clone does not).
@@ -32,17 +33,9 @@ enum TestFiles {
         try Data(contentsOf: fixtures.appendingPathComponent(name))
     }
 
-    /// The names of every file in `Tests/Fixtures` that is an image (not the licence notes, the
-    /// generator script, or the folders: `licenses/`, and `pixels/` with the decoded pixels the
-    /// processing tests read), sorted.
+    /// The names of every file in `Tests/Fixtures` that is an image, sorted.
     static func fixtureImageNames() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: fixtures.path)
-            .filter { name in
-                var isDirectory: ObjCBool = false
-                _ = FileManager.default.fileExists(atPath: fixtures.appendingPathComponent(name).path, isDirectory: &isDirectory)
-                return !isDirectory.boolValue && !name.hasSuffix(".md") && !name.hasSuffix(".py") && !name.hasSuffix(".c")
-            }
-            .sorted()
+        try imageFileNames(in: fixtures)
     }
 }
 

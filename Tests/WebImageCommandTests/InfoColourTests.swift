@@ -23,7 +23,7 @@ struct InfoColourTests {
     /// occurrence (`-a`), as it prints them (`-s3`), or numerically with `numeric`.
     static func exiftool(_ tag: String, _ path: String, numeric: Bool = false) throws -> [String] {
         let run = try CommandRun(URL(fileURLWithPath: "/usr/bin/env"), ["exiftool", "-s3", "-a"] + (numeric ? ["-n"] : []) + ["-" + tag, path],
-                                 in: TestFiles.repositoryRoot)
+                                 in: Fixture.repository)
         try #require(run.status == 0, "exiftool: \(run.stderr)")
         return run.stdout.split(separator: "\n").map(String.init)
     }
@@ -47,7 +47,7 @@ struct InfoColourTests {
             let icc = folder.url.appendingPathComponent(file + ".icc")
             let djxl = try CommandRun(URL(fileURLWithPath: "/usr/bin/env"),
                                       ["djxl", "\(Self.colour)/\(file)", folder.url.appendingPathComponent(file + ".png").path, "--icc_out=\(icc.path)"],
-                                      in: TestFiles.repositoryRoot)
+                                      in: Fixture.repository)
             try #require(djxl.status == 0, "djxl: \(djxl.stderr)")
             let expected = try #require(try Self.exiftool("ProfileDescription", icc.path).first)
             let object = try #require(try Self.info(["\(Self.colour)/\(file)"]).first)

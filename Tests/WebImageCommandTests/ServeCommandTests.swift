@@ -7,34 +7,6 @@ import WebImage
 import WebImageServer
 import WebImageTestSupport
 
-/// A running `webimage serve` (a ``ChildProcess`` started in the repository, without the
-/// test runner's own `WEBIMAGE_*` settings), and the line that says where it listens.
-final class ServeProcess: Sendable {
-    let child: ChildProcess
-
-    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
-        child = try ChildProcess(executable, arguments, environment: environment, directory: Fixture.repository) { !$0.hasPrefix("WEBIMAGE_") }
-    }
-
-    var process: SpawnedProcess { child.process }
-    var stdout: [String] { child.stdout }
-    var stderr: [String] { child.stderr }
-
-    func waitForLine(stderr: Bool = false, where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
-        await child.waitForLine(stderr: stderr, where: predicate)
-    }
-
-    /// The port from `listening on http://HOST:PORT`.
-    func port() async throws -> Int {
-        let line = try #require(await waitForLine { $0.hasPrefix("listening on http://") }, "stderr: \(stderr.joined(separator: "\n"))")
-        return try #require(line.split(separator: ":").last.flatMap { Int($0) })
-    }
-
-    func terminate() { child.kill(SIGTERM) }
-
-    func waitForExit() async -> Int32 { await child.waitForExit() }
-}
-
 /// The `webimage serve` command as a plain process: flags, environment, the listening line,
 /// the log, and the graceful stop on SIGTERM.
 @Suite(.enabled(if: WebImageExecutable.url != nil), .timeLimit(.minutes(2 * Deadlines.stretch))) struct ServeCommandTests {
@@ -71,7 +43,7 @@ final class ServeProcess: Sendable {
         #expect(thumbnail.status == 200 && ImageFormat(sniffing: thumbnail.body) == .webp)
 
         // A request in flight, held at the origin, when SIGTERM arrives.
-        let source = ProxyHarness.encoded(origin.url("/e.jpg").absoluteString)
+        let source = percentEncoded(origin.url("/e.jpg").absoluteString)
         async let held = get(base + "/image?url=\(source)&w=32")
         #expect(await origin.waitForRequests(path: "/e.jpg", count: 1))
         server.terminate()
@@ -107,9 +79,9 @@ final class ServeProcess: Sendable {
             "serve", "--port", "0", "--cache-dir", cache.path, "--allow-loopback", "--origin-timeout", "1", "--max-source-bytes", "1K",
         ])
         let base = "http://127.0.0.1:\(try await server.port())"
-        let held = try await get(base + "/image?url=\(ProxyHarness.encoded(origin.url("/held.jpg").absoluteString))&w=32")
+        let held = try await get(base + "/image?url=\(percentEncoded(origin.url("/held.jpg").absoluteString))&w=32")
         #expect(held.status == 504)
-        let big = try await get(base + "/image?url=\(ProxyHarness.encoded(origin.url("/big.jpg").absoluteString))&w=32")
+        let big = try await get(base + "/image?url=\(percentEncoded(origin.url("/big.jpg").absoluteString))&w=32")
         #expect(big.status == 413, "\(big.status)")
         server.terminate()
         #expect(await server.waitForExit() == 0)
@@ -175,7 +147,7 @@ final class ServeProcess: Sendable {
     func allowSVGFlag(flags: [String], environment: [String: String], status: Int) async throws {
         let (cache, origin) = (TemporaryDirectory("serve-svg"), TemporaryDirectory("serve-svg-origin"))
         defer { cache.remove(); origin.remove() }
-        try Data(contentsOf: Fixture.fixtures.appendingPathComponent("shapes.svg")).write(to: origin.url.appendingPathComponent("shapes.svg"))
+        try Data(contentsOf: Fixture.directory.appendingPathComponent("shapes.svg")).write(to: origin.url.appendingPathComponent("shapes.svg"))
         let server = try ServeProcess(try #require(WebImageExecutable.url), [
             "serve", "--port", "0", "--cache-dir", cache.path, "--log-level", "warning", "--origin-dir", origin.path,
         ] + flags, environment: environment)
@@ -191,7 +163,7 @@ final class ServeProcess: Sendable {
     @Test(.timeLimit(.minutes(2 * Deadlines.stretch))) func hostileSVGsAreBoundedByTheServer() async throws {
         let (cache, origin) = (TemporaryDirectory("serve-svg-bomb"), TemporaryDirectory("serve-svg-bomb-origin"))
         defer { cache.remove(); origin.remove() }
-        try Data(contentsOf: Fixture.fixtures.appendingPathComponent("shapes.svg")).write(to: origin.url.appendingPathComponent("shapes.svg"))
+        try Data(contentsOf: Fixture.directory.appendingPathComponent("shapes.svg")).write(to: origin.url.appendingPathComponent("shapes.svg"))
         let turbulence = #"<svg xmlns="http://www.w3.org/2000/svg" width="64" height="48"><filter id="t"><feTurbulence baseFrequency="0.05" numOctaves="100000"/></filter><rect width="64" height="48" filter="url(#t)"/></svg>"#
         try Data(turbulence.utf8).write(to: origin.url.appendingPathComponent("turbulence.svg"))
         // A PNG header that states 20,000 × 20,000 (IHDR, CRC included), embedded.
@@ -324,7 +296,7 @@ final class ServeProcess: Sendable {
         try await RawHTTPConnection.with(port: port) { held in
             try await held.send(["GET /healthz HTTP/1.1"])
             #expect(try await held.response().status == 200)
-            #expect(try await ConnectionLimitTests.isRefused(port: port))
+            #expect(try await RawHTTPConnection.isRefused(port: port))
             #expect(try await held.isClosedByServer())
         }
         try await RawHTTPConnection.with(port: port) { connection in
@@ -349,7 +321,7 @@ final class ServeProcess: Sendable {
         try await RawHTTPConnection.with(port: port) { held in
             try await held.send(["GET /healthz HTTP/1.1"])
             #expect(try await held.response().status == 200)
-            #expect(try await ConnectionLimitTests.isRefused(port: port))
+            #expect(try await RawHTTPConnection.isRefused(port: port))
             try await RawHTTPConnection.with(port: port, from: "127.0.0.2") { reserve in
                 try await reserve.send(["GET /healthz HTTP/1.1"])
                 #expect(try await reserve.response().status == 200)

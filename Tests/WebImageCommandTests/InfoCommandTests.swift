@@ -10,7 +10,7 @@ import WebImageTestSupport
 @Suite(.enabled(if: WebImageExecutable.url != nil, "the webimage executable was not built beside the tests"))
 struct InfoCommandTests {
     static func run(_ arguments: [String]) throws -> CommandRun {
-        try CommandRun(try #require(WebImageExecutable.url), arguments, in: TestFiles.repositoryRoot)
+        try CommandRun(try #require(WebImageExecutable.url), arguments, in: Fixture.repository)
     }
 
     /// Fixtures copied from the corpus's undecodable files: they sniff, but do not decode.
@@ -37,7 +37,7 @@ struct InfoCommandTests {
     }
 
     @Test func jsonLinesCarryTheMetadata() throws {
-        let names = try TestFiles.fixtureImageNames()
+        let names = try Fixture.imageNames()
         let run = try Self.run(["info", "--json"] + names.map { "Tests/Fixtures/\($0)" })
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty)
@@ -45,7 +45,7 @@ struct InfoCommandTests {
         #expect(lines.count == names.count)
         for (name, line) in zip(names, lines) {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let data = try TestFiles.fixture(name)
+            let data = try Fixture.data(name)
             let header = try #require(ImageHeader(sniffing: data))
             let metadata = try ImageMetadata(reading: data)
             #expect(object["file"] as? String == "Tests/Fixtures/\(name)")
@@ -89,7 +89,7 @@ struct InfoCommandTests {
         }
         try #require(objects.count == 3)
         for (index, name) in ["apng-delay.png", "hopper-animated-16.webp"].enumerated() {
-            let metadata = try ImageMetadata(reading: TestFiles.fixture(name))
+            let metadata = try ImageMetadata(reading: Fixture.data(name))
             #expect(objects[index]["frames"] as? Int == metadata.frameCount && (metadata.frameCount ?? 0) > 1, "\(name)")
             #expect(objects[index]["loopCount"] as? Int == metadata.loopCount, "\(name)")
             #expect(objects[index]["durations"] as? [Int] == metadata.frameDurations.map { Int($0 / .milliseconds(1)) }, "\(name)")

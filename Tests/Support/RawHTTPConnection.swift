@@ -11,15 +11,15 @@ import NIOPosix
 ///     #expect(try await connection.response().status == 200)
 /// }
 /// ```
-struct RawHTTPConnection {
-    struct Response {
+public struct RawHTTPConnection {
+    public struct Response {
         /// The status line's protocol: `HTTP/1.1` or `HTTP/1.0`.
-        var version: String
-        var status: Int
-        var headers: [(String, String)]
-        var body: [UInt8]
+        public var version: String
+        public var status: Int
+        public var headers: [(String, String)]
+        public var body: [UInt8]
 
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             headers.first { $0.0.lowercased() == name.lowercased() }?.1
         }
     }
@@ -30,7 +30,7 @@ struct RawHTTPConnection {
 
     /// Connects to `127.0.0.1:port` from the loopback address `source` (any of 127.0.0.0/8: a
     /// client of its own to the server), runs `body`, and closes the connection.
-    static func with<Result>(port: Int, from source: String = "127.0.0.1", _ body: (inout RawHTTPConnection) async throws -> Result) async throws -> Result {
+    public static func with<Result>(port: Int, from source: String = "127.0.0.1", _ body: (inout RawHTTPConnection) async throws -> Result) async throws -> Result {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(to: try SocketAddress(ipAddress: source, port: 0))
             .connect(host: "127.0.0.1", port: port) { channel in
@@ -45,19 +45,19 @@ struct RawHTTPConnection {
     }
 
     /// Sends `requests` (each a request line and its headers, without the blank line) in one write.
-    func send(_ requests: [String]) async throws {
+    public func send(_ requests: [String]) async throws {
         let text = requests.map { $0 + "\r\nHost: 127.0.0.1\r\n\r\n" }.joined()
         try await outbound.write(ByteBuffer(string: text))
     }
 
     /// Sends `text` exactly as given: a partial request, or one with headers of its own.
-    func sendRaw(_ text: String) async throws {
+    public func sendRaw(_ text: String) async throws {
         try await outbound.write(ByteBuffer(string: text))
     }
 
     /// Reads the next response; `bodyless` for the answer to a `HEAD`, whose `Content-Length`
     /// announces a body that is not sent.
-    mutating func response(bodyless: Bool = false) async throws -> Response {
+    public mutating func response(bodyless: Bool = false) async throws -> Response {
         var headEnd: Int?
         while true {
             headEnd = Self.endOfHead(in: buffered)
@@ -84,19 +84,19 @@ struct RawHTTPConnection {
     }
 
     /// Whether the server closed the connection, once everything it sent has been read.
-    mutating func isClosedByServer() async throws -> Bool {
+    public mutating func isClosedByServer() async throws -> Bool {
         while try await fill() {}
         return buffered.isEmpty
     }
 
     /// Reads until the server closes the connection, whatever it sends first; the bytes read.
-    mutating func readUntilClosedByServer() async throws -> Int {
+    public mutating func readUntilClosedByServer() async throws -> Int {
         while try await fill() {}
         defer { buffered.removeAll() }
         return buffered.count
     }
 
-    struct ConnectionClosed: Error {}
+    public struct ConnectionClosed: Error {}
 
     private mutating func fill() async throws -> Bool {
         guard let chunk = try await inbound.next() else { return false }
@@ -110,5 +110,26 @@ struct RawHTTPConnection {
             return index
         }
         return nil
+    }
+}
+
+extension RawHTTPConnection {
+    /// Whether a new connection's request goes unanswered: the server closes the connection
+    /// (the client reads the end, or a reset if its request arrived after the close).
+    public static func isRefused(port: Int, from source: String = "127.0.0.1") async throws -> Bool {
+        do {
+            return try await with(port: port, from: source) { connection in
+                try await connection.send(["GET /healthz HTTP/1.1"])
+                _ = try await connection.response()
+                return false
+            }
+        } catch is ConnectionClosed {
+            return true
+        } catch let error as IOError where [ECONNRESET, EPIPE].contains(error.errnoCode) {
+            return true
+        } catch is ChannelError {
+            // Writing the request after the close.
+            return true
+        }
     }
 }

@@ -64,8 +64,8 @@ extension ServeCommandTests {
     func imgproxyWatermarkFromTheEnvironment(_ variable: String) async throws {
         let origin = try await TestOrigin.start()
         defer { Task { try await origin.shutdown() } }
-        let mark = try WatermarkServingTests.greenSquare()
-        origin.register("/q.png", data: try ThumborServingTests.quadrants())
+        let mark = try TestPictures.greenSquare()
+        origin.register("/q.png", data: try TestPictures.quadrants())
         origin.register("/mark.png", data: mark)
         let folder = TemporaryDirectory("serve-imgproxy-watermark")
         defer { folder.remove() }
