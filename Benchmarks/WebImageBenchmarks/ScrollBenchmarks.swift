@@ -106,7 +106,7 @@ private func simulateScroll() async throws -> ScrollResult {
     @Sendable func rebind(_ cells: [ScrollCell], to rows: [URL]) {
         for (cell, url) in zip(cells, rows) {
             cell.expect(url)
-            binder.setImage(on: cell, with: url, completion: { result in
+            cell.setImage(with: url, using: binder, completion: { result in
                 if case .failure(.cancelled) = result { stales.add() }
             })
         }

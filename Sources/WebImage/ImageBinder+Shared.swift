@@ -2,75 +2,41 @@ import Foundation
 import Synchronization
 import WebImageCore
 
-extension ImageBinder {
-    /// The binder of ``ImageManager/shared`` and the one `setImage(with:)` without a binder
-    /// uses.
-    private static let sharedBinder = Mutex<ImageBinder?>(nil)
+extension MainActorImageBinder {
+    /// The binder ``shared`` answers while ``ImageManager/shared`` is the manager it was made
+    /// over.
+    private static let sharedBinder = Mutex<MainActorImageBinder?>(nil)
 
-    /// The default binder: over ``ImageManager/shared`` (whichever manager the application set
-    /// there), delivering on the main actor (``ImageBinder/Delivery/mainActor``).
+    /// The default binder of main-actor targets: over ``ImageManager/shared`` (whichever
+    /// manager the application set there), delivering on the main actor.
     ///
     /// ```swift
-    /// view.setImage(with: url)   // binds through ImageBinder.shared
+    /// @MainActor func show(_ url: URL, in picture: some MainActorImageTarget) {
+    ///     picture.setImage(with: url, using: .shared) { result in print((try? result.get())?.cacheType ?? .none) }
+    /// }
     /// ```
-    public static var shared: ImageBinder {
+    public static var shared: MainActorImageBinder {
         let manager = ImageManager.shared
         return sharedBinder.withLock { binder in
             if let binder, binder.manager === manager { return binder }
-            let made = ImageBinder(manager: manager, delivery: .mainActor)
+            let made = MainActorImageBinder(manager: manager)
             binder = made
             return made
         }
     }
 }
 
-extension ImageTarget {
-    /// Binds this target to `url` through ``ImageBinder/shared``, which delivers on the main
-    /// actor; see ``setImage(with:using:placeholder:options:requestOptions:operationKey:transition:completion:progress:)``.
+extension ImageBinder {
+    /// The default binder of ``ImageTarget``s in an application whose main thread drains the
+    /// main dispatch queue: over ``ImageManager/shared``, delivering on the main queue. It is
+    /// the binder ``MainActorImageBinder/shared`` binds through, so the two share every
+    /// target's state. Servers and command-line tools, whose main thread runs no queue, make
+    /// their own with ``ImageBinder/Delivery/immediate``.
     ///
     /// ```swift
-    /// cell.thumbnail.setImage(with: row.imageURL, placeholder: grey)
+    /// cell.thumbnail.setImage(with: row.imageURL, using: .shared, placeholder: grey)
     /// ```
-    @discardableResult
-    public func setImage(
-        with url: URL?,
-        placeholder: ImageContainer? = nil,
-        options: ImageBindingOptions = [],
-        requestOptions: ImageOptions = [],
-        transition: ImageTransition = .none,
-        completion: (@Sendable (Result<ImageResponse, ImageError>) -> Void)? = nil
-    ) -> ImageTask? {
-        setImage(
-            with: url, using: .shared, placeholder: placeholder, options: options, requestOptions: requestOptions,
-            transition: transition, completion: completion)
-    }
-}
-
-extension MainActorImageTarget {
-    /// Binds this target to `url` through ``ImageBinder/shared``: everything arrives on the
-    /// main actor.
-    ///
-    /// ```swift
-    /// @MainActor func show(_ picture: some MainActorImageTarget, _ url: URL) {
-    ///     picture.setImage(with: url) { result in print((try? result.get())?.cacheType ?? .none) }
-    /// }
-    /// ```
-    @discardableResult
-    public func setImage(
-        with url: URL?,
-        placeholder: ImageContainer? = nil,
-        options: ImageBindingOptions = [],
-        requestOptions: ImageOptions = [],
-        transition: ImageTransition = .none,
-        completion: (@MainActor (Result<ImageResponse, ImageError>) -> Void)? = nil
-    ) -> ImageTask? {
-        setImage(
-            with: url, using: .shared, placeholder: placeholder, options: options, requestOptions: requestOptions,
-            transition: transition, completion: completion)
-    }
-
-    /// Cancels this target's load in ``ImageBinder/shared``.
-    public func cancelImageLoad() {
-        cancelImageLoad(using: .shared)
+    public static var shared: ImageBinder {
+        MainActorImageBinder.shared.binder
     }
 }

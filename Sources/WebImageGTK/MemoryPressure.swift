@@ -5,7 +5,7 @@ import WebImage
 
 /// The views' answer to memory pressure: when GIO's `GMemoryMonitor` warns that memory is low,
 /// every live ``WebImageView`` drops the animation frames its player decoded ahead
-/// (``AnimatedImagePlayer/trimMemory()``), and the memory caches of the views' binders shed
+/// (``AnimatedImagePlayer/trimMemory()``), and the memory caches the views load through shed
 /// their least recently used images, more the graver the warning: what SDWebImage and
 /// YYAnimatedImageView do on iOS's memory warning.
 ///
@@ -51,7 +51,7 @@ public enum MemoryPressure {
         }
     }
 
-    /// Whether a warning trims the memory caches of the live views' binders too (to half their
+    /// Whether a warning trims the memory caches the live views load through too (to half their
     /// cost at ``Level/low``, a quarter at ``Level/medium``, nothing at ``Level/critical``).
     /// The players are trimmed in any case. Default: on.
     public static var trimsMemoryCaches = true
@@ -63,7 +63,7 @@ public enum MemoryPressure {
         var caches: [ObjectIdentifier: ImageCache] = [:]
         for view in views.values.compactMap(\.view) {
             view.animationPlayer?.trimMemory()
-            let cache = view.binder.manager.configuration.cache
+            guard let cache = view.loadingManager?.configuration.cache else { continue }
             caches[ObjectIdentifier(cache)] = cache
         }
         guard trimsMemoryCaches else { return }

@@ -2,15 +2,19 @@ import CGTK
 import CWebImageGTK
 import Foundation
 import WebImage
+// The binding API this package shares between its modules (package access).
+import WebImageCore
 
 /// A GTK 4 widget that shows an image from a URL: SDWebImage's `sd_setImage(with:)` for GTK.
 ///
-/// Loads go through an ``ImageBinder`` (``ImageBinder/shared`` by default), which brings the
-/// binding rules: the placeholder while loading, a memory hit shown at once (inside
-/// ``setImage(with:placeholder:options:requestOptions:transition:completion:progress:)``, with no
+/// The view is a ``MainActorImageTarget``: it is bound with the protocol's one
+/// `setImage(with:using:placeholder:options:operationKey:transition:completion:progress:)`,
+/// through the ``MainActorImageBinder`` each call names (`.shared`, over
+/// ``ImageManager/shared``, or one of the application's), which brings the binding rules: the
+/// placeholder while loading, a memory hit shown at once (inside `setImage`, with no
 /// placeholder flash), progressive previews with ``ImageOptions/progressiveLoad``, the previous
 /// load cancelled when the view is bound again, and nothing stale ever shown. The view adds what
-/// a toolkit's widget needs:
+/// a toolkit's widget needs, to every binding of its main image:
 ///
 /// - a spinner over the placeholder while the image loads (``showsActivityIndicator``);
 /// - ``ImageTransition/fade(_:)`` as a fade-in of the picture, paced by GTK's frame clock;
@@ -19,14 +23,20 @@ import WebImage
 /// - the load cancelled when the widget stays unmapped (scrolled away, its page hidden) for
 ///   longer than ``unmappedCancellationDelay``, and when it is destroyed;
 /// - memory given back when GIO's memory monitor warns (``MemoryPressure``): the player's
-///   frames decoded ahead, and part of the binder's memory cache.
+///   frames decoded ahead, and part of the memory cache the view loads through.
 ///
 /// ```swift
 /// @MainActor func show(_ url: URL, in window: UnsafeMutablePointer<GtkWindow>, placeholder: ImageContainer) -> WebImageView {
 ///     let view = WebImageView()
 ///     gtk_window_set_child(window, view.widget)
-///     view.setImage(with: url, placeholder: placeholder, transition: .fade(.milliseconds(200)))
+///     view.setImage(with: url, using: .shared, placeholder: placeholder, transition: .fade(.milliseconds(200)))
 ///     return view   // the view keeps its widget (and the binding) as long as it lives
+/// }
+///
+/// @MainActor func bind(_ view: WebImageView, to url: URL, through binder: MainActorImageBinder) {
+///     view.setImage(with: ImageRequest(url: url, options: .progressiveLoad), using: binder) { result in
+///         if case .failure(let error) = result { print(error) }
+///     }
 /// }
 /// ```
 @MainActor
@@ -36,8 +46,12 @@ public final class WebImageView: MainActorImageTarget {
     public let widget: UnsafeMutablePointer<GtkWidget>
     /// The `GtkPicture` that shows the image, for styling (content fit, CSS classes).
     public let picture: UnsafeMutablePointer<GtkWidget>
-    /// What the view loads through.
-    public let binder: ImageBinder
+    /// The binder the view's main image was last bound through: what an unmap or a destroy
+    /// cancels in, and whose memory cache and coders the view uses.
+    private(set) var currentBinder: MainActorImageBinder?
+    /// The binder a view made with the deprecated `init(binder:)` binds through in the
+    /// deprecated `setImage(with:placeholder:…)`.
+    var legacyBinder: ImageBinder?
     /// What the view shows now.
     public private(set) var shownContent: ImageDisplay.Content?
     /// Show a spinner over the placeholder while an image loads (SDWebImage's activity
@@ -79,15 +93,13 @@ public final class WebImageView: MainActorImageTarget {
     /// Making the player for an image whose frames come from its bytes (off the main thread).
     private var animationStart: Task<Void, Never>?
 
-    /// A new, empty view. `binder`'s delivery must be ``ImageBinder/Delivery/mainActor``
-    /// (the shared binder's is).
-    public init(binder: ImageBinder = .shared) {
+    /// A new, empty view.
+    public init() {
         // GTK's constructors never return NULL.
         widget = gtk_overlay_new()!
         picture = gtk_picture_new()!
         spinner = gtk_spinner_new()!
         _ = g_object_ref_sink(widget)
-        self.binder = binder
         gtk_overlay_set_child(OpaquePointer(widget), picture)
         gtk_widget_set_halign(spinner, GTK_ALIGN_CENTER)
         gtk_widget_set_valign(spinner, GTK_ALIGN_CENTER)
@@ -106,54 +118,36 @@ public final class WebImageView: MainActorImageTarget {
         stopFade()
         cancelUnmappedTimer()
         animationStart?.cancel()
-        cancelImageLoad(using: binder)
+        if let currentBinder { cancelImageLoad(using: currentBinder) }
         g_object_unref(widget)
     }
 
     // MARK: Binding
 
-    /// Loads `url` into the view through ``binder``, cancelling what the view loaded before;
-    /// `placeholder` shows, with the spinner over it, until the image arrives (unless memory
-    /// holds it).
-    ///
-    /// ```swift
-    /// @MainActor func bind(_ view: WebImageView, to url: URL) {
-    ///     view.setImage(with: url, requestOptions: .progressiveLoad) { result in
-    ///         if case .failure(let error) = result { print(error) }
-    ///     }
-    /// }
-    /// ```
-    @discardableResult
-    public func setImage(
-        with url: URL?,
-        placeholder: ImageContainer? = nil,
-        options: ImageBindingOptions = [],
-        requestOptions: ImageOptions = [],
-        transition: ImageTransition = .none,
-        completion: (@MainActor (Result<ImageResponse, ImageError>) -> Void)? = nil,
-        progress: (@MainActor (_ received: Int, _ expected: Int?) -> Void)? = nil
+    /// What `setImage(with:using:…)` does around each binding of the view's main image (loads
+    /// under other operation keys get none of it): the previous load's spinner and unmap timer
+    /// go, the call is kept to make again when the load was cancelled for staying unmapped, and
+    /// the spinner shows over the placeholder until the load ends (unless memory held the image).
+    package func hostBinding(
+        operationKey: String,
+        binder: MainActorImageBinder,
+        rebind: @escaping @MainActor () -> Void,
+        bind: @MainActor (_ first: (@MainActor (Result<ImageResponse, ImageError>) -> Void)?) -> ImageTask?
     ) -> ImageTask? {
+        guard operationKey == ImageBinder.defaultOperationKey else { return bind(nil) }
         binding += 1
         let current = binding
         cancelUnmappedTimer()
         isLoading = false
         reloadsOnMap = false
-        lastBind = { [weak self] in
-            self?.setImage(
-                with: url, placeholder: placeholder, options: options, requestOptions: requestOptions,
-                transition: transition, completion: completion, progress: progress)
+        currentBinder = binder
+        lastBind = rebind
+        let task = bind { [weak self] _ in
+            if let self, self.binding == current {
+                self.isLoading = false
+                self.setSpinning(false)
+            }
         }
-        let task = setImage(
-            with: url, using: binder, placeholder: placeholder, options: options, requestOptions: requestOptions,
-            transition: transition,
-            completion: { [weak self] result in
-                if let self, self.binding == current {
-                    self.isLoading = false
-                    self.setSpinning(false)
-                }
-                completion?(result)
-            },
-            progress: progress)
         // A memory hit is already shown, and a finished load has already completed.
         if task != nil, binding == current, !isShowingImage {
             isLoading = true
@@ -213,7 +207,7 @@ public final class WebImageView: MainActorImageTarget {
             return
         }
         guard let data = response.data, let format = container.format, Self.animatableFormats.contains(format) else { return }
-        let registry = binder.manager.configuration.registry
+        let registry = loadingManager?.configuration.registry ?? .system()
         let size = (width: container.image.width, height: container.image.height)
         let limit = animationMemoryLimit
         // Opening the file parses it (libwebp demuxes every frame's header): not on GTK's thread.
@@ -357,8 +351,17 @@ public final class WebImageView: MainActorImageTarget {
     }
 
     private func cancelLoad() {
-        cancelImageLoad(using: binder)
+        if let currentBinder { cancelImageLoad(using: currentBinder) }
         isLoading = false
         setSpinning(false)
     }
+
+    /// The manager the view loads through: its last binding's, or the deprecated
+    /// `init(binder:)`'s before any; `nil` for a view never bound.
+    var loadingManager: ImageManager? {
+        currentBinder?.manager ?? legacyBinder?.manager
+    }
 }
+
+/// `setImage(with:using:…)` runs every binding of the view through `hostBinding`.
+extension WebImageView: MainActorImageBindingHost {}

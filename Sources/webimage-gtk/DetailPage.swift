@@ -12,10 +12,13 @@ final class DetailPage {
     let view: WebImageView
     private let caption: UnsafeMutablePointer<GtkWidget>
     private let statistics: GalleryStatistics
+    /// What the page loads full images through.
+    private let binder: MainActorImageBinder
 
-    init(binder: ImageBinder, statistics: GalleryStatistics) {
+    init(binder: MainActorImageBinder, statistics: GalleryStatistics) {
         self.statistics = statistics
-        view = WebImageView(binder: binder)
+        self.binder = binder
+        view = WebImageView()
         widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6)!
         _ = g_object_ref_sink(widget)
         caption = gtk_label_new(nil)!
@@ -35,7 +38,8 @@ final class DetailPage {
     func show(_ item: GalleryItem, placeholder: ImageContainer?) {
         gtk_label_set_text(OpaquePointer(caption), item.name + "  ·  " + item.full.absoluteString)
         view.setImage(
-            with: item.full, placeholder: placeholder, requestOptions: .progressiveLoad, transition: .fade(.milliseconds(150))
+            with: ImageRequest(url: item.full, options: .progressiveLoad), using: binder, placeholder: placeholder,
+            transition: .fade(.milliseconds(150))
         ) { [statistics] result in
             statistics.record(result)
         }
@@ -43,6 +47,6 @@ final class DetailPage {
 
     /// Back to the grid: the full image stops loading (and playing).
     func clear() {
-        view.setImage(with: nil)
+        view.setImage(with: nil, using: binder)
     }
 }

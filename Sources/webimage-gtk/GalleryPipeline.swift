@@ -6,8 +6,8 @@ import WebImage
 /// memory cache of their own so that opening a large photo never evicts a screenful of
 /// thumbnails.
 struct GalleryPipeline {
-    let thumbnails: ImageBinder
-    let full: ImageBinder
+    let thumbnails: MainActorImageBinder
+    let full: MainActorImageBinder
     /// The thumbnails' memory cache first.
     let caches: [ImageCache]
     /// What a cell asks for; the detail view asks the thumbnail cache the same, for its placeholder.
@@ -30,8 +30,8 @@ struct GalleryPipeline {
         // sharp on a double-density screen, and JPEG and WebP are scaled while decoding.
         thumbnails.scaleDownLimit = (2 * options.cellSize) * (2 * options.cellSize)
         let fullCache = ImageCache(memory: MemoryCache(configuration: .init(costLimit: 128 << 20, entryCostLimitFraction: 0.5)), disk: disk)
-        self.thumbnails = ImageBinder(manager: ImageManager(configuration: thumbnails), delivery: .mainActor)
-        full = ImageBinder(manager: ImageManager(configuration: .standard(cache: fullCache, http: Self.http)), delivery: .mainActor)
+        self.thumbnails = MainActorImageBinder(manager: ImageManager(configuration: thumbnails))
+        full = MainActorImageBinder(manager: ImageManager(configuration: .standard(cache: fullCache, http: Self.http)))
         caches = [thumbnailCache, fullCache]
     }
 

@@ -9,6 +9,8 @@ import WebImageGTK
 @MainActor
 final class ThumbnailCell {
     let view: WebImageView
+    /// What the cell loads its thumbnails through.
+    private let binder: MainActorImageBinder
     /// The item (its position in the grid) the cell shows now; `nil` while unbound.
     private(set) var position: Int?
     private(set) var item: GalleryItem?
@@ -18,8 +20,9 @@ final class ThumbnailCell {
     /// the binding is broken): what the scroll benchmark counts.
     var onStaleDisplay: (@MainActor (_ position: Int?, _ shown: URL) -> Void)?
 
-    init(binder: ImageBinder, size: Int, fades: Bool) {
-        view = WebImageView(binder: binder)
+    init(binder: MainActorImageBinder, size: Int, fades: Bool) {
+        view = WebImageView()
+        self.binder = binder
         gtk_widget_set_size_request(view.widget, Int32(size), Int32(size))
         gtk_picture_set_content_fit(OpaquePointer(view.picture), GTK_CONTENT_FIT_COVER)
         // Unbinding cancels a cell scrolled away. Unmapped, a cell is on the grid page while the
@@ -42,8 +45,8 @@ final class ThumbnailCell {
         // Thumbnails: the first frame of an animation (it plays in the detail view), and large
         // images decoded straight to about the cell's size (the manager's scale-down limit).
         view.setImage(
-            with: item.thumbnail, placeholder: placeholder, requestOptions: GalleryPipeline.thumbnailOptions,
-            transition: fades ? .fade(.milliseconds(150)) : .none
+            with: ImageRequest(url: item.thumbnail, options: GalleryPipeline.thumbnailOptions), using: binder,
+            placeholder: placeholder, transition: fades ? .fade(.milliseconds(150)) : .none
         ) { [weak self] result in
             statistics.record(result)
             // A cancelled load was superseded: only the current binding's end settles the cell.
@@ -53,7 +56,7 @@ final class ThumbnailCell {
     }
 
     func unbind() {
-        view.cancelImageLoad(using: view.binder)
+        view.cancelImageLoad(using: binder)
         position = nil
         item = nil
         isSettled = false

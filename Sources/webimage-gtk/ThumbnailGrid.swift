@@ -14,7 +14,7 @@ final class ThumbnailGrid {
     /// The scrolled window to pack.
     let widget: UnsafeMutablePointer<GtkWidget>
     let gridView: UnsafeMutablePointer<GtkWidget>
-    private let binder: ImageBinder
+    private let binder: MainActorImageBinder
     private let placeholder: ImageContainer
     private let statistics: GalleryStatistics
     private let cellSize: Int
@@ -35,7 +35,7 @@ final class ThumbnailGrid {
     private let observer: Observer?
 
     init(
-        items: [GalleryItem], binder: ImageBinder, placeholder: ImageContainer, statistics: GalleryStatistics, cellSize: Int,
+        items: [GalleryItem], binder: MainActorImageBinder, placeholder: ImageContainer, statistics: GalleryStatistics, cellSize: Int,
         maximumColumns: Int, fades: Bool, observer: Observer?
     ) {
         self.items = items

@@ -169,7 +169,7 @@ g_main_loop_run(loop)
         if progressive { options.insert(.progressiveLoad) }
         if firstFrame { options.insert(.decodeFirstFrameOnly) }
         view.setImage(
-            with: URL(string: origin + path), placeholder: placeholder, requestOptions: options,
+            with: ImageRequest(url: URL(string: origin + path), options: options), using: .shared, placeholder: placeholder,
             transition: fade ? .fade(.milliseconds(300)) : .none
         ) { result in
             say("completed \(path) \((try? result.get()) != nil ? "ok" : "failed")")
@@ -184,7 +184,7 @@ g_main_loop_run(loop)
     }
 
     func bindButton(_ path: String) {
-        button.setImage(with: URL(string: origin + path), placeholder: placeholder) { result in
+        button.setImage(with: URL(string: origin + path), using: .shared, placeholder: placeholder) { result in
             say("completed button \(path) \((try? result.get()) != nil ? "ok" : "failed")")
         }
         say("bound button \(path)")
@@ -250,7 +250,7 @@ extension Probe {
         times.reserveCapacity(count)
         for index in 0..<count {
             let start = ContinuousClock.now
-            view.setImage(with: urls[index % urls.count], placeholder: placeholder)
+            view.setImage(with: urls[index % urls.count], using: .shared, placeholder: placeholder)
             let elapsed = ContinuousClock.now - start
             times.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
             if case .image = view.shownContent {} else { misses += 1 }
@@ -319,7 +319,8 @@ extension Probe {
     func emitMemoryWarning(_ levelName: String) async {
         let levels = ["low": G_MEMORY_MONITOR_WARNING_LEVEL_LOW, "medium": G_MEMORY_MONITOR_WARNING_LEVEL_MEDIUM, "critical": G_MEMORY_MONITOR_WARNING_LEVEL_CRITICAL]
         guard let player = view.animationPlayer, let level = levels[levelName] else { return say("pressure none") }
-        let cache = view.binder.manager.configuration.cache
+        // The view binds through the shared binder, over the shared manager.
+        let cache = ImageManager.shared.configuration.cache
         // The frame on screen first (the trim keeps it), then the buffer full behind it.
         for _ in 0..<600 where player.currentFrameIndex == nil { await nextFrame(of: view.widget) }
         player.pause(at: .now)

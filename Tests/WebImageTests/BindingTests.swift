@@ -17,11 +17,11 @@ struct BindingTests {
         let target = RecordingTarget()
         let gate = setup.origin.gate("/hopper.jpg")
         let old = CompletionProbe()
-        binder.setImage(on: target, with: setup.origin.url("/hopper.jpg"), placeholder: .placeholder, completion: old.callback)
+        target.setImage(with: setup.origin.url("/hopper.jpg"), using: binder, placeholder: .placeholder, completion: old.callback)
         #expect(await setup.origin.waitForRequests(path: "/hopper.jpg", count: 1))
 
         let new = CompletionProbe()
-        binder.setImage(on: target, with: setup.origin.url("/hopper.png"), placeholder: .placeholder, completion: new.callback)
+        target.setImage(with: setup.origin.url("/hopper.png"), using: binder, placeholder: .placeholder, completion: new.callback)
         #expect(old.wasCancelled)
         let response = try await new.result.get()
         #expect(response.url.path == "/hopper.png")
@@ -33,7 +33,7 @@ struct BindingTests {
         #expect(target.summary == ["placeholder", "placeholder", "image /hopper.png none"])
         #expect(old.results.count == 1)
         #expect(new.results.count == 1)
-        #expect(binder.url(of: target) == setup.origin.url("/hopper.png"))
+        #expect(binder.boundURL(of: target) == setup.origin.url("/hopper.png"))
         #expect(setup.fixture.cache.memoryCount == 1)
         try await setup.tearDown()
     }
@@ -45,7 +45,7 @@ struct BindingTests {
         let binder = ImageBinder(manager: setup.manager, delivery: main.delivery)
         let target = RecordingTarget()
         let old = CompletionProbe()
-        let oldTask = binder.setImage(on: target, with: setup.origin.url("/hopper.jpg"), placeholder: .placeholder, completion: old.callback)
+        let oldTask = target.setImage(with: setup.origin.url("/hopper.jpg"), using: binder, placeholder: .placeholder, completion: old.callback)
         // The old load has finished and its result waits for the "main loop"; the task can no
         // longer be cancelled, so only the generation check stands between it and the target.
         _ = try await oldTask?.response
@@ -53,7 +53,7 @@ struct BindingTests {
 
         let new = CompletionProbe()
         let newGate = setup.origin.gate("/hopper.png")
-        binder.setImage(on: target, with: setup.origin.url("/hopper.png"), placeholder: .placeholder, completion: new.callback)
+        target.setImage(with: setup.origin.url("/hopper.png"), using: binder, placeholder: .placeholder, completion: new.callback)
         main.drain()
         #expect(old.wasCancelled)
         #expect(target.summary == ["placeholder", "placeholder"])
@@ -81,16 +81,16 @@ struct BindingTests {
         // A reused cell: it shows one image, then is bound to another that is in memory.
         let cell = RecordingTarget()
         let probe = CompletionProbe()
-        let task = binder.setImage(on: cell, with: first, placeholder: .placeholder, transition: .fade(.milliseconds(300)), completion: probe.callback)
+        let task = cell.setImage(with: first, using: binder, placeholder: .placeholder, transition: .fade(.milliseconds(300)), completion: probe.callback)
         #expect(task == nil)
         #expect(cell.summary == ["image /hopper.jpg memory"])
         #expect(try probe.results.first?.get().cacheType == .memory)
 
-        binder.setImage(on: cell, with: second, placeholder: .placeholder, transition: .fade(.milliseconds(300)))
+        cell.setImage(with: second, using: binder, placeholder: .placeholder, transition: .fade(.milliseconds(300)))
         #expect(cell.summary == ["image /hopper.jpg memory", "image /hopper.png memory"])
         // Memory hits appear at once, unless the caller forces the transition.
         #expect(cell.shown.allSatisfy { $0.transition == .none })
-        binder.setImage(on: cell, with: first, options: .forceTransition, transition: .fade(.milliseconds(300)))
+        cell.setImage(with: first, using: binder, options: .forceTransition, transition: .fade(.milliseconds(300)))
         #expect(cell.shown.last?.transition == .fade(.milliseconds(300)))
         #expect(setup.origin.allRequests.count == 2)
         try await setup.tearDown()
@@ -104,7 +104,7 @@ struct BindingTests {
         let failing = RecordingTarget()
         let failingGate = setup.origin.gate("/status/404")
         let failure = CompletionProbe()
-        binder.setImage(on: failing, with: setup.origin.url("/status/404"), placeholder: .placeholder, options: .delayPlaceholder, completion: failure.callback)
+        failing.setImage(with: setup.origin.url("/status/404"), using: binder, placeholder: .placeholder, options: .delayPlaceholder, completion: failure.callback)
         #expect(await setup.origin.waitForRequests(path: "/status/404", count: 1))
         #expect(failing.summary.isEmpty)
         failingGate.open()
@@ -117,7 +117,7 @@ struct BindingTests {
         let succeeding = RecordingTarget()
         let gate = setup.origin.gate("/hopper.webp")
         let success = CompletionProbe()
-        binder.setImage(on: succeeding, with: setup.origin.url("/hopper.webp"), placeholder: .placeholder, options: .delayPlaceholder, completion: success.callback)
+        succeeding.setImage(with: setup.origin.url("/hopper.webp"), using: binder, placeholder: .placeholder, options: .delayPlaceholder, completion: success.callback)
         #expect(await setup.origin.waitForRequests(path: "/hopper.webp", count: 1))
         #expect(succeeding.summary.isEmpty)
         gate.open()
@@ -127,7 +127,7 @@ struct BindingTests {
         // Without the option the placeholder comes at once, and a failure adds nothing.
         let eager = RecordingTarget()
         let eagerFailure = CompletionProbe()
-        binder.setImage(on: eager, with: setup.origin.url("/status/500"), placeholder: .placeholder, completion: eagerFailure.callback)
+        eager.setImage(with: setup.origin.url("/status/500"), using: binder, placeholder: .placeholder, completion: eagerFailure.callback)
         #expect(eager.summary == ["placeholder"])
         _ = await eagerFailure.result
         #expect(eager.summary == ["placeholder"])
@@ -140,7 +140,7 @@ struct BindingTests {
         let binder = ImageBinder(manager: setup.manager)
         let target = RecordingTarget()
         let probe = CompletionProbe()
-        binder.setImage(on: target, with: setup.origin.url("/hopper.png"), placeholder: .placeholder, options: .avoidAutoSetImage, completion: probe.callback)
+        target.setImage(with: setup.origin.url("/hopper.png"), using: binder, placeholder: .placeholder, options: .avoidAutoSetImage, completion: probe.callback)
         let response = try await probe.result.get()
         #expect(response.image.width == 128)
         #expect(response.cacheType == .none)
@@ -149,7 +149,7 @@ struct BindingTests {
         // A memory hit under the option: the completion has it, the target is untouched.
         let again = RecordingTarget()
         let hit = CompletionProbe()
-        binder.setImage(on: again, with: setup.origin.url("/hopper.png"), placeholder: .placeholder, options: .avoidAutoSetImage, completion: hit.callback)
+        again.setImage(with: setup.origin.url("/hopper.png"), using: binder, placeholder: .placeholder, options: .avoidAutoSetImage, completion: hit.callback)
         #expect(try hit.results.first?.get().cacheType == .memory)
         #expect(again.summary.isEmpty)
         try await setup.tearDown()
@@ -162,18 +162,18 @@ struct BindingTests {
         let target = RecordingTarget()
         let gate = setup.origin.gate("/hopper.gif")
         let old = CompletionProbe()
-        binder.setImage(on: target, with: setup.origin.url("/hopper.gif"), completion: old.callback)
+        target.setImage(with: setup.origin.url("/hopper.gif"), using: binder, completion: old.callback)
         #expect(await setup.origin.waitForRequests(path: "/hopper.gif", count: 1))
 
         let cleared = CompletionProbe()
-        let task = binder.setImage(on: target, with: nil as URL?, placeholder: .placeholder, completion: cleared.callback)
+        let task = target.setImage(with: nil, using: binder, placeholder: .placeholder, completion: cleared.callback)
         #expect(task == nil)
         #expect(old.wasCancelled)
         guard cleared.results.count == 1, case .failure(.invalidURL) = cleared.results[0] else {
             Issue.record("expected invalidURL: \(cleared.results)")
             return
         }
-        #expect(binder.url(of: target) == nil)
+        #expect(binder.boundURL(of: target) == nil)
         gate.open()
         await setup.manager.waitUntilIdle()
         #expect(target.summary == ["placeholder(none)", "placeholder"])
@@ -189,8 +189,8 @@ struct BindingTests {
         let received = Recorder<Int>()
         let expectedSizes = Recorder<Int?>()
         let probe = CompletionProbe()
-        binder.setImage(
-            on: RecordingTarget(), with: setup.origin.url("/slow/hopper.png?chunk=4000&delayMs=1"),
+        RecordingTarget().setImage(
+            with: setup.origin.url("/slow/hopper.png?chunk=4000&delayMs=1"), using: binder,
             completion: { result in
                 events.append("completion")
                 probe.callback(result)
@@ -221,9 +221,9 @@ struct BindingTests {
         let target = RecordingTarget()
         let probe = CompletionProbe()
         // 2 KB every 110 ms: longer than the 100 ms preview throttle.
-        binder.setImage(
-            on: target, with: setup.origin.url("/slow/summer.jpg?chunk=2000&delayMs=110"), placeholder: .placeholder,
-            requestOptions: .progressiveLoad, transition: .fade(.milliseconds(150)), completion: probe.callback)
+        target.setImage(
+            with: ImageRequest(url: setup.origin.url("/slow/summer.jpg?chunk=2000&delayMs=110"), options: .progressiveLoad),
+            using: binder, placeholder: .placeholder, transition: .fade(.milliseconds(150)), completion: probe.callback)
         let final = try await probe.result.get()
         await setup.manager.waitUntilIdle()
 
@@ -255,7 +255,7 @@ struct BindingTests {
         let binder = ImageBinder(manager: setup.manager, delivery: main.delivery)
         let target = RecordingTarget()
         let request = ImageRequest(url: setup.origin.url("/slow/summer.jpg?chunk=2000&delayMs=110"), options: .progressiveLoad)
-        let task = try #require(binder.setImage(on: target, with: request, placeholder: .placeholder))
+        let task = try #require(target.setImage(with: request, using: binder, placeholder: .placeholder))
         // A second request joins the same download and sees its previews: proof they were made.
         let witness = setup.manager.loadImage(with: request)
         var previews = 0
@@ -278,19 +278,19 @@ struct BindingTests {
         let network = CompletionProbe()
         let first = RecordingTarget()
         let binder = ImageBinder(manager: setup.manager)
-        binder.setImage(on: first, with: url, transition: .fade(.milliseconds(200)), completion: network.callback)
+        first.setImage(with: url, using: binder, transition: .fade(.milliseconds(200)), completion: network.callback)
         #expect(try await network.result.get().cacheType == .none)
         #expect(first.shown.last?.transition == .fade(.milliseconds(200)))
         await setup.manager.waitUntilIdle()
 
         let memory = CompletionProbe()
-        binder.setImage(on: RecordingTarget(), with: url, completion: memory.callback)
+        RecordingTarget().setImage(with: url, using: binder, completion: memory.callback)
         #expect(try memory.results.first?.get().cacheType == .memory)
 
         let relaunched = try setup.fixture.relaunched(loaders: [setup.loader])
         let disk = CompletionProbe()
         let third = RecordingTarget()
-        ImageBinder(manager: relaunched).setImage(on: third, with: url, completion: disk.callback)
+        third.setImage(with: url, using: ImageBinder(manager: relaunched), completion: disk.callback)
         #expect(try await disk.result.get().cacheType == .disk)
         #expect(third.summary == ["placeholder(none)", "image /hopper.jpg disk"])
         #expect(setup.origin.requestCount(path: "/hopper.jpg") == 1)
@@ -307,13 +307,13 @@ struct BindingTests {
         let imageGate = setup.origin.gate("/hopper.gif")
         let background = CompletionProbe()
         let image = CompletionProbe()
-        binder.setImage(on: button, with: setup.origin.url("/hopper.webp"), operationKey: "background", completion: background.callback)
-        binder.setImage(on: button, with: setup.origin.url("/hopper.gif"), completion: image.callback)
+        button.setImage(with: setup.origin.url("/hopper.webp"), using: binder, operationKey: "background", completion: background.callback)
+        button.setImage(with: setup.origin.url("/hopper.gif"), using: binder, completion: image.callback)
         #expect(await setup.origin.waitForRequests(count: 2))
 
         // Rebinding the image leaves the background's load alone.
         let replaced = CompletionProbe()
-        binder.setImage(on: button, with: setup.origin.url("/hopper.png"), completion: replaced.callback)
+        button.setImage(with: setup.origin.url("/hopper.png"), using: binder, completion: replaced.callback)
         #expect(image.wasCancelled)
         #expect(background.results.isEmpty)
         // Opened at once: a gated request counts against the 15 s download timeout, which a
@@ -324,8 +324,8 @@ struct BindingTests {
         #expect(try await background.result.get().url.path == "/hopper.webp")
         await setup.manager.waitUntilIdle()
 
-        #expect(binder.url(of: button, operationKey: "background") == setup.origin.url("/hopper.webp"))
-        #expect(binder.url(of: button) == setup.origin.url("/hopper.png"))
+        #expect(binder.boundURL(of: button, operationKey: "background") == setup.origin.url("/hopper.webp"))
+        #expect(binder.boundURL(of: button) == setup.origin.url("/hopper.png"))
         let summary = button.summary
         #expect(summary.filter { $0.hasPrefix("background: ") } == ["background: placeholder(none)", "background: image /hopper.webp none"])
         #expect(summary.filter { !$0.hasPrefix("background: ") } == ["placeholder(none)", "placeholder(none)", "image /hopper.png none"])
@@ -343,7 +343,7 @@ struct BindingTests {
         #expect(await setup.origin.waitForRequests(path: "/hopper.jpg", count: 1))
         target.cancelImageLoad(using: binder)
         #expect(probe.wasCancelled)
-        #expect(binder.url(of: target) == nil)
+        #expect(binder.boundURL(of: target) == nil)
         gate.open()
         await setup.manager.waitUntilIdle()
         #expect(target.summary == ["placeholder"])
@@ -353,7 +353,7 @@ struct BindingTests {
             let transient = RecordingTarget()
             gone = transient
             let done = CompletionProbe()
-            binder.setImage(on: transient, with: setup.origin.url("/hopper.png"), completion: done.callback)
+            transient.setImage(with: setup.origin.url("/hopper.png"), using: binder, completion: done.callback)
             _ = await done.result
         }
         await setup.manager.waitUntilIdle()

@@ -1,7 +1,11 @@
 import Foundation
 import Synchronization
 
-/// Binds targets to image URLs: SDWebImage's `UIView+WebCache`, made portable.
+/// Binds targets to images: SDWebImage's `UIView+WebCache`, made portable. A binder is the
+/// manager that loads and the ``Delivery`` that brings results to the targets; targets bind
+/// themselves through it with ``ImageTarget/setImage(with:using:placeholder:options:operationKey:transition:completion:progress:)``.
+/// (``MainActorImageTarget``s bind through a ``MainActorImageBinder``, which delivers on the
+/// main actor.)
 ///
 /// Per target and per operation key, a binder:
 /// - cancels the previous load when a new URL is set, and clears the binding on a `nil` URL
@@ -10,9 +14,9 @@ import Synchronization
 ///   if the load fails);
 /// - serves a memory hit synchronously, before `setImage` returns and without showing the
 ///   placeholder first, so a reused cell never flashes;
-/// - never applies a result that belongs to an older URL: every `setImage` (and ``cancel(on:operationKey:)``)
-///   advances the binding's generation, and every result is checked against it before anything
-///   is shown (YYWebImage's sentinel);
+/// - never applies a result that belongs to an older URL: every `setImage` (and
+///   ``ImageTarget/cancelImageLoad(using:operationKey:)``) advances the binding's generation,
+///   and every result is checked against it before anything is shown (YYWebImage's sentinel);
 /// - shows progressive previews (with ``ImageOptions/progressiveLoad``) in order and none after
 ///   the final image, reports progress, and completes exactly once per `setImage`, with the
 ///   response (its ``ImageResponse/cacheType`` says where it came from) or an error;
@@ -22,8 +26,8 @@ import Synchronization
 /// let binder = ImageBinder(manager: manager, delivery: .init { job in mainLoop.schedule(job) })
 ///
 /// func configure(_ cell: Cell, row: Row) {
-///     binder.setImage(on: cell.thumbnail, with: row.imageURL, placeholder: grey,
-///                     transition: .fade(.milliseconds(200)), completion: { result in
+///     cell.thumbnail.setImage(with: row.imageURL, using: binder, placeholder: grey,
+///                             transition: .fade(.milliseconds(200)), completion: { result in
 ///         if case .success(let response) = result { log(response.cacheType) }
 ///     })
 /// }
@@ -40,7 +44,8 @@ public final class ImageBinder: Sendable {
     /// ```
     public struct Delivery: Sendable {
         let schedule: @Sendable (@escaping @Sendable () -> Void) -> Void
-        /// Whether every job runs on the main actor, as ``MainActorImageTarget``s need.
+        /// Whether every job runs on the main actor: checked by the deprecated 1.0 calls that
+        /// bind a ``MainActorImageTarget`` through an `ImageBinder`.
         let runsOnMainActor: Bool
 
         /// `schedule` runs each job it is given, in the order given (a serial queue, a main
@@ -51,9 +56,9 @@ public final class ImageBinder: Sendable {
         }
 
         /// Runs each job on the main actor, in order: the main dispatch queue, which the main
-        /// actor runs on. What ``MainActorImageTarget``s bind through; the program's main
+        /// actor runs on. What a ``MainActorImageBinder`` delivers through; the program's main
         /// thread must drain the queue (an `async` `main` does, as does `dispatchMain()`).
-        public static let mainActor = Delivery(schedule: { job in DispatchQueue.main.async(execute: job) }, runsOnMainActor: true)
+        static let mainQueue = Delivery(schedule: { job in DispatchQueue.main.async(execute: job) }, runsOnMainActor: true)
 
         private init(schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void, runsOnMainActor: Bool) {
             self.schedule = schedule
@@ -71,10 +76,12 @@ public final class ImageBinder: Sendable {
 
     /// The manager that loads.
     public let manager: ImageManager
+    /// How results reach the targets.
     public let delivery: Delivery
 
     private let targets = Mutex(WeakIdentityTable<TargetState>())
 
+    /// A binder that loads through `manager` and brings results to targets through `delivery`.
     public init(manager: ImageManager, delivery: Delivery = .immediate) {
         self.manager = manager
         self.delivery = delivery
@@ -82,58 +89,15 @@ public final class ImageBinder: Sendable {
 
     // MARK: - Binding
 
-    /// Binds `target` to `url`, loaded with `requestOptions`: the ``ImageRequest`` variant below,
-    /// for the common case.
-    ///
-    /// ```swift
-    /// binder.setImage(on: cell, with: url, placeholder: grey, options: .delayPlaceholder)
-    /// ```
-    @discardableResult
-    public func setImage(
-        on target: some ImageTarget,
-        with url: URL?,
-        placeholder: ImageContainer? = nil,
-        options: ImageBindingOptions = [],
-        requestOptions: ImageOptions = [],
-        operationKey: String = ImageBinder.defaultOperationKey,
-        transition: ImageTransition = .none,
-        completion: (@Sendable (Result<ImageResponse, ImageError>) -> Void)? = nil,
-        progress: (@Sendable (_ received: Int, _ expected: Int?) -> Void)? = nil
-    ) -> ImageTask? {
-        setImage(
-            on: target, with: url.map { ImageRequest(url: $0, options: requestOptions) }, placeholder: placeholder,
-            options: options, operationKey: operationKey, transition: transition, completion: completion, progress: progress)
-    }
-
     /// Binds `target` (under `operationKey`) to the image `request` names, replacing whatever it
-    /// was bound to.
-    ///
-    /// ```swift
-    /// let request = ImageRequest(url: url, options: .progressiveLoad, thumbnail: .maxPixelSize(256))
-    /// binder.setImage(on: view, with: request, placeholder: grey, options: .delayPlaceholder) { result in
-    ///     print((try? result.get())?.cacheType ?? .none)
-    /// } progress: { received, expected in
-    ///     bar.update(received, expected)
-    /// }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - request: what to load; `nil` (or a request without a URL) clears the binding: the
-    ///     placeholder is shown and the completion gets ``ImageError/invalidURL(_:)``.
-    ///   - placeholder: shown at once (or, with ``ImageBindingOptions/delayPlaceholder``, when
-    ///     the load fails); `nil` shows nothing.
-    ///   - transition: passed to the target with a loaded image (not with memory hits, unless
-    ///     ``ImageBindingOptions/forceTransition``).
-    ///   - completion: called exactly once: synchronously on a memory hit or a cleared binding,
-    ///     else through the ``delivery``. A superseded binding completes with
-    ///     ``ImageError/cancelled``. It comes before `progress`, so that a single trailing
-    ///     closure is the completion.
-    ///   - progress: bytes received and expected, while this binding is current.
-    /// - Returns: the load's task, or `nil` when no load was needed (memory hit, no URL).
+    /// was bound to: what ``ImageTarget/setImage(with:using:placeholder:options:operationKey:transition:completion:progress:)``
+    /// does, and ``MainActorImageBinder`` for main-actor targets. `completion` is called exactly
+    /// once: synchronously on a memory hit or a cleared binding, else through the ``delivery``.
+    /// Returns the load's task, or `nil` when no load was needed (memory hit, no URL).
     @discardableResult
-    public func setImage(
-        on target: some ImageTarget,
-        with request: ImageRequest?,
+    package func bind(
+        _ target: some ImageTarget,
+        to request: ImageRequest?,
         placeholder: ImageContainer? = nil,
         options: ImageBindingOptions = [],
         operationKey: String = ImageBinder.defaultOperationKey,
@@ -181,13 +145,13 @@ public final class ImageBinder: Sendable {
 
     /// Cancels `target`'s load under `operationKey` and forgets its URL, leaving what it shows
     /// untouched; the load's completion gets ``ImageError/cancelled``.
-    public func cancel(on target: some ImageTarget, operationKey: String = ImageBinder.defaultOperationKey) {
+    package func cancel(_ target: some ImageTarget, operationKey: String = ImageBinder.defaultOperationKey) {
         let (_, previous) = state(of: target).begin(operationKey, url: nil)
         previous?.cancel()
     }
 
     /// The URL `target` is bound to under `operationKey`, or `nil`.
-    public func url(of target: some ImageTarget, operationKey: String = ImageBinder.defaultOperationKey) -> URL? {
+    package func boundURL(of target: some ImageTarget, operationKey: String = ImageBinder.defaultOperationKey) -> URL? {
         state(of: target).url(of: operationKey)
     }
 

@@ -4,7 +4,8 @@ import Foundation
 /// node of a server-side renderer. SDWebImage's `UIImageView` category, made portable.
 ///
 /// A target only displays what an ``ImageBinder`` hands it; the binder decides what, when, and
-/// whether a result is still wanted.
+/// whether a result is still wanted. A target binds itself with
+/// ``setImage(with:using:placeholder:options:operationKey:transition:completion:progress:)``.
 ///
 /// ```swift
 /// final class Thumbnail: ImageTarget {
@@ -24,7 +25,7 @@ import Foundation
 /// ## Threading
 ///
 /// The binder calls ``display(_:)``:
-/// - on the caller's thread, before ``ImageBinder/setImage(on:with:placeholder:options:operationKey:transition:completion:progress:)``
+/// - on the caller's thread, before ``setImage(with:using:placeholder:options:operationKey:transition:completion:progress:)``
 ///   returns, for the placeholder, a memory hit and a cleared binding;
 /// - through the binder's ``ImageBinder/Delivery`` for everything that arrives later (previews
 ///   and the loaded image): `.immediate` calls it on the pipeline's thread, a GUI passes its
@@ -39,8 +40,9 @@ import Foundation
 /// and may rebind freely.
 ///
 /// Targets are classes (the binder keeps per-target state keyed by identity, without keeping the
-/// target alive) and `Sendable` (results arrive from other threads). A main-thread-bound widget
-/// wrapper conforms with a `nonisolated` `display` that hops or asserts its thread.
+/// target alive) and `Sendable` (results arrive from other threads). A widget wrapper that lives
+/// on the main actor conforms to ``MainActorImageTarget`` instead, and binds through a
+/// ``MainActorImageBinder``: the compiler then checks that everything reaches it there.
 public protocol ImageTarget: AnyObject, Sendable {
     /// Shows `display`'s content, applying its transition if the target animates.
     func display(_ display: ImageDisplay)
@@ -98,7 +100,7 @@ public struct ImageDisplay: Sendable {
 /// in its own toolkit (SDWebImage's `SDWebImageTransition`).
 ///
 /// ```swift
-/// binder.setImage(on: cell, with: url, transition: .fade(.milliseconds(200)))
+/// cell.setImage(with: url, using: binder, transition: .fade(.milliseconds(200)))
 /// ```
 public enum ImageTransition: Sendable, Hashable {
     /// Replace at once.

@@ -32,7 +32,7 @@ func snippet_README_3() async throws {
     }
     let header = ProfileHeader()
     let binder = ImageBinder(manager: manager, delivery: .init { job in mainLoop.schedule(job) })
-    binder.setImage(on: header.avatar, with: avatarURL, placeholder: grey, transition: .fade(.milliseconds(150)))
+    header.avatar.setImage(with: avatarURL, using: binder, placeholder: grey, transition: .fade(.milliseconds(150)))
 #sourceLocation()
     _ = (header, binder)
 }

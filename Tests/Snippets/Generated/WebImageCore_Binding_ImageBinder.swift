@@ -5,12 +5,12 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCore_Binding_ImageBinder_1() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Binding/ImageBinder.swift", line: 22)
+#sourceLocation(file: "Sources/WebImageCore/Binding/ImageBinder.swift", line: 26)
     let binder = ImageBinder(manager: manager, delivery: .init { job in mainLoop.schedule(job) })
 
     func configure(_ cell: Cell, row: Row) {
-        binder.setImage(on: cell.thumbnail, with: row.imageURL, placeholder: grey,
-                        transition: .fade(.milliseconds(200)), completion: { result in
+        cell.thumbnail.setImage(with: row.imageURL, using: binder, placeholder: grey,
+                                transition: .fade(.milliseconds(200)), completion: { result in
             if case .success(let response) = result { log(response.cacheType) }
         })
     }
@@ -19,27 +19,9 @@ func snippet_WebImageCore_Binding_ImageBinder_1() async throws {
 }
 
 func snippet_WebImageCore_Binding_ImageBinder_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Binding/ImageBinder.swift", line: 38)
+#sourceLocation(file: "Sources/WebImageCore/Binding/ImageBinder.swift", line: 42)
     // A toolkit with a main loop: display on it.
     let delivery = ImageBinder.Delivery { job in DispatchQueue.main.async(execute: job) }
 #sourceLocation()
     _ = delivery
-}
-
-func snippet_WebImageCore_Binding_ImageBinder_3() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Binding/ImageBinder.swift", line: 89)
-    binder.setImage(on: cell, with: url, placeholder: grey, options: .delayPlaceholder)
-#sourceLocation()
-}
-
-func snippet_WebImageCore_Binding_ImageBinder_4() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Binding/ImageBinder.swift", line: 112)
-    let request = ImageRequest(url: url, options: .progressiveLoad, thumbnail: .maxPixelSize(256))
-    binder.setImage(on: view, with: request, placeholder: grey, options: .delayPlaceholder) { result in
-        print((try? result.get())?.cacheType ?? .none)
-    } progress: { received, expected in
-        bar.update(received, expected)
-    }
-#sourceLocation()
-    _ = request
 }

@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCore_Binding_ImageTarget_1() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Binding/ImageTarget.swift", line: 10)
+#sourceLocation(file: "Sources/WebImageCore/Binding/ImageTarget.swift", line: 11)
     final class Thumbnail: ImageTarget {
         let widget: Widget   // the toolkit's image view
         init(widget: Widget) { self.widget = widget }
@@ -22,7 +22,7 @@ func snippet_WebImageCore_Binding_ImageTarget_1() async throws {
 }
 
 func snippet_WebImageCore_Binding_ImageTarget_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Binding/ImageTarget.swift", line: 101)
-    binder.setImage(on: cell, with: url, transition: .fade(.milliseconds(200)))
+#sourceLocation(file: "Sources/WebImageCore/Binding/ImageTarget.swift", line: 103)
+    cell.setImage(with: url, using: binder, transition: .fade(.milliseconds(200)))
 #sourceLocation()
 }

@@ -5,9 +5,13 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCore_Binding_ImageTarget_Binding_1() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Binding/ImageTarget+Binding.swift", line: 7)
-    cell.thumbnail.setImage(with: row.url, using: binder, placeholder: grey, completion: { result in
-        if case .failure(let error) = result { log(error) }
-    })
+#sourceLocation(file: "Sources/WebImageCore/Binding/ImageTarget+Binding.swift", line: 8)
+    let request = ImageRequest(url: url, options: .progressiveLoad, thumbnail: .maxPixelSize(256))
+    view.setImage(with: request, using: binder, placeholder: grey, options: .delayPlaceholder) { result in
+        print((try? result.get())?.cacheType ?? .none)
+    } progress: { received, expected in
+        bar.update(received, expected)
+    }
 #sourceLocation()
+    _ = request
 }

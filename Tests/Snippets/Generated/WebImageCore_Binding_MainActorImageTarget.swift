@@ -11,9 +11,21 @@ func snippet_WebImageCore_Binding_MainActorImageTarget_1() async throws {
         func display(_ display: ImageDisplay) { pixels = display.image }
     }
 
-    @MainActor func configure(_ picture: Picture, binder: ImageBinder) {
+    @MainActor func configure(_ picture: Picture, binder: MainActorImageBinder) {
         picture.setImage(with: URL(string: "https://example.com/a.jpg"), using: binder) { result in
             picture.pixels = try? result.get().image   // on the main actor
+        }
+    }
+#sourceLocation()
+}
+
+func snippet_WebImageCore_Binding_MainActorImageTarget_2() async throws {
+#sourceLocation(file: "Sources/WebImageCore/Binding/MainActorImageTarget.swift", line: 35)
+    @MainActor func bind(_ picture: some MainActorImageTarget, to url: URL, binder: MainActorImageBinder) {
+        picture.setImage(with: ImageRequest(url: url, options: .progressiveLoad), using: binder) { result in
+            if case .failure(let error) = result { log(error) }
+        } progress: { received, expected in
+            bar.update(received, expected)
         }
     }
 #sourceLocation()

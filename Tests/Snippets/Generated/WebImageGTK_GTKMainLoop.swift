@@ -11,7 +11,7 @@ func snippet_WebImageGTK_GTKMainLoop_1() async throws {
     GTKMainLoop.install()   // on the main thread, before the GLib loop runs
     Task { @MainActor in
         let view = WebImageView()   // pack view.widget into a window, then:
-        view.setImage(with: URL(string: "https://example.com/a.jpg"))
+        view.setImage(with: URL(string: "https://example.com/a.jpg"), using: .shared)
     }
 #sourceLocation()
 }

@@ -7,10 +7,10 @@ import CGTK
 import WebImageGTK
 
 func snippet_WebImageGTK_WebImageButton_1() async throws {
-#sourceLocation(file: "Sources/WebImageGTK/WebImageButton.swift", line: 11)
+#sourceLocation(file: "Sources/WebImageGTK/WebImageButton.swift", line: 16)
     @MainActor func avatarButton(_ url: URL, placeholder: ImageContainer) -> WebImageButton {
         let button = WebImageButton()
-        button.setImage(with: url, placeholder: placeholder)
+        button.setImage(with: url, using: .shared, placeholder: placeholder)
         return button   // pack button.widget; connect "clicked" on it as on any GtkButton
     }
 #sourceLocation()

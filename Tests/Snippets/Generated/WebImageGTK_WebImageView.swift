@@ -7,20 +7,16 @@ import CGTK
 import WebImageGTK
 
 func snippet_WebImageGTK_WebImageView_1() async throws {
-#sourceLocation(file: "Sources/WebImageGTK/WebImageView.swift", line: 25)
+#sourceLocation(file: "Sources/WebImageGTK/WebImageView.swift", line: 29)
     @MainActor func show(_ url: URL, in window: UnsafeMutablePointer<GtkWindow>, placeholder: ImageContainer) -> WebImageView {
         let view = WebImageView()
         gtk_window_set_child(window, view.widget)
-        view.setImage(with: url, placeholder: placeholder, transition: .fade(.milliseconds(200)))
+        view.setImage(with: url, using: .shared, placeholder: placeholder, transition: .fade(.milliseconds(200)))
         return view   // the view keeps its widget (and the binding) as long as it lives
     }
-#sourceLocation()
-}
 
-func snippet_WebImageGTK_WebImageView_2() async throws {
-#sourceLocation(file: "Sources/WebImageGTK/WebImageView.swift", line: 120)
-    @MainActor func bind(_ view: WebImageView, to url: URL) {
-        view.setImage(with: url, requestOptions: .progressiveLoad) { result in
+    @MainActor func bind(_ view: WebImageView, to url: URL, through binder: MainActorImageBinder) {
+        view.setImage(with: ImageRequest(url: url, options: .progressiveLoad), using: binder) { result in
             if case .failure(let error) = result { print(error) }
         }
     }

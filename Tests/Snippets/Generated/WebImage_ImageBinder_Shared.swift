@@ -6,20 +6,14 @@ import WebImageServer
 
 func snippet_WebImage_ImageBinder_Shared_1() async throws {
 #sourceLocation(file: "Sources/WebImage/ImageBinder+Shared.swift", line: 14)
-    view.setImage(with: url)   // binds through ImageBinder.shared
+    @MainActor func show(_ url: URL, in picture: some MainActorImageTarget) {
+        picture.setImage(with: url, using: .shared) { result in print((try? result.get())?.cacheType ?? .none) }
+    }
 #sourceLocation()
 }
 
 func snippet_WebImage_ImageBinder_Shared_2() async throws {
-#sourceLocation(file: "Sources/WebImage/ImageBinder+Shared.swift", line: 32)
-    cell.thumbnail.setImage(with: row.imageURL, placeholder: grey)
-#sourceLocation()
-}
-
-func snippet_WebImage_ImageBinder_Shared_3() async throws {
-#sourceLocation(file: "Sources/WebImage/ImageBinder+Shared.swift", line: 54)
-    @MainActor func show(_ picture: some MainActorImageTarget, _ url: URL) {
-        picture.setImage(with: url) { result in print((try? result.get())?.cacheType ?? .none) }
-    }
+#sourceLocation(file: "Sources/WebImage/ImageBinder+Shared.swift", line: 37)
+    cell.thumbnail.setImage(with: row.imageURL, using: .shared, placeholder: grey)
 #sourceLocation()
 }

@@ -6,13 +6,14 @@ import WebImageServer
 import WebImageGTK
 
 func snippet_WebImage_WebImage_GTKViews_1() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/GTKViews.md", line: 14)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/GTKViews.md", line: 17)
 
 
 
     @MainActor func thumbnail(_ url: URL, placeholder: ImageContainer) -> WebImageView {
         let view = WebImageView()                    // view.widget is a GtkWidget* to pack anywhere
-        view.setImage(with: url, placeholder: placeholder, requestOptions: .progressiveLoad, transition: .fade(.milliseconds(200)))
+        view.setImage(with: ImageRequest(url: url, options: .progressiveLoad), using: .shared,
+                      placeholder: placeholder, transition: .fade(.milliseconds(200)))
         return view
     }
 #sourceLocation()

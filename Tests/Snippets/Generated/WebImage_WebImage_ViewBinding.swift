@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImage_WebImage_ViewBinding_1() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/ViewBinding.md", line: 20)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/ViewBinding.md", line: 21)
     final class Thumbnail: ImageTarget {
         let widget: Widget
         init(widget: Widget) { self.widget = widget }
@@ -22,14 +22,37 @@ func snippet_WebImage_WebImage_ViewBinding_1() async throws {
 }
 
 func snippet_WebImage_WebImage_ViewBinding_2() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/ViewBinding.md", line: 43)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/ViewBinding.md", line: 46)
     let binder = ImageBinder(manager: manager, delivery: .init { job in mainLoop.schedule(job) })
 
     // A list cell's thumbnail view, each time the cell is given a row:
-    binder.setImage(on: cell.thumbnail, with: row.url, placeholder: grey,
-                    transition: .fade(.milliseconds(200)), completion: { result in
+    cell.thumbnail.setImage(with: row.url, using: binder, placeholder: grey,
+                            transition: .fade(.milliseconds(200)), completion: { result in
         if case .failure(let error) = result { log(error) }
     })
 #sourceLocation()
     _ = binder
+}
+
+func snippet_WebImage_WebImage_ViewBinding_3() async throws {
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/ViewBinding.md", line: 60)
+    let request = ImageRequest(url: url, options: .progressiveLoad, thumbnail: .maxPixelSize(256))
+    cell.thumbnail.setImage(with: request, using: binder, placeholder: grey)
+#sourceLocation()
+    _ = request
+}
+
+func snippet_WebImage_WebImage_ViewBinding_4() async throws {
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/ViewBinding.md", line: 92)
+    @MainActor final class Picture: MainActorImageTarget {
+        var pixels: Bitmap?
+        func display(_ display: ImageDisplay) { pixels = display.image }
+    }
+
+    @MainActor func show(_ url: URL, in picture: Picture) {
+        picture.setImage(with: url, using: .shared, placeholder: grey) { result in
+            if case .success(let response) = result { log(response.cacheType) }   // on the main actor
+        }
+    }
+#sourceLocation()
 }

@@ -91,7 +91,7 @@ enum Tour {
     static func mainActorTarget(_ url: URL) async throws {
         let picture = Picture()
         let result = await withCheckedContinuation { continuation in
-            picture.setImage(with: url) { result in continuation.resume(returning: result) }
+            picture.setImage(with: url, using: .shared) { result in continuation.resume(returning: result) }
         }
         check((try? result.get()) != nil && picture.shown != nil, "a @MainActor target was shown its image")
     }
