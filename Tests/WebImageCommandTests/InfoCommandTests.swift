@@ -103,7 +103,7 @@ struct InfoCommandTests {
     /// APNGs keep their counts. WebImageCodecsTests' APNGInfoFrameCountTests checks the same
     /// counts against the decoder.
     @Test func apngFrameCountIsWhatTheDecoderShows() throws {
-        let fallbacks = try TestFiles.fixtureImageNames().filter { $0.hasPrefix("apng-fallback-") }
+        let fallbacks = try Fixture.imageNames().filter { $0.hasPrefix("apng-fallback-") }
         #expect(fallbacks.count == 10)
         let expected = [("apng-two-frames.png", 2), ("apng-delay.png", 4), ("apng-single_frame.png", 1)] + fallbacks.map { ($0, 1) }
         let run = try Self.run(["info", "--json"] + expected.map { "Tests/Fixtures/\($0.0)" })

@@ -15,10 +15,3 @@ func snippet_WebImageCore_Caching_DiskCache_1() async throws {
 #sourceLocation()
     _ = cache
 }
-
-func snippet_WebImageCore_Caching_DiskCache_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Caching/DiskCache.swift", line: 174)
-    let bytes = diskCache.blocking.data(forKey: ImageCacheKey(url.absoluteString))
-#sourceLocation()
-    _ = bytes
-}

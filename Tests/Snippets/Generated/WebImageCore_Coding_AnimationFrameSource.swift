@@ -14,11 +14,3 @@ func snippet_WebImageCore_Coding_AnimationFrameSource_1() async throws {
 #sourceLocation()
     _ = source
 }
-
-func snippet_WebImageCore_Coding_AnimationFrameSource_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Coding/AnimationFrameSource.swift", line: 54)
-    let animation = try registry.decode(bytes).animation!
-    let player = AnimatedImagePlayer(source: animation.makeFrameSource())
-#sourceLocation()
-    _ = (animation, player)
-}

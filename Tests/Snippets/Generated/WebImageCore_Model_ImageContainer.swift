@@ -11,12 +11,3 @@ func snippet_WebImageCore_Model_ImageContainer_1() async throws {
 #sourceLocation()
     _ = container
 }
-
-func snippet_WebImageCore_Model_ImageContainer_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Model/ImageContainer.swift", line: 78)
-    let reduction = BlockReduction(sourceWidth: 5120, sourceHeight: 2880, x: 6, y: 6)  // 854×480
-    // photo: the 854×480 bitmap the decoder reduced by those blocks
-    let thumbnail = try photo.resized(width: 256, height: 144, from: reduction)
-#sourceLocation()
-    _ = (reduction, thumbnail)
-}

@@ -11,13 +11,13 @@ func snippet_WebImageCore_Pipeline_ImageManager_CacheQueries_1() async throws {
 }
 
 func snippet_WebImageCore_Pipeline_ImageManager_CacheQueries_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager+CacheQueries.swift", line: 31)
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager+CacheQueries.swift", line: 26)
     await manager.removeCachedImage(for: ImageRequest(url: avatarURL))   // the user changed it
 #sourceLocation()
 }
 
 func snippet_WebImageCore_Pipeline_ImageManager_CacheQueries_3() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager+CacheQueries.swift", line: 54)
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager+CacheQueries.swift", line: 49)
     let manager = ImageManager(configuration: configuration)
     defer { Task { await manager.shutdown() } }
 #sourceLocation()

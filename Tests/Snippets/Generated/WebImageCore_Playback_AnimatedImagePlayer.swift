@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCore_Playback_AnimatedImagePlayer_1() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Playback/AnimatedImagePlayer.swift", line: 33)
+#sourceLocation(file: "Sources/WebImageCore/Playback/AnimatedImagePlayer.swift", line: 32)
     let source = try CoderRegistry.system().makeAnimationFrameSource(for: bytes)!
     let player = AnimatedImagePlayer(source: source)   // 32 MiB of frames at most
     player.play(at: .now)

@@ -10,10 +10,3 @@ func snippet_WebImageCore_Processing_Bitmap_Resampling_1() async throws {
 #sourceLocation()
     _ = thumbnail
 }
-
-func snippet_WebImageCore_Processing_Bitmap_Resampling_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Processing/Bitmap+Resampling.swift", line: 63)
-    let factor = Bitmap.boxReduction(from: 5120, to: 256)   // 6: 5120 → 854, then Lanczos to 256
-#sourceLocation()
-    _ = factor
-}

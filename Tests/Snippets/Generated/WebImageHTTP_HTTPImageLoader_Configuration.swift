@@ -6,7 +6,7 @@ import WebImageServer
 
 func snippet_WebImageHTTP_HTTPImageLoader_Configuration_1() async throws {
 #sourceLocation(file: "Sources/WebImageHTTP/HTTPImageLoader+Configuration.swift", line: 33)
-    var configuration = HTTPImageLoader.Configuration(acceptedFormats: registry.decodableFormats)
+    var configuration = HTTPImageLoader.Configuration()
     configuration.maximumConcurrentDownloads = 4
     configuration.timeout = .seconds(30)
     configuration.headers["X-Client"] = "gallery"

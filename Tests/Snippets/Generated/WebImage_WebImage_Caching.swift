@@ -18,7 +18,7 @@ func snippet_WebImage_WebImage_Caching_1() async throws {
 }
 
 func snippet_WebImage_WebImage_Caching_2() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/Caching.md", line: 55)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/Caching.md", line: 53)
     var configuration = DiskCache.Configuration()
     configuration.sizeLimit = 2 << 30               // 2 GiB, then the least recently used go
     configuration.ageLimit = .seconds(30 * 86_400)  // nothing older than 30 days
@@ -29,7 +29,7 @@ func snippet_WebImage_WebImage_Caching_2() async throws {
 }
 
 func snippet_WebImage_WebImage_Caching_3() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/Caching.md", line: 68)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/Caching.md", line: 66)
 
     // Two cache levels: decoded images in memory, encoded bytes on disk.
     let cache = ImageCache(
@@ -53,7 +53,7 @@ func snippet_WebImage_WebImage_Caching_3() async throws {
 }
 
 func snippet_WebImage_WebImage_Caching_4() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/Caching.md", line: 104)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/Caching.md", line: 102)
     let prefetcher = ImagePrefetcher(manager: manager)
     let summary = await prefetcher.prefetch(urls) { progress in print(progress.completed, progress.total) }
     print(summary.finished, summary.skipped, summary.failed)
