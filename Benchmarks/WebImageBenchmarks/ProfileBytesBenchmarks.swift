@@ -29,7 +29,7 @@ func runProfileBytesBenchmarks(_ report: Report) {
     defer { waitFor { await proxy.shutdown() } }
     for format in ["jpeg", "webp", "png", "avif"] {
         let request = try! ProxyRequest(query: "url=local%3A%2F%2F%2Fphoto.jpg&w=64&format=\(format)", allowsLocal: true)
-        let output = waitFor { try await proxy.image(for: request, acceptsWebP: true) }
+        let output = waitFor { try await proxy.image(for: request, accept: ["image/webp"]) }
         report.add(.init(
             group: "profile-bytes", name: "64 px \(format) thumbnail of a photo with a \(profile.count / 1000) KB profile",
             ours: Double(output.image.data.count), reference: 5000, referenceName: "the issue's 5 KB", unit: "B",

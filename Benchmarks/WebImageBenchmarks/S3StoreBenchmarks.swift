@@ -100,7 +100,7 @@ private func storeBenchmark(_ report: Report, names: [String], client: S3Client,
     // One instance renders every variant into the store.
     let renderer = makeProxy(s3: s3) { $0.resultStore = store }
     waitFor {
-        try await concurrently(requests.count) { _ = try await renderer.image(for: requests[$0], acceptsWebP: true) }
+        try await concurrently(requests.count) { _ = try await renderer.image(for: requests[$0], accept: ["image/webp"]) }
         await renderer.shutdown()
     }
     let keys = waitFor { try await client.listObjectsV2(bucket: bucket, prefix: "results/variants/").objects.map(\.key) }
@@ -117,7 +117,7 @@ private func storeBenchmark(_ report: Report, names: [String], client: S3Client,
     }, { proxy in
         waitFor {
             try await concurrently(requests.count) { index in
-                let output = try await proxy.image(for: requests[index], acceptsWebP: true)
+                let output = try await proxy.image(for: requests[index], accept: ["image/webp"])
                 precondition(output.isFromResultStore, "a variant was rendered, not read from the store")
             }
         }
@@ -137,7 +137,7 @@ private func coldSourceBenchmark(_ report: Report, names: [String], s3: S3Config
     let fromS3 = names.map { request("s3://\(bucket)/photos/\($0)") }
     func run(_ requests: [ProxyRequest]) -> Double {
         secondsPerRequest(rounds: 3, requests: requests.count, prepare: {}, { _ in
-            waitFor { try await concurrently(requests.count) { _ = try await proxy.image(for: requests[$0], acceptsWebP: true) } }
+            waitFor { try await concurrently(requests.count) { _ = try await proxy.image(for: requests[$0], accept: ["image/webp"]) } }
         }, cleanUp: { _ in })
     }
     let http = run(fromHTTP)

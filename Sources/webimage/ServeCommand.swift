@@ -198,9 +198,10 @@ struct ServeCommand: AsyncParsableCommand {
         let port = try integer(port, "WEBIMAGE_PORT", "port", minimum: 0) ?? 8080
         guard port <= 65535 else { throw ValidationError("the port must be at most 65535") }
 
-        let configuration = try proxyConfiguration(environment: environment, value: value, enabled: enabled, integer: integer)
+        var configuration = try proxyConfiguration(environment: environment, value: value, enabled: enabled, integer: integer)
         let grace = try integer(shutdownGrace, "WEBIMAGE_SHUTDOWN_GRACE", "shutdown-grace", minimum: 0) ?? 10
         let connections = try connectionLimits(environment: environment, integer: integer)
+        configuration.limits.connections = connections
         let levelName = value(logLevel, "WEBIMAGE_LOG_LEVEL") ?? "info"
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
             throw ValidationError("the log level must be trace, debug, info, notice, warning, error or critical")
@@ -237,15 +238,15 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.originDirectory = URL(fileURLWithPath: originDir).standardizedFileURL
         }
         if let maxAge = try integer(maxAge, "WEBIMAGE_MAX_AGE", "max-age", 0) { configuration.maxAge = maxAge }
-        if let maximum = try integer(maxConcurrent, "WEBIMAGE_MAX_CONCURRENT", "max-concurrent", 1) { configuration.maximumConcurrentRequests = maximum }
+        if let maximum = try integer(maxConcurrent, "WEBIMAGE_MAX_CONCURRENT", "max-concurrent", 1) { configuration.limits.maximumConcurrentRequests = maximum }
         if let threads = try integer(threads, "WEBIMAGE_THREADS", "threads", 1) {
             configuration.executor = BlockingExecutor(name: "serve.image", width: threads)
         }
-        if let maximum = try integer(maxSourceBytes?.bytes, "WEBIMAGE_MAX_SOURCE_BYTES", "max-source-bytes", 1) { configuration.maximumSourceBytes = maximum }
-        if let maximum = try integer(maxSourcePixels, "WEBIMAGE_MAX_SOURCE_PIXELS", "max-source-pixels", 1) { configuration.maximumSourcePixels = maximum }
+        if let maximum = try integer(maxSourceBytes?.bytes, "WEBIMAGE_MAX_SOURCE_BYTES", "max-source-bytes", 1) { configuration.limits.maximumSourceBytes = maximum }
+        if let maximum = try integer(maxSourcePixels, "WEBIMAGE_MAX_SOURCE_PIXELS", "max-source-pixels", 1) { configuration.limits.maximumSourcePixels = maximum }
         if let maximum = try integer(maxDimension, "WEBIMAGE_MAX_DIMENSION", "max-dimension", 1) { configuration.limits.maximumDimension = maximum }
         if let maximum = try integer(maxAnimationPixels, "WEBIMAGE_MAX_ANIMATION_PIXELS", "max-animation-pixels", 1) {
-            configuration.maximumAnimationPixels = maximum
+            configuration.limits.maximumAnimationPixels = maximum
         }
         if let seconds = try integer(workBudget, "WEBIMAGE_WORK_BUDGET", "work-budget", 1) { configuration.workBudget = .seconds(seconds) }
         if let seconds = try integer(originTimeout, "WEBIMAGE_ORIGIN_TIMEOUT", "origin-timeout", 1) { configuration.originTimeout = .seconds(seconds) }
@@ -345,11 +346,11 @@ struct ServeCommand: AsyncParsableCommand {
             guard let megapixels = Double(text), megapixels > 0, megapixels < 1e6 else {
                 throw ValidationError("IMGPROXY_MAX_SRC_RESOLUTION must be a positive number of megapixels")
             }
-            configuration.maximumSourcePixels = Int(megapixels * 1_000_000)
+            configuration.limits.maximumSourcePixels = Int(megapixels * 1_000_000)
         }
         if maxSourceBytes == nil, environment["WEBIMAGE_MAX_SOURCE_BYTES"] == nil, let text = environment["IMGPROXY_MAX_SRC_FILE_SIZE"] {
             guard let bytes = Int(text), bytes >= 0 else { throw ValidationError("IMGPROXY_MAX_SRC_FILE_SIZE must be a number of bytes") }
-            if bytes > 0 { configuration.maximumSourceBytes = bytes }
+            if bytes > 0 { configuration.limits.maximumSourceBytes = bytes }
         }
     }
 
@@ -370,9 +371,9 @@ struct ServeCommand: AsyncParsableCommand {
         } else if let path {
             let file = URL(fileURLWithPath: path)
             let size = (try? file.resourceValues(forKeys: [.fileSizeKey, .isRegularFileKey])) ?? URLResourceValues()
-            guard size.isRegularFile == true, let bytes = size.fileSize, bytes <= configuration.maximumSourceBytes,
+            guard size.isRegularFile == true, let bytes = size.fileSize, bytes <= configuration.limits.maximumSourceBytes,
                   let data = try? Data(contentsOf: file) else {
-                throw ValidationError("the imgproxy watermark \(path) must be a readable file of at most \(configuration.maximumSourceBytes) bytes")
+                throw ValidationError("the imgproxy watermark \(path) must be a readable file of at most \(configuration.limits.maximumSourceBytes) bytes")
             }
             configuration.imgproxy.watermarkData = data
         } else if let url {
@@ -457,7 +458,6 @@ struct ServeCommand: AsyncParsableCommand {
         }
         do {
             var server = ProxyServer(proxy: proxy)
-            server.connections = settings.connections
             server.shutdownGracePeriod = settings.shutdownGracePeriod
             try await server.run(host: host, port: settings.port) { port in
                 let shown = host.contains(":") ? "[\(host)]" : host

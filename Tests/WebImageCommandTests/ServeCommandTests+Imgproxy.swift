@@ -22,7 +22,7 @@ extension ServeCommandTests {
     func imgproxySourceLimitsFromTheEnvironment(_ environment: [String: String], _ statuses: [Int]) async throws {
         // The defaults would serve all three: a refusal is the variables' doing.
         let defaults = ImageProxy.Configuration()
-        #expect(defaults.maximumSourcePixels > 2_000_000 && defaults.maximumSourceBytes > 300_000)
+        #expect(defaults.limits.maximumSourcePixels > 2_000_000 && defaults.limits.maximumSourceBytes > 300_000)
         let cache = TemporaryDirectory("serve-imgproxy-limits")
         defer { cache.remove() }
         let server = try ServeProcess(try #require(WebImageExecutable.url), [

@@ -69,10 +69,10 @@ import WebImageServer
         configuration.signingKey = "embedding key"
         configuration.logger = Self.quiet
         configuration.accessLogger = Self.quiet
+        configuration.limits.connections.maximumConnections = 64
         let proxy = try ImageProxy(configuration: configuration)
 
-        var server = ProxyServer(proxy: proxy)
-        server.connections.maximumConnections = 64
+        let server = ProxyServer(proxy: proxy)
         let (ports, listening) = AsyncStream<Int>.makeStream()
         let app = server.application(host: "127.0.0.1", port: 0, logger: Self.quiet) { port in
             listening.yield(port)

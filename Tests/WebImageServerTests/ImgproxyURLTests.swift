@@ -7,7 +7,7 @@ import WebImage
 /// imgproxy's URL grammar, options and signatures, without a server.
 @Suite struct ImgproxyURLTests {
     func parse(_ path: String, presets: [String: String] = [:], local: Bool = true, now: Date = Date()) throws -> ImgproxyURL {
-        try ImgproxyURL(path: path[...], presets: presets, limits: ProxyRequest.Limits(), allowsLocal: local, now: now)
+        try ImgproxyURL(path: path[...], presets: presets, limits: ImageProxy.Limits(), allowsLocal: local, now: now)
     }
 
     /// The status and message of a refused `path`.

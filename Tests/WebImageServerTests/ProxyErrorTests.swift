@@ -41,7 +41,7 @@ import WebImageTestSupport
     }
 
     @Test func tooManySourceBytesIs413() async throws {
-        let harness = try await ProxyHarness.start { $0.maximumSourceBytes = 100_000 }
+        let harness = try await ProxyHarness.start { $0.limits.maximumSourceBytes = 100_000 }
         defer { Task { await harness.stop() } }
         harness.origin.register("/e.jpg", data: try Fixture.elephants)   // 1 MB
         expectPlainError(try await harness.get("/e.jpg", "w=10"), 413)
@@ -50,7 +50,7 @@ import WebImageTestSupport
     }
 
     @Test func tooManySourcePixelsIs413() async throws {
-        let harness = try await ProxyHarness.start { $0.maximumSourcePixels = 1_000_000 }
+        let harness = try await ProxyHarness.start { $0.limits.maximumSourcePixels = 1_000_000 }
         defer { Task { await harness.stop() } }
         harness.origin.register("/e.jpg", data: try Fixture.elephants)   // 2 megapixels
         harness.origin.register("/a.gif", data: try Fixture.animatedGIF)  // 77 kilopixels
@@ -64,7 +64,7 @@ import WebImageTestSupport
     @Test(arguments: ["bytes", "pixels"])
     func sourceLimitsApplyThroughEveryDialect(_ limit: String) async throws {
         let harness = try await ProxyHarness.start { configuration in
-            if limit == "bytes" { configuration.maximumSourceBytes = 100_000 } else { configuration.maximumSourcePixels = 1_000_000 }
+            if limit == "bytes" { configuration.limits.maximumSourceBytes = 100_000 } else { configuration.limits.maximumSourcePixels = 1_000_000 }
             configuration.thumbor.allowsUnsafe = true
         }
         defer { Task { await harness.stop() } }

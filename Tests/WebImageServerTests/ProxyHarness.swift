@@ -108,13 +108,13 @@ final class ProxyHarness: Sendable {
         // A debug build under load decodes many times slower than the release build the default
         // budget is for; the tests of the budget set their own.
         configuration.workBudget = .seconds(120 * Deadlines.stretch)
+        configuration.limits.connections = connections
         configure(&configuration)
         let proxy = try ImageProxy(configuration: configuration)
 
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         var proxyServer = ProxyServer(proxy: proxy)
         proxyServer.answersCachedVariantsOnEventLoop = answersCachedVariantsOnEventLoop
-        proxyServer.connections = connections
         let app = proxyServer.application(host: "127.0.0.1", port: 0, logger: Logger(label: "test.http") { _ in SwiftLogNoOpLogHandler() }) { port in
             continuation.yield(port)
             continuation.finish()

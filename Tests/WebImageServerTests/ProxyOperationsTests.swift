@@ -10,7 +10,7 @@ import WebImageTestSupport
     /// once with 503 and Retry-After, health checks still pass, and once the origin answers
     /// the proxy takes requests again. The gates decide the order; nothing sleeps.
     @Test func saturationIsAnswered503() async throws {
-        let harness = try await ProxyHarness.start { $0.maximumConcurrentRequests = 2 }
+        let harness = try await ProxyHarness.start { $0.limits.maximumConcurrentRequests = 2 }
         defer { Task { await harness.stop() } }
         harness.origin.register("/a.jpg", data: try Fixture.elephants)
         harness.origin.register("/b.jpg", data: try Fixture.elephants)

@@ -6,7 +6,7 @@ import WebImage
 /// thumbor's URL grammar and signatures, without a server.
 @Suite struct ThumborURLTests {
     func parse(_ path: String, local: Bool = false) throws -> ThumborURL {
-        try ThumborURL(path: path[...], limits: ProxyRequest.Limits(), allowsLocal: local)
+        try ThumborURL(path: path[...], limits: ImageProxy.Limits(), allowsLocal: local)
     }
 
     func message(_ path: String, local: Bool = false) -> String? {

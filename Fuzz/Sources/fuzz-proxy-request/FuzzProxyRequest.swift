@@ -12,7 +12,7 @@ private let thumborSigner = ThumborSigner(key: "fuzzing key")
 private let imgproxySigner = ImgproxySigner(key: "6675a7a96e67206b6579", salt: "73616c74")!
 private let shortImgproxySigner = ImgproxySigner(key: "6675a7a96e67206b6579", salt: "73616c74", signatureSize: 4)!
 private let imgproxyPresets = ["default": "q:70", "thumb": "rs:fill:100:100/g:no", "loop": "pr:loop"]
-private let limits = ProxyRequest.Limits()
+private let limits = ImageProxy.Limits()
 
 func fuzzProxyRequest(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let query = String(decoding: FuzzInput.data(bytes, count), as: UTF8.self)

@@ -70,7 +70,7 @@ public struct ImageDisplay: Sendable {
     /// Which of the target's bindings this is for (e.g. an image and a background image).
     public var operationKey: String
 
-    public init(content: Content, transition: ImageTransition = .none, operationKey: String = ImageBinder.defaultOperationKey) {
+    package init(content: Content, transition: ImageTransition = .none, operationKey: String = ImageBinder.defaultOperationKey) {
         self.content = content
         self.transition = transition
         self.operationKey = operationKey

@@ -12,20 +12,20 @@
 /// ```
 public struct ImageCacheKey: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringInterpolation {
     /// Where the bytes came from: the URL after the request's cache key filter.
-    public var source: String
+    package var source: String
     /// What was done to the source's pixels, in order (decode variant, then each processor's
     /// identifier); empty for the original.
-    public var variant: [String]
+    package var variant: [String]
     /// The format a variant's processed bytes were encoded as (``ImageRequest/processedDataFormat``);
     /// `nil` for the original bytes and for decoded images.
-    public var encoding: ImageFormat?
+    package var encoding: ImageFormat?
 
     /// The key of `source`'s original bytes.
     public init(_ source: String) {
         self.init(source: source)
     }
 
-    public init(source: String, variant: [String] = [], encoding: ImageFormat? = nil) {
+    package init(source: String, variant: [String] = [], encoding: ImageFormat? = nil) {
         self.source = source
         self.variant = variant
         self.encoding = encoding
@@ -36,10 +36,10 @@ public struct ImageCacheKey: Hashable, Sendable, CustomStringConvertible, Expres
     }
 
     /// Whether the key names the original bytes rather than a variant.
-    public var isOriginal: Bool { variant.isEmpty && encoding == nil }
+    package var isOriginal: Bool { variant.isEmpty && encoding == nil }
 
     /// The key of the original bytes this key's variant was made from.
-    public var original: ImageCacheKey { ImageCacheKey(source: source) }
+    package var original: ImageCacheKey { ImageCacheKey(source: source) }
 
     public var description: String {
         guard !isOriginal else { return source }

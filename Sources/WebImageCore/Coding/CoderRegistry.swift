@@ -70,7 +70,7 @@ public final class CoderRegistry: Sendable {
     }
 
     /// An incremental decoder for `format`, or `nil` when the format has none.
-    public func makeIncrementalDecoder(for format: ImageFormat, options: ImageDecodingOptions = .init()) -> (any IncrementalImageDecoder)? {
+    package func makeIncrementalDecoder(for format: ImageFormat, options: ImageDecodingOptions = .init()) -> (any IncrementalImageDecoder)? {
         decoder(for: format)?.makeIncrementalDecoder(options: options)
     }
 

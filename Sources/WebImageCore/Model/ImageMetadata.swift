@@ -92,7 +92,7 @@ public struct ImageMetadata: Sendable, Hashable {
         orientation?.swapsDimensions == true ? pixelWidth : pixelHeight
     }
 
-    public init(
+    package init(
         format: ImageFormat,
         pixelWidth: Int? = nil,
         pixelHeight: Int? = nil,
@@ -135,7 +135,7 @@ public struct ImageMetadata: Sendable, Hashable {
     /// let metadata = try ImageMetadata(reading: bytes)
     /// if metadata.isAnimated == true { print(metadata.frameCount!, "frames") }
     /// ```
-    public init(reading bytes: UnsafeRawBufferPointer, maximumFrameCount: Int = ImageDecodingOptions().maximumFrameCount) throws {
+    package init(reading bytes: UnsafeRawBufferPointer, maximumFrameCount: Int = ImageDecodingOptions().maximumFrameCount) throws {
         guard let header = HeaderSniffer(bytes, wantsDetails: true).sniff() else {
             throw ImageError.unsupportedFormat("\(bytes.count) bytes in no image format the library knows")
         }

@@ -17,7 +17,7 @@ public struct ImageDataResponse: Sendable {
     /// The content type the source declared, or the one sniffed from the bytes.
     public var contentType: String?
 
-    public init(data: Data, url: URL, cacheType: CacheType, contentType: String? = nil) {
+    package init(data: Data, url: URL, cacheType: CacheType, contentType: String? = nil) {
         self.data = data
         self.url = url
         self.cacheType = cacheType

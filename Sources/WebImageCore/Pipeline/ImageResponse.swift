@@ -37,10 +37,10 @@ public struct ImageResponse: Sendable {
         /// Running the processors.
         public var process: Duration?
 
-        public init() {}
+        package init() {}
     }
 
-    public init(container: ImageContainer, data: Data? = nil, url: URL, cacheType: CacheType, scale: Double = 1, isRevalidated: Bool = false, timings: Timings = .init()) {
+    package init(container: ImageContainer, data: Data? = nil, url: URL, cacheType: CacheType, scale: Double = 1, isRevalidated: Bool = false, timings: Timings = .init()) {
         self.container = container
         self.data = data
         self.url = url

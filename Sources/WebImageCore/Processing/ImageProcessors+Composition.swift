@@ -7,7 +7,7 @@ extension ImageProcessors {
     /// print(avatar.identifier)   // resize(w=96,h=96,fill,up=false)|circle
     /// ```
     public struct Composition: ImageProcessor {
-        public var processors: [any ImageProcessor]
+        package var processors: [any ImageProcessor]
 
         public init(_ processors: [any ImageProcessor]) {
             self.processors = processors

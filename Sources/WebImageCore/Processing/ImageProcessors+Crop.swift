@@ -12,16 +12,16 @@ extension ImageProcessors {
     /// ```
     public struct Crop: ImageProcessor, Hashable {
         /// Where the rectangle lies.
-        public enum Placement: Sendable, Hashable {
+        package enum Placement: Sendable, Hashable {
             /// Its top-left corner is at (`x`, `y`).
             case origin(x: Int, y: Int)
             /// It is centred on the image.
             case center
         }
 
-        public var placement: Placement
-        public var width: Int
-        public var height: Int
+        package var placement: Placement
+        package var width: Int
+        package var height: Int
 
         /// The rectangle at (`x`, `y`), `width` × `height`.
         public init(x: Int, y: Int, width: Int, height: Int) {

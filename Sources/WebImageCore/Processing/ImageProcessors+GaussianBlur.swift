@@ -8,7 +8,7 @@ extension ImageProcessors {
     /// print(backdrop.identifier)   // gaussianBlur(r=8)
     /// ```
     public struct GaussianBlur: ImageProcessor, Hashable {
-        public var radius: Double
+        package var radius: Double
 
         public init(radius: Double) {
             self.radius = radius.isFinite ? max(radius, 0) : 0

@@ -19,10 +19,10 @@ extension ImageProcessors {
     /// print(cover.identifier)   // resize(w=200,h=200,fill,up=false)
     /// ```
     public struct Resize: ImageProcessor, Hashable {
-        public var width: Int
-        public var height: Int
-        public var contentMode: ContentMode
-        public var upscale: Bool
+        package var width: Int
+        package var height: Int
+        package var contentMode: ContentMode
+        package var upscale: Bool
 
         public init(width: Int? = nil, height: Int? = nil, contentMode: ContentMode = .fit, upscale: Bool = false) {
             self.width = max(width ?? 0, 0)

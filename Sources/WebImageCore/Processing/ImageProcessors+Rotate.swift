@@ -9,7 +9,7 @@ extension ImageProcessors {
     /// ```
     public struct Rotate: ImageProcessor, Hashable {
         /// Clockwise quarter turns, 0 to 3.
-        public var quarterTurns: Int
+        package var quarterTurns: Int
 
         public init(quarterTurns: Int) {
             self.quarterTurns = ((quarterTurns % 4) + 4) % 4
@@ -39,7 +39,7 @@ extension ImageProcessors {
             case vertical
         }
 
-        public var axis: Axis
+        package var axis: Axis
 
         public init(_ axis: Axis) {
             self.axis = axis

@@ -8,7 +8,7 @@ extension ImageProcessors {
     /// print(card.identifier)   // roundedCorners(r=12)
     /// ```
     public struct RoundedCorners: ImageProcessor, Hashable {
-        public var radius: Double
+        package var radius: Double
 
         public init(radius: Double) {
             self.radius = max(radius, 0)

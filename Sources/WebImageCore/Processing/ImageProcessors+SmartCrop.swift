@@ -15,11 +15,11 @@ extension ImageProcessors {
     /// print(square.identifier)   // smartcrop(w=1000,h=1000)
     /// ```
     public struct SmartCrop: ImageProcessor, Hashable {
-        public var width: Int
-        public var height: Int
+        package var width: Int
+        package var height: Int
         /// A point to centre on instead of the search's, as fractions of the width and height
         /// (0...1), as `focal(...)` and `fp:x:y` give it.
-        public var focus: (x: Double, y: Double)? {
+        package var focus: (x: Double, y: Double)? {
             get { focusX.flatMap { x in focusY.map { (x, $0) } } }
             set { (focusX, focusY) = (newValue?.x, newValue?.y) }
         }

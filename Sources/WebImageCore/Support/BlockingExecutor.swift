@@ -39,7 +39,7 @@ public final class BlockingExecutor: Sendable {
     ///
     /// If the calling task is already cancelled, `body` does not run and the call throws
     /// ``ImageError/cancelled``.
-    public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         if Task.isCancelled { throw ImageError.cancelled }
         // The caller's work budget is spent on the thread, and the job's checks see the caller
         // leave (see WorkDeadline).
@@ -62,7 +62,7 @@ public final class BlockingExecutor: Sendable {
     /// ``ImageError/timeout(_:)``: for calls that may block for ever (a read from a hung network
     /// file system). A blocked call cannot be interrupted, so `body` keeps its thread until it
     /// returns, and its result is dropped.
-    public func run<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package func run<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         if Task.isCancelled { throw ImageError.cancelled }
         let waiter = OnceContinuation<T>()
         return try await withCheckedThrowingContinuation { continuation in
@@ -81,7 +81,7 @@ public final class BlockingExecutor: Sendable {
 
     /// Runs `body` on one of the executor's threads without waiting for it: for background
     /// upkeep whose result nobody awaits.
-    public func submit(_ body: @escaping @Sendable () -> Void) {
+    package func submit(_ body: @escaping @Sendable () -> Void) {
         queue.push(body)
     }
 

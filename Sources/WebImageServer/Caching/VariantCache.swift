@@ -6,7 +6,7 @@ import WebImage
 /// One encoded output of the proxy, ready to send.
 ///
 /// ```swift
-/// let image = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: true).image
+/// let image = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), accept: ["image/webp"]).image
 /// print(image.contentType)   // "image/webp"
 /// print(image.etag)          // "\"3f2a…\"": the first 16 bytes of the SHA-256 of the bytes, in hex
 /// ```
@@ -37,7 +37,7 @@ public struct EncodedImage: Sendable, Hashable {
 /// Where a response came from, for the `X-Cache` header, the log and the metrics.
 ///
 /// ```swift
-/// let result = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: true)
+/// let result = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), accept: ["image/webp"])
 /// if result.source == .miss { print("made now") }
 /// ```
 public enum VariantSource: String, Sendable {

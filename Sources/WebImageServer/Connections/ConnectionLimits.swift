@@ -3,12 +3,12 @@
 /// process's file descriptors and the proxy stops answering anyone.
 ///
 /// ```swift
-/// var server = ProxyServer(proxy: try ImageProxy(configuration: .init()))
-/// server.connections.headerTimeout = .seconds(5)
-/// server.connections.maximumConnections = 1_000
-/// server.connections.trustedProxies = ["10.0.0.5"]   // nginx in front
+/// var configuration = ImageProxy.Configuration()
+/// configuration.limits.connections.headerTimeout = .seconds(5)
+/// configuration.limits.connections.maximumConnections = 1_000
+/// configuration.limits.connections.trustedProxies = ["10.0.0.5"]   // nginx in front
 /// ```
-public struct ConnectionLimits: Sendable {
+public struct ConnectionLimits: Sendable, Hashable {
     /// How long a client has to send a whole request once it has started one (its first byte;
     /// for a new connection, the connection itself), head and body. A client that trickles a
     /// header (slowloris) is closed when it runs out. Default: 10 seconds.

@@ -13,7 +13,7 @@ extension ImageProxy {
     /// var configuration = ImageProxy.Configuration(cacheDirectory: URL(fileURLWithPath: "/var/cache/proxy"))
     /// configuration.allowedHosts = ["images.example.com", "*.cdn.example.com"]
     /// configuration.signingKey = ProcessInfo.processInfo.environment["PROXY_KEY"]
-    /// configuration.maximumConcurrentRequests = 16
+    /// configuration.limits.maximumConcurrentRequests = 16
     /// ```
     public struct Configuration: Sendable {
         /// Where originals and variants are kept on disk; `nil` keeps nothing on disk.
@@ -50,20 +50,9 @@ extension ImageProxy {
         public var thumbor = ThumborConfiguration()
         /// imgproxy's URL dialect: its prefix, key, salt and presets (``ImgproxyConfiguration``).
         public var imgproxy = ImgproxyConfiguration()
-        /// Parameter limits (output size, `dpr`, `blur`).
-        public var limits = ProxyRequest.Limits()
-        /// The largest source accepted, in bytes (downloads and local files). Default: 25 MiB.
-        public var maximumSourceBytes = 25 << 20
-        /// The largest source accepted, in pixels (width × height, read from the header before
-        /// decoding). Default: 50 megapixels.
-        public var maximumSourcePixels = 50_000_000
-        /// The most bytes the decoded frames of one animation may take. Default: 256 MiB.
-        public var maximumAnimationBytes = 256 << 20
-        /// The most work one animation's decode may do, as canvas pixels composed (canvas
-        /// width × height × frames): every frame is composed at canvas size whatever the output
-        /// size, so a small file can ask for minutes of CPU. Default: 2^28 (about 268 million
-        /// pixels: 128 frames of a 1080p canvas), about a second of one core.
-        public var maximumAnimationPixels = 1 << 28
+        /// What requests may ask for and sources may cost, the requests in progress at once and
+        /// the connections held (``ImageProxy/Limits``).
+        public var limits = Limits()
         /// Keep each source's ICC profile: its stored colour values are resized and the profile is
         /// embedded in the output. Off by default: sources are converted to sRGB and outputs
         /// carry no profile (a 64 px thumbnail of a photo with a 400 KB print profile is then a
@@ -79,8 +68,6 @@ extension ImageProxy {
         /// format. Formats without an encoder in ``registry`` are left out. Default: AVIF, then
         /// WebP.
         public var autoFormats: [ImageFormat] = [.avif, .webp]
-        /// Image requests in progress at once; more are answered 503. Default: 32.
-        public var maximumConcurrentRequests = 32
         /// `Retry-After` of a 503, in seconds.
         public var retryAfter = 1
         /// The CPU time one variant's decode, processing and encode may take together (the time

@@ -4,7 +4,7 @@ extension ImageProxy {
     /// The outcome of one request.
     ///
     /// ```swift
-    /// let output = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: false)
+    /// let output = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), accept: [])
     /// print(output.image.contentType, output.source, output.isComplete)   // image/jpeg miss true
     /// ```
     public struct Output: Sendable {

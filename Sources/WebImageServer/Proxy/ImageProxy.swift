@@ -11,7 +11,7 @@ import WebImageS3
 /// ```swift
 /// let proxy = try ImageProxy(configuration: .init(cacheDirectory: URL(fileURLWithPath: "/var/cache/proxy")))
 /// let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300")
-/// let result = try await proxy.image(for: request, acceptsWebP: true)
+/// let result = try await proxy.image(for: request, accept: ["image/webp"])
 /// print(result.image.contentType, result.source)   // image/webp miss
 /// await proxy.shutdown()
 /// ```
@@ -89,15 +89,15 @@ public final class ImageProxy: Sendable {
         }
         if let s3, !configuration.allowedBuckets.isEmpty {
             let buckets = configuration.allowedBuckets.contains("*") ? [] : configuration.allowedBuckets
-            loaders.append(S3ImageLoader(client: s3, allowedBuckets: buckets, maximumSize: configuration.maximumSourceBytes))
+            loaders.append(S3ImageLoader(client: s3, allowedBuckets: buckets, maximumSize: configuration.limits.maximumSourceBytes))
         }
         if let root = configuration.originDirectory {
-            loaders.append(FileImageLoader(root: root, maximumFileSize: configuration.maximumSourceBytes, timeout: configuration.originTimeout))
+            loaders.append(FileImageLoader(root: root, maximumFileSize: configuration.limits.maximumSourceBytes, timeout: configuration.originTimeout))
         }
         let managerConfiguration = Self.pipelineConfiguration(configuration, disk: disk, loaders: loaders, registry: registry, metrics: metrics)
         manager = ImageManager(configuration: managerConfiguration)
         signer = configuration.signingKey.map(URLSigner.init(key:))
-        limiter = ConcurrencyLimiter(limit: configuration.maximumConcurrentRequests)
+        limiter = ConcurrencyLimiter(limit: configuration.limits.maximumConcurrentRequests)
         configuredWatermark = try configuration.imgproxy.watermarkData.map { data in
             do {
                 return try registry.decode(data, options: managerConfiguration.decodingOptions).image
@@ -114,10 +114,10 @@ public final class ImageProxy: Sendable {
         _ configuration: Configuration, registry: CoderRegistry, originGuard: OriginGuard
     ) -> HTTPImageLoader.Configuration {
         var http = HTTPImageLoader.Configuration(acceptedFormats: registry.decodableFormats)
-        http.maximumResponseSize = configuration.maximumSourceBytes
+        http.maximumResponseSize = configuration.limits.maximumSourceBytes
         http.timeout = configuration.originTimeout
         http.additionalTrustRoots = configuration.originTrustRoots
-        http.maximumConcurrentDownloads = max(6, min(configuration.maximumConcurrentRequests, 32))
+        http.maximumConcurrentDownloads = max(6, min(configuration.limits.maximumConcurrentRequests, 32))
         http.userAgent = "swift-web-image-proxy/\(LibraryVersion.string)"
         // Every hop, the first included, is checked; a refusal travels through the loader as
         // an ImageError with a marker the proxy recognises.
@@ -138,9 +138,9 @@ public final class ImageProxy: Sendable {
     ) -> ImageManager.Configuration {
         let memory = MemoryCache<ImageCacheKey, ImageContainer>(configuration: .init(costLimit: configuration.cachesDisabled ? 0 : configuration.imageMemoryLimit))
         var managerConfiguration = ImageManager.Configuration(cache: ImageCache(memory: memory, disk: disk), loaders: loaders, registry: registry)
-        managerConfiguration.decodingOptions.maximumPixelCount = configuration.maximumSourcePixels
-        managerConfiguration.decodingOptions.maximumAnimationBytes = configuration.maximumAnimationBytes
-        managerConfiguration.decodingOptions.maximumAnimationPixels = configuration.maximumAnimationPixels
+        managerConfiguration.decodingOptions.maximumPixelCount = configuration.limits.maximumSourcePixels
+        managerConfiguration.decodingOptions.maximumAnimationBytes = configuration.limits.maximumAnimationBytes
+        managerConfiguration.decodingOptions.maximumAnimationPixels = configuration.limits.maximumAnimationPixels
         managerConfiguration.decodingOptions.colorSpace = configuration.keepsColorProfile ? .preserve : .sRGB
         managerConfiguration.logger = configuration.logger
         managerConfiguration.executor = configuration.executor
@@ -203,14 +203,6 @@ public final class ImageProxy: Sendable {
     /// - Throws: a ``ProxyError`` with the status to answer.
     public func image(for request: ProxyRequest, accept: [String]) async throws(ProxyError) -> Output {
         try await image(for: request.recipe, accepted: negotiatedFormat(accept: accept))
-    }
-
-    /// The encoded image for `request`, with `format=auto` answered in WebP when
-    /// `acceptsWebP` (and WebP is one of ``Configuration/autoFormats``).
-    ///
-    /// - Throws: a ``ProxyError`` with the status to answer.
-    public func image(for request: ProxyRequest, acceptsWebP: Bool) async throws(ProxyError) -> Output {
-        try await image(for: request.recipe, accepted: acceptsWebP && autoFormats.contains(.webp) ? .webp : nil)
     }
 
     /// What `format=auto` gives a client whose `Accept` is `accept`: the first of

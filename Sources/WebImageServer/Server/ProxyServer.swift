@@ -40,9 +40,9 @@ public struct ProxyServer: Sendable {
     /// proxy's own work (disk writes) to finish. A decode is bounded by the decoding limits but
     /// can still take seconds; past this the server stops without it. Default: 10 seconds.
     public var shutdownGracePeriod: Duration = .seconds(10)
-    /// The timeouts and the cap on open connections that keep idle or slow clients from using up
-    /// the process's file descriptors.
-    public var connections = ConnectionLimits()
+    /// The proxy's ``ImageProxy/Limits/connections``, unless the deprecated `connections` set
+    /// others (Deprecations.swift).
+    var connectionLimits: ConnectionLimits
     let gallery: Gallery
     /// `Cache-Control` of images: for unsigned URLs, or `immutable` too for signed ones.
     let cacheControl: String
@@ -69,6 +69,7 @@ public struct ProxyServer: Sendable {
         imgproxy = ImgproxyRoute(proxy.configuration.imgproxy, policy: policy)
         answersUnsignedImageURLs = policy.answersUnsignedImageURLs
         accessLog = AccessLog(logger: proxy.configuration.accessLogger, metrics: proxy.metrics, thumbor: thumbor, imgproxy: imgproxy)
+        connectionLimits = proxy.configuration.limits.connections
     }
 
     /// The router with every route and the access log, for an application that adds routes
@@ -87,7 +88,7 @@ public struct ProxyServer: Sendable {
     public func router() -> Router<ProxyRequestContext> {
         let router = Router(context: ProxyRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: AccessLogMiddleware(log: accessLog))
-        router.add(middleware: ForwardedClientLimitMiddleware(limits: connections))
+        router.add(middleware: ForwardedClientLimitMiddleware(limits: connectionLimits))
         // A dialect at the root takes every path the other has not: it goes last.
         let thumborMiddleware = thumbor.map { ThumborMiddleware(server: self, route: $0) }
         let imgproxyMiddleware = imgproxy.map { ImgproxyMiddleware(server: self, route: $0) }
@@ -140,7 +141,7 @@ public struct ProxyServer: Sendable {
         if logger == nil { serverLogger.logLevel = .warning }
         // Evaluated for each connection: a handler of its own.
         let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: Self.channelHandlers(for: self))
-        let limits = connections
+        let limits = connectionLimits
         let open = ConcurrencyLimiter(limit: limits.maximumConnections)
         let server = HTTPServerBuilder { responder in
             GuardedHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: http1), limits: limits, open: open)

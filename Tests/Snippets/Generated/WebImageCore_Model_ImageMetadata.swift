@@ -17,14 +17,6 @@ func snippet_WebImageCore_Model_ImageMetadata_1() async throws {
 }
 
 func snippet_WebImageCore_Model_ImageMetadata_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Model/ImageMetadata.swift", line: 135)
-    let metadata = try ImageMetadata(reading: bytes)
-    if metadata.isAnimated == true { print(metadata.frameCount!, "frames") }
-#sourceLocation()
-    _ = metadata
-}
-
-func snippet_WebImageCore_Model_ImageMetadata_3() async throws {
 #sourceLocation(file: "Sources/WebImageCore/Model/ImageMetadata.swift", line: 150)
     let metadata = try ImageMetadata(reading: Data(contentsOf: url, options: .mappedIfSafe))
 #sourceLocation()

@@ -6,7 +6,7 @@ import WebImageServer
 
 func snippet_WebImageServer_Caching_VariantCache_1() async throws {
 #sourceLocation(file: "Sources/WebImageServer/Caching/VariantCache.swift", line: 9)
-    let image = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: true).image
+    let image = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), accept: ["image/webp"]).image
     print(image.contentType)   // "image/webp"
     print(image.etag)          // "\"3f2a…\"": the first 16 bytes of the SHA-256 of the bytes, in hex
 #sourceLocation()
@@ -15,7 +15,7 @@ func snippet_WebImageServer_Caching_VariantCache_1() async throws {
 
 func snippet_WebImageServer_Caching_VariantCache_2() async throws {
 #sourceLocation(file: "Sources/WebImageServer/Caching/VariantCache.swift", line: 40)
-    let result = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: true)
+    let result = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), accept: ["image/webp"])
     if result.source == .miss { print("made now") }
 #sourceLocation()
     _ = result

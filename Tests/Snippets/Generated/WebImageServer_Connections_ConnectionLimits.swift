@@ -6,10 +6,10 @@ import WebImageServer
 
 func snippet_WebImageServer_Connections_ConnectionLimits_1() async throws {
 #sourceLocation(file: "Sources/WebImageServer/Connections/ConnectionLimits.swift", line: 6)
-    var server = ProxyServer(proxy: try ImageProxy(configuration: .init()))
-    server.connections.headerTimeout = .seconds(5)
-    server.connections.maximumConnections = 1_000
-    server.connections.trustedProxies = ["10.0.0.5"]   // nginx in front
+    var configuration = ImageProxy.Configuration()
+    configuration.limits.connections.headerTimeout = .seconds(5)
+    configuration.limits.connections.maximumConnections = 1_000
+    configuration.limits.connections.trustedProxies = ["10.0.0.5"]   // nginx in front
 #sourceLocation()
-    _ = server
+    _ = configuration
 }

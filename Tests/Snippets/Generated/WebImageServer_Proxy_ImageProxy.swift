@@ -8,7 +8,7 @@ func snippet_WebImageServer_Proxy_ImageProxy_1() async throws {
 #sourceLocation(file: "Sources/WebImageServer/Proxy/ImageProxy.swift", line: 12)
     let proxy = try ImageProxy(configuration: .init(cacheDirectory: URL(fileURLWithPath: "/var/cache/proxy")))
     let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300")
-    let result = try await proxy.image(for: request, acceptsWebP: true)
+    let result = try await proxy.image(for: request, accept: ["image/webp"])
     print(result.image.contentType, result.source)   // image/webp miss
     await proxy.shutdown()
 #sourceLocation()

@@ -9,13 +9,13 @@ func snippet_WebImageServer_Proxy_ImageProxy_Configuration_1() async throws {
     var configuration = ImageProxy.Configuration(cacheDirectory: URL(fileURLWithPath: "/var/cache/proxy"))
     configuration.allowedHosts = ["images.example.com", "*.cdn.example.com"]
     configuration.signingKey = ProcessInfo.processInfo.environment["PROXY_KEY"]
-    configuration.maximumConcurrentRequests = 16
+    configuration.limits.maximumConcurrentRequests = 16
 #sourceLocation()
     _ = configuration
 }
 
 func snippet_WebImageServer_Proxy_ImageProxy_Configuration_2() async throws {
-#sourceLocation(file: "Sources/WebImageServer/Proxy/ImageProxy+Configuration.swift", line: 114)
+#sourceLocation(file: "Sources/WebImageServer/Proxy/ImageProxy+Configuration.swift", line: 101)
     var configuration = ImageProxy.Configuration(cacheDirectory: nil)
     configuration.executor = BlockingExecutor(name: "proxy.images", width: 2)
 #sourceLocation()

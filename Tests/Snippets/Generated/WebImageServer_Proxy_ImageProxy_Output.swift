@@ -6,7 +6,7 @@ import WebImageServer
 
 func snippet_WebImageServer_Proxy_ImageProxy_Output_1() async throws {
 #sourceLocation(file: "Sources/WebImageServer/Proxy/ImageProxy+Output.swift", line: 7)
-    let output = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), acceptsWebP: false)
+    let output = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), accept: [])
     print(output.image.contentType, output.source, output.isComplete)   // image/jpeg miss true
 #sourceLocation()
     _ = output

@@ -56,17 +56,6 @@ public struct ProxyRequest: Sendable, Hashable {
         case gif
     }
 
-    /// What the proxy accepts.
-    public struct Limits: Sendable, Hashable {
-        /// The largest output width or height, in pixels (after `dpr`). Default: 4096.
-        public var maximumDimension = 4096
-        /// The largest `dpr`. Default: 4.
-        public var maximumDPR = 4.0
-        /// The largest `blur` sigma, in CSS pixels. Default: 100.
-        public var maximumBlur = 100.0
-
-        public init() {}
-    }
 
     public var source: Source
     /// Requested width and height in CSS pixels; `nil` when not given.
@@ -98,7 +87,7 @@ public struct ProxyRequest: Sendable, Hashable {
     /// Parses the raw (still percent-encoded) query of a request.
     ///
     /// - Throws: a ``ProxyError`` with status 400 naming the first parameter that is wrong.
-    public init(query: String?, limits: Limits = .init(), allowsLocal: Bool = false) throws(ProxyError) {
+    public init(query: String?, limits: ImageProxy.Limits = .init(), allowsLocal: Bool = false) throws(ProxyError) {
         var values: [String: String] = [:]
         var unknown: String?
         // Split on the bytes: "&" or "=" after a character that joins the next one (U+0600)

@@ -65,7 +65,7 @@ public struct ImgproxyConfiguration: Sendable, Hashable {
             }
             presets[String(parts[0])] = String(parts[1])
         }
-        var limits = ProxyRequest.Limits()
+        var limits = ImageProxy.Limits()
         limits.maximumDimension = 1 << 20
         limits.maximumDPR = 1000
         limits.maximumBlur = 1e6

@@ -73,7 +73,7 @@ struct ImgproxyOptions: Sendable {
 
     /// Applies the options of `text` (`name:args/name:args`) in order, presets expanded from
     /// `presets` (at most `depth` levels deep).
-    mutating func apply(_ text: Substring, presets: [String: String], limits: ProxyRequest.Limits, depth: Int = 0) throws(ProxyError) {
+    mutating func apply(_ text: Substring, presets: [String: String], limits: ImageProxy.Limits, depth: Int = 0) throws(ProxyError) {
         for option in text.split(separator: "/") {
             try apply(option: option, presets: presets, limits: limits, depth: depth)
         }
@@ -84,7 +84,7 @@ struct ImgproxyOptions: Sendable {
     /// of its options, so that no one switch holds every name; the names are disjoint, so the
     /// order the helpers are asked in does not matter. Presets, which apply other options,
     /// and the names the proxy refuses are handled here.
-    mutating func apply(option: Substring, presets: [String: String], limits: ProxyRequest.Limits, depth: Int) throws(ProxyError) {
+    mutating func apply(option: Substring, presets: [String: String], limits: ImageProxy.Limits, depth: Int) throws(ProxyError) {
         let parts = option.split(separator: ":", omittingEmptySubsequences: false)
         let name = String(parts[0]), arguments = Array(parts.dropFirst())
         if try applySizeOption(name, arguments, limits: limits) { return }
@@ -109,7 +109,7 @@ struct ImgproxyOptions: Sendable {
     /// The options of the output's size (`resize`, `size`, `resizing_type`, `width`, `height`,
     /// `min-width`, `min-height`, `zoom`, `dpr`, `enlarge`, `extend`); `false` when `name` is
     /// none of them (nothing is changed then).
-    private mutating func applySizeOption(_ name: String, _ arguments: [Substring], limits: ProxyRequest.Limits) throws(ProxyError) -> Bool {
+    private mutating func applySizeOption(_ name: String, _ arguments: [Substring], limits: ImageProxy.Limits) throws(ProxyError) -> Bool {
         let maximum = limits.maximumDimension
         switch name {
         case "resize", "rs":
@@ -158,7 +158,7 @@ struct ImgproxyOptions: Sendable {
     /// The options of what part of the image is shown and how it is placed and turned
     /// (`gravity`, `crop`, `padding`, `rotate`, `flip`, `trim`); `false` when `name` is none of
     /// them (nothing is changed then).
-    private mutating func applyPlacementOption(_ name: String, _ arguments: [Substring], limits: ProxyRequest.Limits) throws(ProxyError) -> Bool {
+    private mutating func applyPlacementOption(_ name: String, _ arguments: [Substring], limits: ImageProxy.Limits) throws(ProxyError) -> Bool {
         let maximum = limits.maximumDimension
         switch name {
         case "gravity", "g":
@@ -207,7 +207,7 @@ struct ImgproxyOptions: Sendable {
 
     /// The options of what is done to the pixels (`background`, `blur`, `sharpen`, `pixelate`,
     /// `watermark`); `false` when `name` is none of them (nothing is changed then).
-    private mutating func applyPixelOption(_ name: String, _ arguments: [Substring], limits: ProxyRequest.Limits) throws(ProxyError) -> Bool {
+    private mutating func applyPixelOption(_ name: String, _ arguments: [Substring], limits: ImageProxy.Limits) throws(ProxyError) -> Bool {
         switch name {
         case "background", "bg":
             try count(arguments, name, 1...3)

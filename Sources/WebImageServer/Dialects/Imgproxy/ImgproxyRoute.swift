@@ -40,7 +40,7 @@ struct ImgproxyRoute: Sendable {
     /// The URL at `relative` once its signature passes: any signature when unsigned URLs are
     /// answered (imgproxy's `insecure`), else the key's MAC of the rest (none without a key). The signature is checked before the options
     /// are read, so that without the key nothing but `403` is learnt.
-    func url(_ relative: Substring, limits: ProxyRequest.Limits, allowsLocal: Bool, now: Date = Date()) throws(ProxyError) -> ImgproxyURL {
+    func url(_ relative: Substring, limits: ImageProxy.Limits, allowsLocal: Bool, now: Date = Date()) throws(ProxyError) -> ImgproxyURL {
         let parts = relative.drop { $0 == "/" }.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { throw .badRequest("an imgproxy URL is /SIGNATURE/OPTIONS/SOURCE") }
         if requiresSignature {

@@ -36,7 +36,7 @@ package struct ImgproxyURL: Sendable {
     /// `watermark` is the configured watermark's digest and base opacity (see
     /// ``ImgproxyConfiguration/watermarkData``), `nil` when there is none.
     package init(
-        path: Substring, presets: [String: String] = [:], limits: ProxyRequest.Limits, allowsLocal: Bool,
+        path: Substring, presets: [String: String] = [:], limits: ImageProxy.Limits, allowsLocal: Bool,
         watermark: (digest: String, opacity: Double)? = nil, now: Date = Date()
     ) throws(ProxyError) {
         let parts = path.drop { $0 == "/" }.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
@@ -122,7 +122,7 @@ package struct ImgproxyURL: Sendable {
 
     /// The recipe of `options`: sizes times `dpr` (and `zoom`), imgproxy's order of rotation and
     /// flips turned into the recipe's, the canvas last.
-    static func recipe(_ options: ImgproxyOptions, source: ProxyRequest.Source, limits: ProxyRequest.Limits) throws(ProxyError) -> RenderRecipe {
+    static func recipe(_ options: ImgproxyOptions, source: ProxyRequest.Source, limits: ImageProxy.Limits) throws(ProxyError) -> RenderRecipe {
         var recipe = RenderRecipe(source: source)
         recipe.dialect = "imgproxy"
         let maximum = limits.maximumDimension

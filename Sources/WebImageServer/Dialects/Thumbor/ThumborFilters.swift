@@ -86,7 +86,7 @@ enum ThumborFilters {
     /// Applies `call` to `recipe` (and `maxAge`), checking its arguments against `limits`; a
     /// watermark's URL may name a file in the origin folder when `allowsLocal`.
     static func apply(
-        _ call: Call, to recipe: inout RenderRecipe, maxAge: inout Int?, limits: ProxyRequest.Limits, allowsLocal: Bool
+        _ call: Call, to recipe: inout RenderRecipe, maxAge: inout Int?, limits: ImageProxy.Limits, allowsLocal: Bool
     ) throws(ProxyError) {
         let name = call.name, arguments = call.arguments
         switch name {
@@ -215,7 +215,7 @@ enum ThumborFilters {
 
     /// `round_corner(a|b,r,g,b[,transparent])`: the radii across and down (`a` alone for both;
     /// the `|` may come percent-encoded), the corners' colour, and whether they are transparent instead.
-    private static func roundCorner(_ arguments: [Substring], into recipe: inout RenderRecipe, limits: ProxyRequest.Limits) throws(ProxyError) {
+    private static func roundCorner(_ arguments: [Substring], into recipe: inout RenderRecipe, limits: ImageProxy.Limits) throws(ProxyError) {
         let name = "round_corner"
         guard (4...5).contains(arguments.count) else { throw .badRequest("round_corner() takes a|b, r, g, b and an optional true or false") }
         let text = String(arguments[0]).replacingOccurrences(of: "%7C", with: "|").replacingOccurrences(of: "%7c", with: "|")
@@ -255,7 +255,7 @@ enum ThumborFilters {
 
     /// `blur(radius[,sigma])`: thumbor's radius is at most 150, its sigma defaults to the radius;
     /// the proxy blurs with the sigma.
-    private static func blur(_ arguments: [Substring], into recipe: inout RenderRecipe, limits: ProxyRequest.Limits) throws(ProxyError) {
+    private static func blur(_ arguments: [Substring], into recipe: inout RenderRecipe, limits: ImageProxy.Limits) throws(ProxyError) {
         guard (1...2).contains(arguments.count) else { throw .badRequest("blur() takes a radius and an optional sigma") }
         let radius = try integer([arguments[0]], "blur", in: 0...150)
         let sigma = arguments.count == 2 ? try number([arguments[1]], "blur", in: 0...limits.maximumBlur) : Double(radius)

@@ -35,7 +35,7 @@ struct ThumborRoute: Sendable {
     /// The URL at `relative` once its signature passes: `unsafe` only when allowed, a hash only
     /// when it is the key's MAC of the rest. The signature is checked before the options are
     /// read, so that without the key nothing but `403` is learnt.
-    func url(_ relative: Substring, limits: ProxyRequest.Limits, allowsLocal: Bool) throws(ProxyError) -> ThumborURL {
+    func url(_ relative: Substring, limits: ImageProxy.Limits, allowsLocal: Bool) throws(ProxyError) -> ThumborURL {
         let parts = relative.drop { $0 == "/" }.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { throw .badRequest("a thumbor URL is /unsafe/… or /SIGNATURE/…") }
         if parts[0] == "unsafe" {

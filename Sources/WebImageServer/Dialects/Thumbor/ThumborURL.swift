@@ -36,7 +36,7 @@ package struct ThumborURL: Sendable {
     /// percent-encoded.
     ///
     /// - Throws: ``ProxyError`` 400 naming what is wrong (an unsupported option or filter among them).
-    package init(path: Substring, limits: ProxyRequest.Limits, allowsLocal: Bool) throws(ProxyError) {
+    package init(path: Substring, limits: ImageProxy.Limits, allowsLocal: Bool) throws(ProxyError) {
         let parts = path.drop { $0 == "/" }.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
             throw .badRequest("a thumbor URL is /unsafe/… or /SIGNATURE/…")
@@ -69,7 +69,7 @@ package struct ThumborURL: Sendable {
     private var focalExtractions = 0
 
     /// The options before the filters and the image, in thumbor's order.
-    private mutating func parseOptions(_ cursor: inout Cursor, limits: ProxyRequest.Limits, allowsLocal: Bool) throws(ProxyError) {
+    private mutating func parseOptions(_ cursor: inout Cursor, limits: ImageProxy.Limits, allowsLocal: Bool) throws(ProxyError) {
         if cursor.take({ $0 == "meta" }) != nil { isMeta = true }
         if let trim = cursor.take({ $0 == "trim" || $0.hasPrefix("trim:") }) {
             recipe.trim = try Self.trim(trim)
