@@ -253,7 +253,10 @@ let package = Package(
         .executableTarget(
             name: "WebImageSnippets",
             dependencies: ["WebImage", "WebImageServer", "WebImageS3", "WebImageGTK", "CGTK", .product(name: "Logging", package: "swift-log")],
-            path: "Tests/Snippets"
+            path: "Tests/Snippets",
+            // Outside the package boundary: the examples compile against the public API alone,
+            // as a user's code does, not against the `package` declarations the modules share.
+            packageAccess: false
         ),
         // The README's first example, a complete program (```swift program), as it is: it
         // compiles only if it compiles pasted into an empty package's main.swift, with nothing

@@ -14,7 +14,10 @@ parameter, a changed type or a new default shows in the diff. Members the compil
 are in.
 
 How the count counts: each such line is one declaration; a deprecated one (an `@available`
-with `deprecated`) is counted apart, since it is on its way out.
+with `deprecated`) is counted apart, since it is on its way out. `count` also gives the
+declarations written `public` in the sources (the measure issue 26 set its target in: enum cases
+and members of extensions declared `public extension` have no keyword of their own), again
+without the deprecated ones.
 
 Every change to the surface is deliberate: a commit that changes it runs `scripts/api.py
 write` and commits api/ beside the change, so that review sees the surface's diff, and the
@@ -24,6 +27,7 @@ import collections
 import difflib
 import json
 import pathlib
+import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -61,7 +65,27 @@ def surface(product):
     return "".join(line + "\n" for _, line, _ in declarations(product))
 
 
+MODULES = {"WebImage": ["WebImageCore", "WebImageCodecs", "WebImageHTTP", "WebImage"],
+           "WebImageServer": ["WebImageServer"], "WebImageS3": ["WebImageS3"], "WebImageGTK": ["WebImageGTK"]}
+PUBLIC = re.compile(r"^\s*(@[A-Za-z_]+(\([^)]*\))?\s+)*public (?!extension|import)")
+
+
+def written_public(module):
+    """(declarations, deprecated ones) written `public` in the module's sources."""
+    declared = deprecated = 0
+    for path in sorted((ROOT / "Sources" / module).rglob("*.swift")):
+        lines = path.read_text().split("\n")
+        for index, line in enumerate(lines):
+            if PUBLIC.match(line):
+                if "deprecated" in "\n".join(lines[max(0, index - 3):index + 1]):
+                    deprecated += 1
+                else:
+                    declared += 1
+    return declared, deprecated
+
+
 def count():
+    print("declarations in the symbol graphs:")
     total = 0
     for product in PRODUCTS:
         modules = collections.Counter()
@@ -73,6 +97,12 @@ def count():
         print(f"{product:15} {'all':15} {sum(modules.values()):5}  (+{sum(deprecated.values())} deprecated)")
         total += sum(modules.values())
     print(f"{'all products':31} {total:5}")
+    print("declarations written `public` in the sources:")
+    for product, modules in MODULES.items():
+        sums = [written_public(module) for module in modules]
+        for module, (declared, deprecated) in zip(modules, sums):
+            print(f"{product:15} {module:15} {declared:5}  (+{deprecated} deprecated)")
+        print(f"{product:15} {'all':15} {sum(d for d, _ in sums):5}  (+{sum(d for _, d in sums)} deprecated)")
 
 
 def write():

@@ -148,7 +148,7 @@ private func lookUp(_ cache: NSCache<NSString, CachedImage>, _ keys: [NSString],
     blackHole(sum)
 }
 
-private func filled<Key>(_ fixture: HitFixture<Key>, _ configuration: MemoryCache<Key, CachedImage>.Configuration = .default) -> MemoryCache<Key, CachedImage> {
+private func filled<Key>(_ fixture: HitFixture<Key>, _ configuration: MemoryCache<Key, CachedImage>.Configuration = .init()) -> MemoryCache<Key, CachedImage> {
     let cache = MemoryCache<Key, CachedImage>(configuration: configuration)
     for (key, image) in zip(fixture.keys, fixture.images) { cache.set(image, forKey: key, cost: 1) }
     return cache

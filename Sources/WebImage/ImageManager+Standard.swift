@@ -72,7 +72,7 @@ extension DiskCache.Configuration {
 extension MemoryCache where Key == ImageCacheKey, Value == ImageContainer {
     /// A memory cache with the default configuration, or `costLimit` bytes when given.
     fileprivate static func limited(to costLimit: Int?) -> MemoryCache {
-        var configuration = MemoryCache.Configuration.default
+        var configuration = MemoryCache.Configuration()
         if let costLimit { configuration.costLimit = costLimit }
         return MemoryCache(configuration: configuration)
     }

@@ -138,3 +138,40 @@ extension ImageManager {
         cachedType(for: request) != .none
     }
 }
+
+extension ImagePrefetcher {
+    @available(*, deprecated, renamed: "startPrefetching(_:progress:completion:)")
+    @discardableResult
+    public func startPrefetching(
+        requests: [ImageRequest],
+        progress: (@Sendable (Summary) -> Void)? = nil,
+        completion: (@Sendable (Summary) -> Void)? = nil
+    ) -> Batch {
+        startPrefetching(requests, progress: progress, completion: completion)
+    }
+
+    @available(*, deprecated, renamed: "prefetch(_:progress:)")
+    public func prefetch(requests: [ImageRequest], progress: (@Sendable (Summary) -> Void)? = nil) async -> Summary {
+        await prefetch(requests, progress: progress)
+    }
+}
+
+extension ImageRequest {
+    /// A request for the URL `string` names; an unparsable string fails the load with
+    /// ``ImageError/invalidURL(_:)``.
+    @available(*, deprecated, message: "Use ImageRequest(url: URL(string: string), options: options)")
+    public init(string: String, options: ImageOptions = []) {
+        self.init(url: URL(string: string), options: options)
+    }
+}
+
+extension MemoryCache.Configuration {
+    @available(*, deprecated, message: "Use MemoryCache.Configuration()")
+    public static var `default`: Self { Self() }
+}
+
+extension ImageTask {
+    /// Whether the task has its result.
+    @available(*, deprecated, message: "Use result != nil")
+    public var isFinished: Bool { result != nil }
+}

@@ -28,7 +28,7 @@ public final class CookieJar: Sendable {
 
     private let cookies = Mutex<[Cookie]>([])
     /// Cookies kept at most; the oldest go first.
-    public let capacity: Int
+    package let capacity: Int
 
     public init(capacity: Int = 1000) {
         self.capacity = capacity

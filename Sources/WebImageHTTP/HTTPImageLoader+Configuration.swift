@@ -99,7 +99,7 @@ extension HTTPImageLoader {
         /// it is the proxy that resolves them and decides where to connect. `webimage serve`
         /// points this at its own egress guard, which checks the very addresses it connects to.
         /// `nil` (the default): connections are made directly.
-        public var socksProxy: SOCKSProxy?
+        package var socksProxy: SOCKSProxy?
 
         /// PEM files of certificate authorities trusted for HTTPS besides the system's roots:
         /// for origins behind a private CA (a company's own image service, a staging host).
@@ -110,11 +110,11 @@ extension HTTPImageLoader {
         public var additionalTrustRoots: [URL] = []
 
         /// Where a SOCKS5 proxy listens.
-        public struct SOCKSProxy: Sendable, Hashable {
-            public var host: String
-            public var port: Int
+        package struct SOCKSProxy: Sendable, Hashable {
+            package var host: String
+            package var port: Int
 
-            public init(host: String, port: Int) {
+            package init(host: String, port: Int) {
                 self.host = host
                 self.port = port
             }

@@ -60,14 +60,14 @@ public final class HTTPImageLoader: ImageLoader {
 
     /// Downloads waiting for a slot now: lets tests (the manager's too) wait until a request
     /// is queued before changing its priority or cancelling it.
-    @_spi(Testing) public var waitingDownloadCount: Int { queue.waitingCount }
+    package var waitingDownloadCount: Int { queue.waitingCount }
 
     /// The priorities of the downloads waiting for a slot, highest first: lets tests wait
     /// until a priority change has reached the queue.
-    @_spi(Testing) public var waitingDownloadPriorities: [ImagePriority] { queue.waitingPriorities }
+    package var waitingDownloadPriorities: [ImagePriority] { queue.waitingPriorities }
 
     /// Downloads holding a slot now.
-    @_spi(Testing) public var runningDownloadCount: Int { queue.runningCount }
+    package var runningDownloadCount: Int { queue.runningCount }
 
     public func canLoad(_ url: URL) -> Bool {
         guard let scheme = url.scheme?.lowercased() else { return false }

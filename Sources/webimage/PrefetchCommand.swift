@@ -71,7 +71,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         }
 
         let display = ProgressDisplay(total: requests.count, isTerminal: isatty(STDERR_FILENO) == 1)
-        var summary = await prefetcher.prefetch(requests: requests) { display.update($0) }
+        var summary = await prefetcher.prefetch(requests) { display.update($0) }
         display.finish(summary)
         // The bytes reach the disk after the loads report back: let the writes finish.
         await manager.waitUntilIdle()

@@ -167,7 +167,7 @@ private struct ReferenceLRU<Key: Hashable> {
     @Test func defaultCostLimitIsFifteenPercentOfMemoryCappedAtOneGiB() {
         let physical = ProcessInfo.processInfo.physicalMemory
         let expected = Int(min(physical / 100 * 15, 1 << 30))
-        #expect(MemoryCache<String, Int>.Configuration.default.costLimit == expected)
+        #expect(MemoryCache<String, Int>.Configuration().costLimit == expected)
         #expect(expected > 0)
         #expect(MemoryCache<String, Int>().configuration.entryCostLimitFraction == 0.1)
     }

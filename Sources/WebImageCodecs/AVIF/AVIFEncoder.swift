@@ -23,7 +23,7 @@ import WebImageCore
 /// ```
 public struct AVIFEncoder: ImageEncoder {
     /// libaom's speed, 0 (slowest, smallest file) to 10 (fastest), clamped to that range.
-    public var speed: Int
+    package var speed: Int
 
     public init(speed: Int = 10) {
         self.speed = speed

@@ -23,13 +23,13 @@ package final class GIFIncrementalDecoder: IncrementalImageDecoder {
     /// at, so that each call resumes where the last one stopped.
     private var cursor: Int?
 
-    public init(options: ImageDecodingOptions) {
+    package init(options: ImageDecodingOptions) {
         self.options = options
     }
 
     /// Adds bytes; fails as soon as the screen descriptor shows the file is not a usable GIF
     /// or its screen is over the pixel limit.
-    public func append(_ chunk: Data) throws {
+    package func append(_ chunk: Data) throws {
         let hadScreen = data.count >= 13
         data.append(chunk)
         if !hadScreen, data.count >= 13 {
@@ -37,7 +37,7 @@ package final class GIFIncrementalDecoder: IncrementalImageDecoder {
         }
     }
 
-    public func preview() throws -> ImageContainer? {
+    package func preview() throws -> ImageContainer? {
         guard !previewShown, data.count >= 13, try firstFrameIsComplete() else { return nil }
         var container: ImageContainer = try data.withUnsafeBytes { bytes in
             var options = options
@@ -50,7 +50,7 @@ package final class GIFIncrementalDecoder: IncrementalImageDecoder {
         return try CoderRegistry.finish(container, options: options)
     }
 
-    public func finish() throws -> ImageContainer {
+    package func finish() throws -> ImageContainer {
         let container = try data.withUnsafeBytes { bytes in
             var renderer = try GIFRenderer(bytes, options: options)
             return try renderer.render()

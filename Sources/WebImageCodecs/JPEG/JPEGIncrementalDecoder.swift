@@ -55,7 +55,7 @@ package final class JPEGIncrementalDecoder: IncrementalImageDecoder {
     /// The conversion through a CMYK file's profile (see ``JPEGDecoder``), once the header is read.
     private var cmyk: SRGBTransform?
 
-    public init(options: ImageDecodingOptions, convertsToSRGB: Bool = false) {
+    package init(options: ImageDecodingOptions, convertsToSRGB: Bool = false) {
         self.options = options
         self.convertsToSRGB = convertsToSRGB
         do {
@@ -70,7 +70,7 @@ package final class JPEGIncrementalDecoder: IncrementalImageDecoder {
     /// keeps no copy of the whole file).
     var bufferedInputBytes: Int { decompressor?.bufferedInputBytes ?? 0 }
 
-    public func append(_ chunk: Data) throws {
+    package func append(_ chunk: Data) throws {
         try guarded { decompressor in
             guard result == nil, !ended else {
                 throw ImageError.corruptData("JPEG: bytes appended after finish()")
@@ -82,7 +82,7 @@ package final class JPEGIncrementalDecoder: IncrementalImageDecoder {
         }
     }
 
-    public func preview() throws -> ImageContainer? {
+    package func preview() throws -> ImageContainer? {
         try guarded { decompressor in
             guard result == nil, let header, started else { return nil }
             if buffered {
@@ -103,7 +103,7 @@ package final class JPEGIncrementalDecoder: IncrementalImageDecoder {
         }
     }
 
-    public func finish() throws -> ImageContainer {
+    package func finish() throws -> ImageContainer {
         if let result { return result }
         return try guarded { decompressor in
             ended = true

@@ -7,7 +7,7 @@ import WebImageCore
 /// - ``ImageEncodingOptions/quality`` (1–100) maps onto libjxl's Butteraugli distance as `cjxl`
 ///   maps its `--quality` (90 is distance 1.0, visually lossless); ``ImageEncodingOptions/lossless``
 ///   stores the samples exactly (modular mode).
-/// - ``effort`` trades speed for size: 1 is fastest, 9 slowest; the default, 3, encodes a
+/// - The effort (``init(effort:)``) trades speed for size: 1 is fastest, 9 slowest; the default, 3, encodes a
 ///   512 px thumbnail in milliseconds.
 /// - An animation is written as one, its frames' durations to the millisecond and its loop count
 ///   kept, unless ``ImageEncodingOptions/firstFrameOnly``.
@@ -21,7 +21,7 @@ import WebImageCore
 /// ```
 public struct JXLEncoder: ImageEncoder {
     /// libjxl's effort, 1 (fastest) to 9 (smallest file), clamped to that range.
-    public var effort: Int
+    package var effort: Int
 
     public init(effort: Int = 3) {
         self.effort = effort

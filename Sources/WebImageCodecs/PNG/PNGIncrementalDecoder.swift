@@ -35,7 +35,7 @@ package final class PNGIncrementalDecoder: IncrementalImageDecoder {
     /// until the chunks before the image data have arrived.
     private var previewPlan: (showsDefaultImage: Bool, metadata: PNGDecoder.Metadata)?
 
-    public init(options: ImageDecodingOptions) {
+    package init(options: ImageDecodingOptions) {
         self.options = options
         stream = wi_png_stream_create(UInt64(max(0, options.maximumPixelCount)))
     }
@@ -44,7 +44,7 @@ package final class PNGIncrementalDecoder: IncrementalImageDecoder {
         wi_png_stream_destroy(stream)
     }
 
-    public func append(_ chunk: Data) throws {
+    package func append(_ chunk: Data) throws {
         let hadHeader = data.count >= 33
         data.append(chunk)
         if let failure { throw failure }
@@ -71,7 +71,7 @@ package final class PNGIncrementalDecoder: IncrementalImageDecoder {
         }
     }
 
-    public func preview() throws -> ImageContainer? {
+    package func preview() throws -> ImageContainer? {
         if let failure { throw failure }
         guard let stream else { return nil }
         var state = wi_png_stream_state()
@@ -88,7 +88,7 @@ package final class PNGIncrementalDecoder: IncrementalImageDecoder {
         return try CoderRegistry.finishInColorSpace(preview, options: options)
     }
 
-    public func finish() throws -> ImageContainer {
+    package func finish() throws -> ImageContainer {
         var state = wi_png_stream_state()
         if let stream { wi_png_stream_get_state(stream, &state) }
         let container: ImageContainer = try data.withUnsafeBytes { bytes in

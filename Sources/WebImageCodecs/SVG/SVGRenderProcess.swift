@@ -18,9 +18,9 @@ import WebImageCore
 /// ```
 public struct SVGRenderProcess: Sendable, Hashable {
     /// The renderer's executable.
-    public var executable: URL
+    package var executable: URL
     /// Its arguments before the renderer's own (width, height, memory limit, time limit).
-    public var arguments: [String]
+    package var arguments: [String]
     /// The longest one render may take. Default: 5 seconds.
     public var timeLimit: Duration = .seconds(5)
     /// The child's address-space limit besides its output's bytes: what librsvg, cairo and the

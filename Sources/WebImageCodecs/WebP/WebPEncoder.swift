@@ -11,7 +11,7 @@ import WebImageCore
 /// `ICCP` chunk) unless ``ImageEncodingOptions/stripsMetadata``; no EXIF is written, because
 /// pixels are always upright.
 ///
-/// The settings are `cwebp`'s and Pillow's defaults: preset `default`, ``method`` 4, alpha at
+/// The settings are `cwebp`'s and Pillow's defaults: preset `default`, method 4, alpha at
 /// quality 100, one thread. For lossless, `quality` is libwebp's compression effort, as in
 /// `cwebp -lossless -q`, and the colour under fully transparent pixels is kept exactly.
 ///
@@ -25,7 +25,7 @@ import WebImageCore
 /// ```
 public struct WebPEncoder: ImageEncoder {
     /// libwebp's speed/size trade-off, 0 (fastest) to 6 (smallest). Default 4, libwebp's own.
-    public var method: Int
+    package var method: Int
 
     /// - Parameter method: libwebp's effort, 0–6 (clamped); 4 is what `cwebp` and Pillow use.
     public init(method: Int = 4) {

@@ -77,7 +77,7 @@ public final class ImageBinder: Sendable {
     /// The manager that loads.
     public let manager: ImageManager
     /// How results reach the targets.
-    public let delivery: Delivery
+    package let delivery: Delivery
 
     private let targets = Mutex(WeakIdentityTable<TargetState>())
 
@@ -92,7 +92,7 @@ public final class ImageBinder: Sendable {
     /// Binds `target` (under `operationKey`) to the image `request` names, replacing whatever it
     /// was bound to: what ``ImageTarget/setImage(with:using:placeholder:options:operationKey:transition:completion:progress:)``
     /// does, and ``MainActorImageBinder`` for main-actor targets. `completion` is called exactly
-    /// once: synchronously on a memory hit or a cleared binding, else through the ``delivery``.
+    /// once: synchronously on a memory hit or a cleared binding, else through the binder's delivery.
     /// Returns the load's task, or `nil` when no load was needed (memory hit, no URL).
     @discardableResult
     package func bind(
@@ -157,7 +157,7 @@ public final class ImageBinder: Sendable {
 
     /// How many targets the binder keeps state for (targets that went away are dropped as new
     /// ones arrive).
-    public var targetCount: Int { targets.withLock { $0.count } }
+    package var targetCount: Int { targets.withLock { $0.count } }
 
     // MARK: - Per-target state
 

@@ -27,7 +27,7 @@ extension ImageTarget {
     ///   - transition: passed to the target with a loaded image (not with memory hits, unless
     ///     ``ImageBindingOptions/forceTransition``).
     ///   - completion: called exactly once: synchronously on a memory hit or a cleared binding,
-    ///     else through the binder's ``ImageBinder/delivery``. A superseded binding completes
+    ///     else through the binder's delivery. A superseded binding completes
     ///     with ``ImageError/cancelled``. It comes before `progress`, so that a single trailing
     ///     closure is the completion.
     ///   - progress: bytes received and expected, while this binding is current.

@@ -26,16 +26,16 @@ extension DiskCache {
         package var accessRecordingInterval: Duration = .seconds(60)
         /// The threads that perform the file I/O of the `async` API. Default: ``BlockingExecutor/io``.
         public var executor: BlockingExecutor = .io
-        /// Whether opening the cache starts a background ``DiskCache/sweep()``: removing files a
+        /// Whether opening the cache starts a background sweep: removing files a
         /// crashed writer left behind and adopting entries the journal missed. Default: `true`.
         public var sweepsOnOpen = true
 
         /// The current time in milliseconds since 1970. Tests replace it to move time forward
         /// without waiting.
-        @_spi(Testing) public var now: @Sendable () -> Int64 = { milliseconds(Date()) }
+        package var now: @Sendable () -> Int64 = { milliseconds(Date()) }
         /// Called after half of an entry's bytes are written, before the rest and the rename:
         /// lets a test kill a writer at exactly that point.
-        @_spi(Testing) public var afterPartialWrite: (@Sendable () -> Void)?
+        package var afterPartialWrite: (@Sendable () -> Void)?
 
         public init() {}
     }
@@ -74,7 +74,7 @@ extension DiskCache {
         /// `no-store`; `nil` when the header sets no lifetime. A lifetime over 2^31 seconds
         /// counts as 2^31 (RFC 9111 §1.2.2): an origin's `max-age=9223372036854775807` would
         /// otherwise give an expiry no cache file can record.
-        package static func expiration(cacheControl: String, now: Date = Date()) -> Date? {
+        public static func expiration(cacheControl: String, now: Date = Date()) -> Date? {
             var maxAge: Int?
             var sharedMaxAge: Int?
             for directive in cacheControl.split(separator: ",") {
@@ -120,23 +120,23 @@ extension DiskCache {
         public var dropped = 0
         /// How many times a miss or a read went to the file system; a miss the in-memory index
         /// answers does not count.
-        public var fileSystemReads = 0
+        package var fileSystemReads = 0
         public var count = 0
         public var totalSize = 0
     }
 
-    /// What a ``DiskCache/sweep()`` found and fixed.
-    public struct SweepReport: Sendable, Equatable {
+    /// What a sweep found and fixed.
+    package struct SweepReport: Sendable, Equatable {
         /// Temporary files of writers that no longer run, removed.
-        public var removedTemporaryFiles = 0
+        package var removedTemporaryFiles = 0
         /// Valid entry files the index did not know, added to it.
-        public var adoptedFiles = 0
+        package var adoptedFiles = 0
         /// Damaged or foreign files in the entry folders, removed.
-        public var removedDamagedFiles = 0
+        package var removedDamagedFiles = 0
         /// Index entries whose file had vanished, removed.
-        public var forgottenEntries = 0
+        package var forgottenEntries = 0
         /// Entries past their age or expiry, removed.
-        public var expiredEntries = 0
+        package var expiredEntries = 0
     }
 }
 

@@ -18,7 +18,7 @@ import Synchronization
 /// Each entry is one file, `data/ab/abcdef…` (the SHA-256 of its key in hex, in one of 256
 /// folders), holding the bytes followed by the metadata and a checksummed footer. Files are
 /// written to a temporary name and renamed into place, so a reader never sees half a file, and a
-/// writer killed midway leaves only a temporary file that ``sweep()`` removes. A file whose
+/// writer killed midway leaves only a temporary file that the next sweep removes. A file whose
 /// footer does not match its size is dropped, never returned.
 ///
 /// An in-memory index answers "is it there?" and every miss without touching the file system.
@@ -134,7 +134,7 @@ public final class DiskCache: Sendable {
     /// damaged files and expired entries. Proportional to the number of files; runs in the
     /// background when the cache opens (see ``Configuration/sweepsOnOpen``).
     @discardableResult
-    public func sweep() async -> SweepReport {
+    package func sweep() async -> SweepReport {
         (try? await configuration.executor.run { self.sweepBlocking() }) ?? SweepReport()
     }
 
@@ -173,15 +173,15 @@ public final class DiskCache: Sendable {
     package struct Blocking: Sendable {
         let cache: DiskCache
 
-        public func entry(forKey key: ImageCacheKey) -> Entry? { cache.readEntry(forKey: key) }
-        public func data(forKey key: ImageCacheKey) -> Data? { cache.readData(forKey: key) }
-        public func store(_ data: Data, forKey key: ImageCacheKey, metadata: Metadata = .init()) throws {
+        package func entry(forKey key: ImageCacheKey) -> Entry? { cache.readEntry(forKey: key) }
+        package func data(forKey key: ImageCacheKey) -> Data? { cache.readData(forKey: key) }
+        package func store(_ data: Data, forKey key: ImageCacheKey, metadata: Metadata = .init()) throws {
             try cache.write(data, forKey: key, metadata: metadata)
         }
-        public func removeEntry(forKey key: ImageCacheKey) { cache.removeEntry(forKey: key) }
-        public func removeAll() throws { try cache.removeAllEntries() }
-        public func trim(toSize size: Int) { cache.evict(toSize: max(0, size), now: cache.configuration.now()) }
-        @discardableResult public func sweep() -> SweepReport { cache.sweepBlocking() }
+        package func removeEntry(forKey key: ImageCacheKey) { cache.removeEntry(forKey: key) }
+        package func removeAll() throws { try cache.removeAllEntries() }
+        package func trim(toSize size: Int) { cache.evict(toSize: max(0, size), now: cache.configuration.now()) }
+        @discardableResult package func sweep() -> SweepReport { cache.sweepBlocking() }
     }
 
     // MARK: - The index

@@ -28,7 +28,7 @@ public final class ImageCache: Sendable {
     }
 
     /// What a lookup found.
-    public enum Lookup: Sendable {
+    package enum Lookup: Sendable {
         /// A decoded image from the memory cache.
         case memory(ImageContainer)
         /// Encoded bytes and their metadata from the disk cache, not yet decoded.
@@ -39,13 +39,13 @@ public final class ImageCache: Sendable {
 
     /// The decoded image in memory for `key`, answered synchronously: the path that lets a
     /// reused view show a cached image without a placeholder flashing.
-    public func memoryImage(forKey key: ImageCacheKey) -> ImageContainer? {
+    package func memoryImage(forKey key: ImageCacheKey) -> ImageContainer? {
         memory.value(forKey: key)
     }
 
     /// Looks in memory, then on disk. A disk hit is returned as bytes; see
     /// ``image(forKey:decode:)`` to decode it and keep the result in memory.
-    public func lookup(forKey key: ImageCacheKey) async -> Lookup {
+    package func lookup(forKey key: ImageCacheKey) async -> Lookup {
         if let image = memory.value(forKey: key) { return .memory(image) }
         if let entry = await disk?.entry(forKey: key) { return .disk(entry) }
         return .none
@@ -95,7 +95,7 @@ public final class ImageCache: Sendable {
     }
 
     /// Whether the disk level has `key`, answered from its in-memory index.
-    public func existsOnDisk(forKey key: ImageCacheKey) -> Bool {
+    package func existsOnDisk(forKey key: ImageCacheKey) -> Bool {
         disk?.contains(key) ?? false
     }
 

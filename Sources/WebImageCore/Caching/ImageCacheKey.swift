@@ -6,9 +6,9 @@
 /// bytes on disk carry their format as well, so they never replace the original's bytes.
 ///
 /// ```swift
-/// let original: ImageCacheKey = "https://example.com/a.jpg"
-/// let thumbnail = ImageRequest(url: URL(string: "https://example.com/a.jpg")!, thumbnail: .maxPixelSize(256)).imageKey
-/// assert(original.isOriginal && thumbnail?.source == original.source && thumbnail != original)
+/// let cache = ImageCache(disk: try DiskCache(name: "my-app-images"))
+/// let original: ImageCacheKey = "https://example.com/a.jpg"   // the source's own bytes
+/// let bytes = await cache.disk?.data(forKey: original)
 /// ```
 public struct ImageCacheKey: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringInterpolation {
     /// Where the bytes came from: the URL after the request's cache key filter.

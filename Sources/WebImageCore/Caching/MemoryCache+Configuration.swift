@@ -12,7 +12,7 @@ extension MemoryCache {
     /// The limits of a ``MemoryCache``, fixed when the cache is created.
     ///
     /// ```swift
-    /// var configuration = MemoryCache<ImageCacheKey, ImageContainer>.Configuration.default
+    /// var configuration = MemoryCache<ImageCacheKey, ImageContainer>.Configuration()
     /// configuration.costLimit = 256 << 20      // 256 MiB of decoded pixels
     /// configuration.ageLimit = .seconds(600)   // nothing older than ten minutes
     /// let cache = MemoryCache<ImageCacheKey, ImageContainer>(configuration: configuration)
@@ -58,10 +58,6 @@ extension MemoryCache {
             self.ageLimit = ageLimit
             self.entryCostLimitFraction = entryCostLimitFraction
         }
-
-        /// The defaults: 15 % of physical memory (at most 1 GiB) of cost, no count or age limit,
-        /// and entries of at most a tenth of the cost limit.
-        public static var `default`: Configuration { Configuration() }
 
         /// The cost above which ``MemoryCache/set(_:forKey:cost:)`` refuses an entry.
         var entryCostLimit: Int {

@@ -70,7 +70,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// ```swift
     /// let thumbnails = MemoryCache<String, ImageContainer>(configuration: .init(costLimit: 64 << 20))
     /// ```
-    public convenience init(configuration: Configuration = .default) {
+    public convenience init(configuration: Configuration = Configuration()) {
         self.init(configuration: configuration, clock: { MonotonicClock.coarseNanoseconds() })
     }
 

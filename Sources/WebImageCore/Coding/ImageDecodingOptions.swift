@@ -79,7 +79,7 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         /// The size the source is scaled to for a source of `width` × `height` (after
         /// orientation), never larger than the source and never smaller than 1×1. For
         /// ``ContentMode/fill`` this covers the box, and the decode then crops it to the box.
-        public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        package func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
             let scale: Double
             switch self {
             case .maxPixelSize(let side):

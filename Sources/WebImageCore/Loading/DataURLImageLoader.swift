@@ -8,7 +8,7 @@ import Foundation
 /// ```
 public struct DataURLImageLoader: ImageLoader {
     /// The most bytes a data URL may decode to. Default: 50 MB, as for downloads.
-    public var maximumSize: Int
+    package var maximumSize: Int
 
     public init(maximumSize: Int = 50_000_000) {
         self.maximumSize = maximumSize

@@ -2,13 +2,13 @@ import Foundation
 
 /// Loads `file://` URLs, optionally confined to one folder.
 ///
-/// With a ``root``, a path that leaves it, by `..` or through a symbolic link, is refused: the
+/// With a root, a path that leaves it, by `..` or through a symbolic link, is refused: the
 /// check runs on the fully resolved path, so a link inside the root that points outside it is
 /// refused too. Reads run on ``BlockingExecutor/io``, never on the cooperative pool.
 ///
 /// Only regular files are read: the file is opened with `O_NONBLOCK`, so that opening a FIFO
 /// (which waits for a writer) returns at once, and anything `fstat` does not call a regular file
-/// (FIFOs, devices, sockets, directories) is refused. With a ``timeout``, a read that the file
+/// (FIFOs, devices, sockets, directories) is refused. With a timeout, a read that the file
 /// system does not answer in time fails instead of waiting for ever.
 ///
 /// ```swift
@@ -18,12 +18,12 @@ import Foundation
 /// ```
 public struct FileImageLoader: ImageLoader {
     /// The folder every loaded file must resolve into; `nil` allows any readable file.
-    public var root: URL?
+    package var root: URL?
     /// The largest file read. Default: 50 MB, as for downloads.
-    public var maximumFileSize: Int
-    public var executor: BlockingExecutor
+    package var maximumFileSize: Int
+    package var executor: BlockingExecutor
     /// The longest a file's read may take; `nil` waits as long as the file system does.
-    public var timeout: Duration?
+    package var timeout: Duration?
 
     public init(root: URL? = nil, maximumFileSize: Int = 50_000_000, executor: BlockingExecutor = .io, timeout: Duration? = nil) {
         self.root = root

@@ -74,13 +74,13 @@ public struct ImageLoadRequest: Sendable {
         /// The `Last-Modified` the origin sent with the copy.
         public var lastModified: String?
 
-        public init(etag: String? = nil, lastModified: String? = nil) {
+        package init(etag: String? = nil, lastModified: String? = nil) {
             self.etag = etag
             self.lastModified = lastModified
         }
 
         /// The validators stored with a disk cache entry, or `nil` when it has none.
-        public init?(_ metadata: DiskCache.Metadata) {
+        package init?(_ metadata: DiskCache.Metadata) {
             guard metadata.etag != nil || metadata.lastModified != nil else { return nil }
             self.init(etag: metadata.etag, lastModified: metadata.lastModified)
         }

@@ -51,7 +51,7 @@ public struct AnimatedImage: Sendable, Hashable {
     }
 
     /// Bytes of pixel storage over all frames.
-    public var cost: Int {
+    package var cost: Int {
         frames.reduce(0) { $0 + $1.bitmap.cost }
     }
 }

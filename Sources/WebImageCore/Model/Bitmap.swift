@@ -79,7 +79,7 @@ public struct Bitmap: Sendable, Hashable {
     public var cost: Int { pixels.count }
 
     /// Width and height in points (pixels divided by ``scale``).
-    public var pointSize: (width: Double, height: Double) {
+    package var pointSize: (width: Double, height: Double) {
         (Double(width) / scale, Double(height) / scale)
     }
 

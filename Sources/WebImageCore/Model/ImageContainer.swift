@@ -80,12 +80,12 @@ public struct ImageContainer: Sendable {
 /// let thumbnail = try photo.resized(width: 256, height: 144, from: reduction)
 /// ```
 package struct BlockReduction: Sendable, Hashable {
-    public var sourceWidth: Int
-    public var sourceHeight: Int
-    public var x: Int
-    public var y: Int
+    package var sourceWidth: Int
+    package var sourceHeight: Int
+    package var x: Int
+    package var y: Int
 
-    public init(sourceWidth: Int, sourceHeight: Int, x: Int, y: Int) {
+    package init(sourceWidth: Int, sourceHeight: Int, x: Int, y: Int) {
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.x = x
@@ -93,13 +93,13 @@ package struct BlockReduction: Sendable, Hashable {
     }
 
     /// The reduced image's width and height.
-    public var reducedSize: (width: Int, height: Int) {
+    package var reducedSize: (width: Int, height: Int) {
         ((sourceWidth + x - 1) / max(1, x), (sourceHeight + y - 1) / max(1, y))
     }
 
     /// The same reduction seen after turning the pixels by `orientation` (axes swapped for the
     /// quarter turns).
-    public func oriented(_ orientation: ImageOrientation) -> BlockReduction {
+    package func oriented(_ orientation: ImageOrientation) -> BlockReduction {
         orientation.swapsDimensions ? BlockReduction(sourceWidth: sourceHeight, sourceHeight: sourceWidth, x: y, y: x) : self
     }
 }

@@ -91,7 +91,7 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         public var path: String
         public var code: Int32
 
-        public init(operation: String, path: String, code: Int32) {
+        package init(operation: String, path: String, code: Int32) {
             self.operation = operation
             self.path = path
             self.code = code
@@ -129,7 +129,7 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         public var kind: Kind
         public var message: String
 
-        public init(_ kind: Kind, _ message: String) {
+        package init(_ kind: Kind, _ message: String) {
             self.kind = kind
             self.message = message
         }

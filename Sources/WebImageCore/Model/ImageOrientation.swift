@@ -4,8 +4,7 @@
 /// not to, return pixels already turned upright.
 ///
 /// ```swift
-/// let orientation = ImageOrientation(exifValue: 6)   // .right: rotate 90° clockwise to view
-/// let swaps = orientation?.swapsDimensions          // true
+/// let orientation = ImageOrientation(rawValue: 6)   // .right: rotate 90° clockwise to view
 /// ```
 public enum ImageOrientation: Int, Sendable, Hashable, CaseIterable {
     /// Stored upright.
@@ -26,10 +25,10 @@ public enum ImageOrientation: Int, Sendable, Hashable, CaseIterable {
     case left = 8
 
     /// The orientation for an EXIF `Orientation` tag value; `nil` outside 1–8.
-    public init?(exifValue: Int) {
+    package init?(exifValue: Int) {
         self.init(rawValue: exifValue)
     }
 
     /// Whether viewing upright swaps width and height.
-    public var swapsDimensions: Bool { rawValue >= 5 }
+    package var swapsDimensions: Bool { rawValue >= 5 }
 }

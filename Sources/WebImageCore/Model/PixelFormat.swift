@@ -29,7 +29,7 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     public var channels: Channels
     public var alpha: AlphaMode
 
-    public init(channels: Channels, alpha: AlphaMode) {
+    package init(channels: Channels, alpha: AlphaMode) {
         self.channels = channels
         self.alpha = (channels == .rgba || channels == .grayAlpha) ? alpha : .none
     }

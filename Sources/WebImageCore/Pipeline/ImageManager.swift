@@ -54,7 +54,7 @@ public final class ImageManager: Sendable {
         public var metricsFactory: (any MetricsFactory)?
 
         /// The clock failed URLs expire by; tests move it forward instead of waiting.
-        @_spi(Testing) public var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+        package var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
 
         public init(cache: ImageCache, loaders: [any ImageLoader], registry: CoderRegistry) {
             self.cache = cache
@@ -90,28 +90,25 @@ public final class ImageManager: Sendable {
 
     // MARK: - Loading
 
-    /// Loads the image `request` names.
+    /// Loads the image `source` names: a URL as it is, or an ``ImageRequest``.
     ///
     /// A memory hit returns without suspending. Cancelling the calling task cancels this
     /// request (and the shared work, when nobody else wants it).
     ///
+    /// ```swift
+    /// let image = try await ImageManager.shared.image(for: url).image
+    /// let thumbnail = try await manager.image(for: ImageRequest(url: url, thumbnail: .maxPixelSize(256)))
+    /// ```
+    ///
     /// - Throws: an ``ImageError``.
-    public func image(for request: ImageRequest) async throws -> ImageResponse {
+    public func image(for source: some ImageRequestConvertible) async throws -> ImageResponse {
+        let request = source.asImageRequest()
         if let response = cachedResponse(for: request) {
             metrics.requests.increment()
             metrics.memoryHits.increment()
             return response
         }
         return try await loadImage(with: request).response
-    }
-
-    /// Loads the image at `url` as it is: ``image(for:)`` with a plain request.
-    ///
-    /// ```swift
-    /// let image = try await ImageManager.shared.image(for: url).image
-    /// ```
-    public func image(for url: URL) async throws -> ImageResponse {
-        try await image(for: ImageRequest(url: url))
     }
 
     /// Loads the original bytes `request` names, without decoding them: from the disk cache,
@@ -213,14 +210,14 @@ public final class ImageManager: Sendable {
     /// The priority the download of `url` (data key: the absolute URL) runs at, `nil` when none
     /// runs: it rises when a request of higher priority joins. Lets tests wait until a request
     /// has joined a download in flight.
-    @_spi(Testing) public func downloadPriority(for url: URL) -> ImagePriority? {
+    package func downloadPriority(for url: URL) -> ImagePriority? {
         let key = ImageCacheKey(url.absoluteString)
         return dataJobs.jobs { $0.key == key }.map(\.priority).max()
     }
 
     /// Bytes of the decode memory budget held by decodes under way, and decodes waiting for
     /// their estimate to fit.
-    @_spi(Testing) public var decodeMemory: (held: Int, waiting: Int) {
+    package var decodeMemory: (held: Int, waiting: Int) {
         (decodeBudget.held, decodeBudget.waiting)
     }
 

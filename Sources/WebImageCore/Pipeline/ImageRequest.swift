@@ -61,12 +61,6 @@ public struct ImageRequest: Sendable {
         self.processedDataFormat = nil
     }
 
-    /// Convenience for a URL string; an unparsable string fails the load with
-    /// ``ImageError/invalidURL(_:)``.
-    public init(string: String, options: ImageOptions = []) {
-        self.init(url: URL(string: string), options: options)
-    }
-
     /// The priority the load starts at, after the options.
     package var effectivePriority: ImagePriority {
         if options.contains(.highPriority) { return .high }

@@ -126,7 +126,7 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
         /// `nil` when the source announced no length.
         public var expected: Int?
 
-        public init(received: Int, expected: Int?) {
+        package init(received: Int, expected: Int?) {
             self.received = received
             self.expected = expected
         }
@@ -208,9 +208,6 @@ public final class ImageTask: Sendable, Hashable, CustomStringConvertible {
 
     /// The outcome, once the task has completed.
     public var result: Result<ImageResponse, ImageError>? { state.withLock { $0.result }?.imageResult }
-
-    /// Whether the task has completed (with any outcome).
-    public var isFinished: Bool { result != nil }
 
     // MARK: - Driven by the manager
 

@@ -39,7 +39,7 @@ import Synchronization
 /// ```
 public final class AnimatedImagePlayer: Sendable {
     /// The default ``memoryLimit``: 32 MiB, four 1080p frames.
-    public static let defaultMemoryLimit = 32 << 20
+    package static let defaultMemoryLimit = 32 << 20
 
     /// The most bytes of decoded frames the player holds (see the type's documentation).
     public let memoryLimit: Int
@@ -62,21 +62,21 @@ public final class AnimatedImagePlayer: Sendable {
     ///     every player, so that animations never take more than one core from the rest.
     public init(
         source: sending any AnimationFrameSource,
-        memoryLimit: Int = AnimatedImagePlayer.defaultMemoryLimit,
-        executor: BlockingExecutor = AnimatedImagePlayer.decodingExecutor
+        memoryLimit: Int = 32 << 20,
+        executor: BlockingExecutor? = nil
     ) {
         self.memoryLimit = max(0, memoryLimit)
         canvasWidth = source.canvasWidth
         canvasHeight = source.canvasHeight
         loopCount = max(0, source.loopCount)
-        self.executor = executor
+        self.executor = executor ?? Self.decodingExecutor
         let frameBytes = source.canvasWidth.multipliedReportingOverflow(by: source.canvasHeight * 4)
         self.source = SourceBox(source)
         state = Mutex(PlayerState(frameBytes: frameBytes.overflow ? .max : frameBytes.partialValue))
     }
 
     /// The executor every player decodes on unless given its own: one thread.
-    public static let decodingExecutor = BlockingExecutor(name: "webimage.anim", width: 1)
+    package static let decodingExecutor = BlockingExecutor(name: "webimage.anim", width: 1)
 
     // MARK: Playback
 
@@ -186,7 +186,7 @@ public final class AnimatedImagePlayer: Sendable {
     }
 
     /// Bytes of decoded frames the player holds now, the frame on screen included.
-    public var bufferedBytes: Int {
+    package var bufferedBytes: Int {
         state.withLock { $0.bufferedBytes }
     }
 
@@ -199,7 +199,7 @@ public final class AnimatedImagePlayer: Sendable {
     /// to play is decoded, decoding failed, or playback is stopped. A binding awaits it to show
     /// the first frame before the view appears; tests, to step through frames without a
     /// clock.
-    public func waitUntilBuffered() async {
+    package func waitUntilBuffered() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let idle = state.withLock { state -> Bool in
                 guard state.isDecoding else { return true }

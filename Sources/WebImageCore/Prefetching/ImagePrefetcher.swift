@@ -82,7 +82,7 @@ public final class ImagePrefetcher: Sendable {
         /// The URLs counted in ``failed``, each with its error, in the order they failed.
         public var failures: [Failure] = []
 
-        public init(total: Int) { self.total = total }
+        package init(total: Int) { self.total = total }
 
         /// URLs completed so far, whatever their outcome.
         public var completed: Int { finished + skipped + failed + cancelled }
@@ -100,7 +100,7 @@ public final class ImagePrefetcher: Sendable {
             public var url: URL?
             public var error: ImageError
 
-            public init(url: URL?, error: ImageError) {
+            package init(url: URL?, error: ImageError) {
                 self.url = url
                 self.error = error
             }
@@ -153,29 +153,34 @@ public final class ImagePrefetcher: Sendable {
         return request
     }
 
-    /// Starts prefetching `urls` behind the batches already queued, and returns the batch.
-    ///
-    /// `progress` is called after each URL completes, in order, with the counts so far;
-    /// `completion` is called exactly once, after the last progress, when every URL has completed
-    /// or the batch was cancelled (at once for an empty list). Both run on the pipeline's threads
-    /// (or on the caller's, for URLs answered without a load).
-    @discardableResult
-    public func startPrefetching(
-        _ urls: [URL],
-        progress: (@Sendable (Summary) -> Void)? = nil,
-        completion: (@Sendable (Summary) -> Void)? = nil
-    ) -> Batch {
-        startPrefetching(requests: urls.map(request(for:)), progress: progress, completion: completion)
+    /// The request the prefetcher loads for `source`: a URL with the configuration's options,
+    /// priority and destination; an ``ImageRequest`` as it is (the configuration's
+    /// ``Configuration/priority`` and ``Configuration/destination`` do not apply to it).
+    private func resolvedRequest(for source: any ImageRequestConvertible) -> ImageRequest {
+        if let url = source as? URL { return request(for: url) }
+        return source.asImageRequest()
     }
 
-    /// Starts prefetching `requests` as they are (their options, priority and thumbnail: the
-    /// configuration's ``Configuration/priority`` and ``Configuration/destination`` do not apply).
+    /// Starts prefetching `sources` (URLs, or ``ImageRequest``s to load as they are) behind
+    /// the batches already queued, and returns the batch.
+    ///
+    /// `progress` is called after each source completes, in order, with the counts so far;
+    /// `completion` is called exactly once, after the last progress, when every source has
+    /// completed or the batch was cancelled (at once for an empty list). Both run on the
+    /// pipeline's threads (or on the caller's, for sources answered without a load).
+    ///
+    /// ```swift
+    /// prefetcher.startPrefetching(urls + [ImageRequest(url: url, thumbnail: .maxPixelSize(256))]) { summary in
+    ///     print(summary)   // 24 of 24: 20 finished, 3 skipped, 1 failed
+    /// }
+    /// ```
     @discardableResult
     public func startPrefetching(
-        requests: [ImageRequest],
+        _ sources: [any ImageRequestConvertible],
         progress: (@Sendable (Summary) -> Void)? = nil,
         completion: (@Sendable (Summary) -> Void)? = nil
     ) -> Batch {
+        let requests = sources.map(resolvedRequest(for:))
         let batch = Batch(prefetcher: self, total: requests.count, progress: progress, completion: completion)
         if requests.isEmpty {
             batch.finishIfComplete()
@@ -203,15 +208,11 @@ public final class ImagePrefetcher: Sendable {
         return batch
     }
 
-    /// Prefetches `urls` and returns when every one has completed. Cancelling the calling task
-    /// cancels the batch (the summary then counts what was left as cancelled).
-    public func prefetch(_ urls: [URL], progress: (@Sendable (Summary) -> Void)? = nil) async -> Summary {
-        await prefetch(requests: urls.map(request(for:)), progress: progress)
-    }
-
-    /// Prefetches `requests` as they are and returns when every one has completed.
-    public func prefetch(requests: [ImageRequest], progress: (@Sendable (Summary) -> Void)? = nil) async -> Summary {
-        let batch = startPrefetching(requests: requests, progress: progress)
+    /// Prefetches `sources` (URLs, or ``ImageRequest``s to load as they are) and returns when
+    /// every one has completed. Cancelling the calling task cancels the batch (the summary then
+    /// counts what was left as cancelled).
+    public func prefetch(_ sources: [any ImageRequestConvertible], progress: (@Sendable (Summary) -> Void)? = nil) async -> Summary {
+        let batch = startPrefetching(sources, progress: progress)
         return await withTaskCancellationHandler {
             await batch.summary
         } onCancel: {
@@ -228,10 +229,10 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// Prefetches in flight now (for tests and statistics).
-    public var runningCount: Int { state.withLock { $0.running } }
+    package var runningCount: Int { state.withLock { $0.running } }
 
     /// URLs waiting for a slot now.
-    public var pendingCount: Int { state.withLock { $0.pending.count } }
+    package var pendingCount: Int { state.withLock { $0.pending.count } }
 
     // MARK: - Running
 
@@ -445,7 +446,7 @@ extension ImagePrefetcher {
             let cancelled = state.withLock { state in
                 guard !state.isCancelled else { return true }
                 // A task that already completed was recorded already.
-                if !task.isFinished { state.tasks[index] = task }
+                if task.result == nil { state.tasks[index] = task }
                 return false
             }
             if cancelled { task.cancel() }

@@ -27,15 +27,11 @@ extension ImageProcessors {
         private var focusX: Double?
         private var focusY: Double?
 
-        /// A `width` × `height` rectangle around the most interesting point.
-        public init(width: Int, height: Int) {
+        /// A `width` × `height` rectangle around the most interesting point, or around `focus`
+        /// (fractions of the width and height) when the caller knows one.
+        public init(width: Int, height: Int, focus: (x: Double, y: Double)? = nil) {
             self.width = width
             self.height = height
-        }
-
-        /// A `width` × `height` rectangle around `focus` (fractions of the width and height).
-        public init(width: Int, height: Int, focus: (x: Double, y: Double)) {
-            self.init(width: width, height: height)
             self.focus = focus
         }
 

@@ -15,7 +15,7 @@ public final class BlockingExecutor: Sendable {
     public static let io = BlockingExecutor(name: "webimage.io", width: 2)
 
     /// The number of threads.
-    public let width: Int
+    package let width: Int
     private let queue: JobQueue
 
     /// Starts `width` threads named `name.0`, `name.1`, … (Linux keeps the first 15 bytes).
@@ -39,7 +39,7 @@ public final class BlockingExecutor: Sendable {
     ///
     /// If the calling task is already cancelled, `body` does not run and the call throws
     /// ``ImageError/cancelled``.
-    package func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         if Task.isCancelled { throw ImageError.cancelled }
         // The caller's work budget is spent on the thread, and the job's checks see the caller
         // leave (see WorkDeadline).

@@ -6,9 +6,9 @@ import WebImageServer
 
 func snippet_WebImageCore_Caching_ImageCacheKey_1() async throws {
 #sourceLocation(file: "Sources/WebImageCore/Caching/ImageCacheKey.swift", line: 9)
-    let original: ImageCacheKey = "https://example.com/a.jpg"
-    let thumbnail = ImageRequest(url: URL(string: "https://example.com/a.jpg")!, thumbnail: .maxPixelSize(256)).imageKey
-    assert(original.isOriginal && thumbnail?.source == original.source && thumbnail != original)
+    let cache = ImageCache(disk: try DiskCache(name: "my-app-images"))
+    let original: ImageCacheKey = "https://example.com/a.jpg"   // the source's own bytes
+    let bytes = await cache.disk?.data(forKey: original)
 #sourceLocation()
-    _ = (original, thumbnail)
+    _ = (cache, original, bytes)
 }

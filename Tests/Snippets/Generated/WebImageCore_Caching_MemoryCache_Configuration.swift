@@ -6,7 +6,7 @@ import WebImageServer
 
 func snippet_WebImageCore_Caching_MemoryCache_Configuration_1() async throws {
 #sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache+Configuration.swift", line: 15)
-    var configuration = MemoryCache<ImageCacheKey, ImageContainer>.Configuration.default
+    var configuration = MemoryCache<ImageCacheKey, ImageContainer>.Configuration()
     configuration.costLimit = 256 << 20      // 256 MiB of decoded pixels
     configuration.ageLimit = .seconds(600)   // nothing older than ten minutes
     let cache = MemoryCache<ImageCacheKey, ImageContainer>(configuration: configuration)
@@ -15,7 +15,7 @@ func snippet_WebImageCore_Caching_MemoryCache_Configuration_1() async throws {
 }
 
 func snippet_WebImageCore_Caching_MemoryCache_Configuration_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache+Configuration.swift", line: 90)
+#sourceLocation(file: "Sources/WebImageCore/Caching/MemoryCache+Configuration.swift", line: 86)
     let stats = cache.statistics
     print("hit ratio \(stats.hitRatio), \(stats.evictions) evicted, \(stats.totalCost) bytes")
 #sourceLocation()

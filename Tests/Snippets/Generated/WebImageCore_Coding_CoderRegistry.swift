@@ -13,3 +13,12 @@ func snippet_WebImageCore_Coding_CoderRegistry_1() async throws {
 #sourceLocation()
     _ = (registry, image, webp)
 }
+
+func snippet_WebImageCore_Coding_CoderRegistry_2() async throws {
+#sourceLocation(file: "Sources/WebImageCore/Coding/CoderRegistry.swift", line: 88)
+    if let source = try registry.makeAnimationFrameSource(for: bytes) {
+        let player = AnimatedImagePlayer(source: source)
+        player.play(at: .now)
+    }
+#sourceLocation()
+}

@@ -6,8 +6,7 @@ import WebImageServer
 
 func snippet_WebImageCore_Model_ImageOrientation_1() async throws {
 #sourceLocation(file: "Sources/WebImageCore/Model/ImageOrientation.swift", line: 7)
-    let orientation = ImageOrientation(exifValue: 6)   // .right: rotate 90° clockwise to view
-    let swaps = orientation?.swapsDimensions          // true
+    let orientation = ImageOrientation(rawValue: 6)   // .right: rotate 90° clockwise to view
 #sourceLocation()
-    _ = (orientation, swaps)
+    _ = orientation
 }
