@@ -234,17 +234,25 @@ public final class ImageProxy: Sendable {
             output.isFromResultStore = made.isFromResultStore
             metrics.recordVariant(output.cacheLabel)
             return output
-        } catch let error as ProxyError {
-            throw error
-        } catch let error as ImageError {
-            // The file loader's refusals (not a regular file, such as a FIFO; a link out of the
-            // folder) name no file the proxy serves.
-            if case .local = recipe.source, case .invalidURL = error {
-                throw ProxyError(status: 404, message: "source not found", detail: error.description)
-            }
-            throw ProxyError(error)
         } catch {
-            throw ProxyError(status: 500, message: "internal error", detail: "\(error)")
+            throw Self.proxyError(error, source: recipe.source)
+        }
+    }
+
+    /// The answer to a failure of `source`'s work: a ``ProxyError`` as it is, an ``ImageError``
+    /// by its kind, anything else a 500. The file loader's refusals (not a regular file, such
+    /// as a FIFO; a link out of the folder) name no file the proxy serves: 404.
+    private static func proxyError(_ error: any Error, source: ProxyRequest.Source) -> ProxyError {
+        switch error {
+        case let error as ProxyError:
+            return error
+        case let error as ImageError:
+            if case .local = source, case .invalidURL = error {
+                return ProxyError(status: 404, message: "source not found", detail: error.description)
+            }
+            return ProxyError(error)
+        default:
+            return ProxyError(status: 500, message: "internal error", detail: "\(error)")
         }
     }
 
@@ -258,13 +266,8 @@ public final class ImageProxy: Sendable {
         do {
             let container = try await manager.image(for: originalRequest(url, options: [.retryFailed])).container
             return (container.image.width, container.image.height, container.animation?.frames.count ?? 1)
-        } catch let error as ImageError {
-            if case .local = recipe.source, case .invalidURL = error {
-                throw ProxyError(status: 404, message: "source not found", detail: error.description)
-            }
-            throw ProxyError(error)
         } catch {
-            throw ProxyError(status: 500, message: "internal error", detail: "\(error)")
+            throw Self.proxyError(error, source: recipe.source)
         }
     }
 
