@@ -1,5 +1,5 @@
 // Opaque RGBA -> YUV 4:2:0 (BT.601 studio swing), three ways, on a real photo's pixels:
-//   ours    wi_webp_rgba_to_yuv420 (Sources/CCodecShims/wi_webp.c, included as it is: SSE2)
+//   ours    wi_webp_rgba_to_yuv420 (Sources/C/CCodecShims/wi_webp.c, included as it is: SSE2)
 //   libyuv  ABGRToI420 (libyuv's "ABGR" is R, G, B, A in memory), as linked for AVIF
 //   libwebp WebPPictureImportRGBA with use_argb = 0: the encoder's own conversion, the path
 //           ours replaced for opaque pixels (chroma averaged through gamma tables)
@@ -27,7 +27,7 @@
 #include <libyuv/version.h>
 #include <webp/decode.h>
 // The file itself, so that its static opaque check serves the libyuv import too.
-#include "../../Sources/CCodecShims/wi_webp.c"
+#include "../../Sources/C/CCodecShims/wi_webp.c"
 
 static double now_ms(void) {
     struct timespec t;

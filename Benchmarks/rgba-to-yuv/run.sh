@@ -11,7 +11,7 @@ photo="${1:-${PHOTO:-../shared/corpus/photos/autumn-2560x1600-progressive.jpg}}"
 rounds="${2:-${ROUNDS:-30}}"
 out="${BENCH_OUT:-bench-results}"
 mkdir -p "$out"
-${CC:-cc} -O2 -std=gnu11 -I Sources/CCodecShims/include Benchmarks/rgba-to-yuv/main.c \
+${CC:-cc} -O2 -std=gnu11 -I Sources/C/CCodecShims/include Benchmarks/rgba-to-yuv/main.c \
   -o "$out/rgba-to-yuv" -lyuv -lwebp -lturbojpeg -lpng -lm
 echo "$(${CC:-cc} --version | head -1); $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 "$out/rgba-to-yuv" "$photo" "$rounds"
