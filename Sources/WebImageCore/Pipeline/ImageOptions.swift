@@ -1,5 +1,12 @@
 /// Switches that change how one load behaves: SDWebImage's `SDWebImageOptions`, in Swift.
 ///
+/// The names are SDWebImage's, kept as the vocabulary its users know; where the request or a
+/// loader has a property of its own, the option is SDWebImage's spelling of it and wins over
+/// it: ``lowPriority`` and ``highPriority`` set ``ImageRequest/priority``'s starting value,
+/// ``handleCookies`` turns on the HTTP loader's cookie jar for this request as
+/// `HTTPImageLoader.Configuration.handlesCookies` does for all, and ``decodeFirstFrameOnly``
+/// is ``ImageDecodingOptions/firstFrameOnly`` for this request.
+///
 /// ```swift
 /// var request = ImageRequest(url: avatarURL)
 /// request.options = [.refreshCached, .highPriority]
