@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCore_Pipeline_ImageOptions_1() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageOptions.swift", line: 4)
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageOptions.swift", line: 11)
     var request = ImageRequest(url: avatarURL)
     request.options = [.refreshCached, .highPriority]
 #sourceLocation()
