@@ -53,7 +53,7 @@ struct PrefetchCommand: AsyncParsableCommand {
             printError("webimage prefetch: \(reporting.describe(error))")
             throw ExitCode.failure
         }
-        var requests: [ImageRequest] = []
+        var urls: [URL] = []
         var invalid: [String] = []
         var given: [URL: String] = [:]   // each URL's line as the user wrote it
         var configuration = ImagePrefetcher.Configuration()
@@ -63,15 +63,15 @@ struct PrefetchCommand: AsyncParsableCommand {
         let prefetcher = ImagePrefetcher(manager: manager, configuration: configuration)
         for line in lines {
             if let url = imageURL(line) {
-                requests.append(prefetcher.request(for: url))
+                urls.append(url)
                 given[url] = line
             } else {
                 invalid.append(line)
             }
         }
 
-        let display = ProgressDisplay(total: requests.count, isTerminal: isatty(STDERR_FILENO) == 1)
-        var summary = await prefetcher.prefetch(requests) { display.update($0) }
+        let display = ProgressDisplay(total: urls.count, isTerminal: isatty(STDERR_FILENO) == 1)
+        var summary = await prefetcher.prefetch(urls) { display.update($0) }
         display.finish(summary)
         // The bytes reach the disk after the loads report back: let the writes finish.
         await manager.waitUntilIdle()

@@ -169,8 +169,8 @@ struct ServeCommand: AsyncParsableCommand {
     struct Settings {
         var host: String
         var port: Int
+        /// The proxy's configuration, its connection limits included.
         var configuration: ImageProxy.Configuration
-        var connections: ConnectionLimits
         var shutdownGracePeriod: Duration
         var logLevel: Logger.Level
     }
@@ -200,15 +200,13 @@ struct ServeCommand: AsyncParsableCommand {
 
         var configuration = try proxyConfiguration(environment: environment, value: value, enabled: enabled, integer: integer)
         let grace = try integer(shutdownGrace, "WEBIMAGE_SHUTDOWN_GRACE", "shutdown-grace", minimum: 0) ?? 10
-        let connections = try connectionLimits(environment: environment, integer: integer)
-        configuration.limits.connections = connections
+        configuration.limits.connections = try connectionLimits(environment: environment, integer: integer)
         let levelName = value(logLevel, "WEBIMAGE_LOG_LEVEL") ?? "info"
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
             throw ValidationError("the log level must be trace, debug, info, notice, warning, error or critical")
         }
         return Settings(
-            host: host, port: port, configuration: configuration, connections: connections,
-            shutdownGracePeriod: .seconds(grace), logLevel: level)
+            host: host, port: port, configuration: configuration, shutdownGracePeriod: .seconds(grace), logLevel: level)
     }
 
     /// The proxy's configuration: the cache, the origins it may fetch from, the signing keys,

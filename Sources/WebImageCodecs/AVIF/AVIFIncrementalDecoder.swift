@@ -88,11 +88,10 @@ final class AVIFIncrementalDecoder: IncrementalImageDecoder {
             isSequence = decoder.pointee.imageCount > 1
             // The file's size is not known while it arrives, and libavif allocates an item's
             // whole claimed size (the sum of its extents) before reading it when the size is
-            // unknown: fuzz finding #15 was a 3 KB file whose item claimed 3.8 GB. An image's
-            // coded data cannot exceed 8 bytes a pixel (16-bit samples in four planes,
-            // uncompressed), so a file is not allowed to be larger than that and some headroom.
+            // unknown: fuzz finding #15 was a 3 KB file whose item claimed 3.8 GB. So a file may
+            // be no larger than its image can code.
             let image = decoder.pointee.image.pointee
-            decoder.pointee.io.pointee.sizeHint = UInt64(image.width) * UInt64(image.height) * 8 + (4 << 20)
+            decoder.pointee.io.pointee.sizeHint = UInt64(Self.codedBytesLimit(pixels: Int(image.width) * Int(image.height)))
         }
         guard !isSequence else { return }
         if !tilesChecked {
@@ -111,17 +110,23 @@ final class AVIFIncrementalDecoder: IncrementalImageDecoder {
     /// Whether libavif may parse the bytes so far: `false` while the `meta` box is still
     /// arriving (a file that ends before it is whole is decoded by ``AVIFDecoder`` in
     /// ``finish()``). Throws when an item claims more bytes than an image within the pixel limit
-    /// can code, 8 bytes a pixel (the size hint set after parsing): libavif reads an item's
+    /// can code (``codedBytesLimit(pixels:)``, as the size hint set after parsing): libavif reads an item's
     /// claimed length into one allocation when it does not know the file's size (see
     /// ``ISOBMFFItems/largestItemLength(_:)``).
     private func itemLengthsAreBounded() throws -> Bool {
         guard let claimed = ISOBMFFItems.largestItemLength(source.bytes) else { return false }
-        let (coded, overflow) = options.maximumPixelCount.multipliedReportingOverflow(by: 8)
-        let limit = overflow || coded > Int.max - (4 << 20) ? Int.max : coded + (4 << 20)
+        let limit = Self.codedBytesLimit(pixels: options.maximumPixelCount)
         guard claimed <= limit else {
             throw ImageError.corruptData("AVIF: an item claims \(claimed) bytes, more than an image within the limits can code (\(limit))")
         }
         return true
+    }
+
+    /// The most bytes `pixels` pixels can code: 8 bytes a pixel (16-bit samples in four planes,
+    /// uncompressed) and 4 MiB of headroom, saturating.
+    static func codedBytesLimit(pixels: Int) -> Int {
+        let (coded, overflow) = pixels.multipliedReportingOverflow(by: 8)
+        return overflow || coded > Int.max - (4 << 20) ? Int.max : coded + (4 << 20)
     }
 
     /// The image as decoded so far, finished as ``AVIFDecoder`` finishes its one frame.

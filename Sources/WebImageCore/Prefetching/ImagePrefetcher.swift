@@ -143,22 +143,17 @@ public final class ImagePrefetcher: Sendable {
 
     // MARK: - Starting
 
-    /// The request the prefetcher makes for `url`, from its configuration.
-    package func request(for url: URL) -> ImageRequest {
+    /// The request the prefetcher loads for `source`: a URL with the configuration's options,
+    /// priority and destination; an ``ImageRequest`` as it is (the configuration's
+    /// ``Configuration/priority`` and ``Configuration/destination`` do not apply to it).
+    private func request(for source: any ImageRequestConvertible) -> ImageRequest {
+        guard let url = source as? URL else { return source.asImageRequest() }
         var request = ImageRequest(url: url, options: configuration.options, priority: configuration.priority)
         switch configuration.destination {
         case .disk: request.options.insert(.bytesOnly)
         case .memory(let thumbnail): request.thumbnail = thumbnail
         }
         return request
-    }
-
-    /// The request the prefetcher loads for `source`: a URL with the configuration's options,
-    /// priority and destination; an ``ImageRequest`` as it is (the configuration's
-    /// ``Configuration/priority`` and ``Configuration/destination`` do not apply to it).
-    private func resolvedRequest(for source: any ImageRequestConvertible) -> ImageRequest {
-        if let url = source as? URL { return request(for: url) }
-        return source.asImageRequest()
     }
 
     /// Starts prefetching `sources` (URLs, or ``ImageRequest``s to load as they are) behind
@@ -180,7 +175,7 @@ public final class ImagePrefetcher: Sendable {
         progress: (@Sendable (Summary) -> Void)? = nil,
         completion: (@Sendable (Summary) -> Void)? = nil
     ) -> Batch {
-        let requests = sources.map(resolvedRequest(for:))
+        let requests = sources.map(request(for:))
         let batch = Batch(prefetcher: self, total: requests.count, progress: progress, completion: completion)
         if requests.isEmpty {
             batch.finishIfComplete()
