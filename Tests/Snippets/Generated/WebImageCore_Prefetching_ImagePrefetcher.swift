@@ -20,7 +20,7 @@ func snippet_WebImageCore_Prefetching_ImagePrefetcher_1() async throws {
 }
 
 func snippet_WebImageCore_Prefetching_ImagePrefetcher_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Prefetching/ImagePrefetcher.swift", line: 173)
+#sourceLocation(file: "Sources/WebImageCore/Prefetching/ImagePrefetcher.swift", line: 168)
     prefetcher.startPrefetching(urls + [ImageRequest(url: url, thumbnail: .maxPixelSize(256))]) { summary in
         print(summary)   // 24 of 24: 20 finished, 3 skipped, 1 failed
     }
@@ -28,7 +28,7 @@ func snippet_WebImageCore_Prefetching_ImagePrefetcher_2() async throws {
 }
 
 func snippet_WebImageCore_Prefetching_ImagePrefetcher_3() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Prefetching/ImagePrefetcher.swift", line: 330)
+#sourceLocation(file: "Sources/WebImageCore/Prefetching/ImagePrefetcher.swift", line: 325)
     prefetcher.stopPrefetching(rowsThatLeft.compactMap(\.imageURL))
 #sourceLocation()
 }
