@@ -128,6 +128,12 @@ final class Widget: Sendable {
     func setPixels(_ bitmap: Bitmap?, fade: Duration? = nil) {}
 }
 let row = Row(url: url)
+/// A record of the program's own API: an image's URL and the ThumbHash its server sent with it.
+struct Post: Sendable {
+    var imageURL: URL?
+    var imageThumbHash: String
+}
+let post = Post(imageURL: url, imageThumbHash: "3OcRJYB4d3h/iIeHeEh3eIhw+j2w")
 
 // MARK: The image proxy
 

@@ -95,8 +95,8 @@ public final class ImageBinder: Sendable {
     /// once: synchronously on a memory hit or a cleared binding, else through the binder's delivery.
     /// Returns the load's task, or `nil` when no load was needed (memory hit, no URL).
     @discardableResult
-    package func bind(
-        _ target: some ImageTarget,
+    package func bind<Target: ImageTarget>(
+        _ target: Target,
         to request: ImageRequest?,
         placeholder: ImageContainer? = nil,
         options: ImageBindingOptions = [],
@@ -111,28 +111,34 @@ public final class ImageBinder: Sendable {
         // previous task is cancelled only after the new one has joined the manager, so that
         // rebinding to a URL already downloading keeps the shared download alive.
         let (generation, previous) = state.begin(operationKey, url: url)
-        let binding = Binding(
-            target: target, state: state, key: operationKey, generation: generation, placeholder: placeholder,
-            options: options, transition: transition, progress: progress, completion: completion)
+        func binding(placeholder: ImageContainer?) -> Binding<Target> {
+            Binding(
+                target: target, state: state, key: operationKey, generation: generation, placeholder: placeholder,
+                options: options, transition: transition, progress: progress, completion: completion)
+        }
 
         guard let request, url != nil else {
             previous?.cancel()
-            binding.finish(.failure(.invalidURL("no URL to load")), showing: .placeholder(placeholder))
+            binding(placeholder: placeholder).finish(.failure(.invalidURL("no URL to load")), showing: .placeholder(placeholder))
             return nil
         }
 
         if let response = manager.cachedResponse(for: request) {
             previous?.cancel()
             let shown: ImageDisplay.Content? = options.contains(.avoidAutoSetImage) ? nil : .image(response)
-            binding.finish(.success(response), showing: shown, transition: options.contains(.forceTransition) ? transition : .none)
+            binding(placeholder: placeholder).finish(.success(response), showing: shown, transition: options.contains(.forceTransition) ? transition : .none)
             return nil
         }
 
+        // Decoded only now: a memory hit never pays for a placeholder it does not show.
+        let binding = binding(placeholder: placeholder ?? hashPlaceholder(for: request, options: options))
         if !options.contains(.delayPlaceholder) {
-            binding.show(.placeholder(placeholder))
+            binding.show(.placeholder(binding.placeholder))
         }
         let delivery = self.delivery
+        let blur = options.contains(.progressiveBlur) ? ProgressiveBlur() : nil
         let task = manager.start(request) { event in
+            let event = blur?.apply(to: event) ?? event
             delivery.schedule { binding.handle(event) }
         }
         previous?.cancel()
@@ -141,6 +147,16 @@ public final class ImageBinder: Sendable {
             task.cancel()
         }
         return task
+    }
+
+    /// The picture of the request's own placeholder, else (with
+    /// ``ImageBindingOptions/rememberedPlaceholder``) of the one the manager remembers.
+    private func hashPlaceholder(for request: ImageRequest, options: ImageBindingOptions) -> ImageContainer? {
+        guard let placeholder = request.placeholder
+            ?? (options.contains(.rememberedPlaceholder) ? manager.placeholder(for: request) : nil),
+            let picture = try? placeholder.bitmap(maxSide: 32)
+        else { return nil }
+        return ImageContainer(image: picture, isPreview: true)
     }
 
     /// Cancels `target`'s load under `operationKey` and forgets its URL, leaving what it shows

@@ -134,4 +134,24 @@ public struct ImageBindingOptions: OptionSet, Sendable, Hashable {
     /// Apply the transition to memory hits too (by default they appear at once, like an
     /// image that was never away).
     public static let forceTransition = ImageBindingOptions(rawValue: 1 << 2)
+    /// When the caller gives no placeholder, show the image's own blurred picture while it
+    /// loads: the request's ``ImageRequest/placeholder``, else the one the manager remembers
+    /// for the source (``ImageManager/placeholder(for:)``), decoded 32 px on its longer side.
+    /// (A request's own placeholder is shown without this option too.)
+    ///
+    /// ```swift
+    /// cell.setImage(with: url, using: binder, options: .rememberedPlaceholder,
+    ///               transition: .fade(.milliseconds(200)))
+    /// ```
+    public static let rememberedPlaceholder = ImageBindingOptions(rawValue: 1 << 3)
+    /// Show progressive previews (``ImageOptions/progressiveLoad``) blurred, the blur
+    /// shrinking as the bytes arrive; the final image is never blurred (YYWebImage's
+    /// `YYWebImageOptionProgressiveBlur`). The blur runs on the pipeline's thread, before the
+    /// preview is delivered.
+    ///
+    /// ```swift
+    /// view.setImage(with: ImageRequest(url: url, options: .progressiveLoad), using: binder,
+    ///               options: .progressiveBlur)
+    /// ```
+    public static let progressiveBlur = ImageBindingOptions(rawValue: 1 << 4)
 }

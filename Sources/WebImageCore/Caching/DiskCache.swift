@@ -202,6 +202,9 @@ public final class DiskCache: Sendable {
 
     struct State {
         var entries: [DiskCacheDigest: IndexEntry] = [:]
+        /// Each source's remembered placeholder (a ThumbHash's bytes), by the digest of the
+        /// source's original key; kept apart from `entries` so it outlives the bytes.
+        var placeholders: [DiskCacheDigest: [UInt8]] = [:]
         var totalSize = 0
         var journal: DiskCacheJournal
         var statistics = Statistics()
@@ -237,7 +240,19 @@ public final class DiskCache: Sendable {
                     entry.recordedAccess = record.accessedAt
                     entries[record.digest] = entry
                 }
+            case .placeholder:
+                rememberPlaceholder(record.payload, for: record.digest)
             }
+        }
+
+        /// Keeps `payload` for `digest`, dropping an arbitrary other placeholder when the index
+        /// holds ``DiskCache/placeholderLimit`` already: the index stays bounded whatever the
+        /// journal holds.
+        mutating func rememberPlaceholder(_ payload: [UInt8], for digest: DiskCacheDigest) {
+            if placeholders[digest] == nil, placeholders.count >= DiskCache.placeholderLimit {
+                placeholders.remove(at: placeholders.startIndex)
+            }
+            placeholders[digest] = payload
         }
 
         /// Applies what other processes (and this one) appended since the last look. Costs one
@@ -252,6 +267,7 @@ public final class DiskCache: Sendable {
                     // A compaction replaced the journal: rebuild, keeping our fresher access times.
                     let previous = entries
                     entries.removeAll(keepingCapacity: true)
+                    placeholders.removeAll(keepingCapacity: true)
                     totalSize = 0
                     records.forEach { apply($0) }
                     for (digest, old) in previous where old.accessedAt > entries[digest]?.accessedAt ?? .max {
@@ -506,6 +522,7 @@ public final class DiskCache: Sendable {
             try POSIXFile.makeDirectories(dataRoot)
             try state.journal.reopen()
             state.entries.removeAll()
+            state.placeholders.removeAll()
             state.totalSize = 0
             state.catchUp(logger: logger)
             logger.info("disk cache directory \(root) was deleted; recreated it")
@@ -573,11 +590,12 @@ public final class DiskCache: Sendable {
     /// Rewrites the journal as a snapshot of the index once it has grown well past one.
     /// Call holding the exclusive lock.
     private func compactIfWorthIt(_ state: inout State) {
-        guard state.journal.isWorthCompacting(liveEntries: state.entries.count) else { return }
-        let snapshot = state.entries.map { digest, entry in
+        guard state.journal.isWorthCompacting(liveEntries: state.entries.count + state.placeholders.count) else { return }
+        var snapshot = state.entries.map { digest, entry in
             DiskCacheJournalRecord(operation: .put, digest: digest, size: Int64(entry.size), storedAt: entry.storedAt,
                                    accessedAt: entry.accessedAt, expiresAt: entry.expiresAt)
         }
+        snapshot += state.placeholders.map { DiskCacheJournalRecord(placeholder: $1, digest: $0) }
         do {
             try state.journal.compact(to: snapshot)
         } catch {
@@ -594,6 +612,7 @@ public final class DiskCache: Sendable {
                 if Platform.renameFile(dataRoot, trash) != 0 && Platform.errorNumber != Platform.ErrorCode.noEntry { throw POSIXFile.failure("rename", dataRoot) }
                 try POSIXFile.makeDirectories(dataRoot)
                 state.entries.removeAll()
+                state.placeholders.removeAll()
                 state.totalSize = 0
                 try state.journal.compact(to: [])
             }

@@ -4,10 +4,19 @@ import Atomics
 ///
 /// Layout (little-endian): magic u32 · operation u8 · reserved ×3 · size i64 · stored-at ms i64 ·
 /// accessed-at ms i64 · expires-at ms i64 · digest ×32 · checksum u64 (FNV-1a of the 72 before).
+/// A placeholder record puts its payload's length in the first reserved byte and the payload
+/// (at most 32 bytes) where the four times are.
 struct DiskCacheJournalRecord: Equatable {
     enum Operation: UInt8 {
+        /// An entry's file was stored; `remove` and `touch` name an entry too.
         case put = 1, remove = 2, touch = 3
+        /// The ThumbHash of the source whose original bytes the digest names, remembered apart
+        /// from the entry: it outlives the bytes' eviction.
+        case placeholder = 4
     }
+
+    /// The most bytes a placeholder record carries.
+    static let placeholderCapacity = 32
 
     static let size = 80
     static let magic: UInt32 = 0x314A_4957  // "WIJ1"
@@ -18,15 +27,25 @@ struct DiskCacheJournalRecord: Equatable {
     var storedAt: Int64 = 0
     var accessedAt: Int64 = 0
     var expiresAt: Int64 = 0
+    /// A placeholder record's payload; empty for the others.
+    var payload: [UInt8] = []
 
     func write(to raw: UnsafeMutableRawPointer) {
         raw.initializeMemory(as: UInt8.self, repeating: 0, count: Self.size)
         raw.storeBytes(of: Self.magic.littleEndian, toByteOffset: 0, as: UInt32.self)
         raw.storeBytes(of: operation.rawValue, toByteOffset: 4, as: UInt8.self)
-        raw.storeBytes(of: size.littleEndian, toByteOffset: 8, as: Int64.self)
-        raw.storeBytes(of: storedAt.littleEndian, toByteOffset: 16, as: Int64.self)
-        raw.storeBytes(of: accessedAt.littleEndian, toByteOffset: 24, as: Int64.self)
-        raw.storeBytes(of: expiresAt.littleEndian, toByteOffset: 32, as: Int64.self)
+        if operation == .placeholder {
+            let count = min(payload.count, Self.placeholderCapacity)
+            raw.storeBytes(of: UInt8(count), toByteOffset: 5, as: UInt8.self)
+            payload.withUnsafeBytes { bytes in
+                if let base = bytes.baseAddress { (raw + 8).copyMemory(from: base, byteCount: count) }
+            }
+        } else {
+            raw.storeBytes(of: size.littleEndian, toByteOffset: 8, as: Int64.self)
+            raw.storeBytes(of: storedAt.littleEndian, toByteOffset: 16, as: Int64.self)
+            raw.storeBytes(of: accessedAt.littleEndian, toByteOffset: 24, as: Int64.self)
+            raw.storeBytes(of: expiresAt.littleEndian, toByteOffset: 32, as: Int64.self)
+        }
         digest.write(to: raw + 40)
         let checksum = fnv1a64(UnsafeRawBufferPointer(start: raw, count: 72))
         raw.storeBytes(of: checksum.littleEndian, toByteOffset: 72, as: UInt64.self)
@@ -44,11 +63,24 @@ struct DiskCacheJournalRecord: Equatable {
               let operation = Operation(rawValue: record[4])
         else { return nil }
         self.operation = operation
+        digest = DiskCacheDigest(words: UnsafeRawBufferPointer(rebasing: record[40..<72]))
+        if operation == .placeholder {
+            let count = Int(record[5])
+            guard count > 0, count <= Self.placeholderCapacity else { return nil }
+            payload = Array(record[8..<(8 + count)])
+            return
+        }
         size = load(8, Int64.self)
         storedAt = load(16, Int64.self)
         accessedAt = load(24, Int64.self)
         expiresAt = load(32, Int64.self)
-        digest = DiskCacheDigest(words: UnsafeRawBufferPointer(rebasing: record[40..<72]))
+    }
+
+    /// A placeholder record: `payload` (at most ``placeholderCapacity`` bytes) for `digest`.
+    init(placeholder payload: [UInt8], digest: DiskCacheDigest) {
+        self.operation = .placeholder
+        self.digest = digest
+        self.payload = payload
     }
 
     init(operation: Operation, digest: DiskCacheDigest, size: Int64 = 0, storedAt: Int64 = 0, accessedAt: Int64 = 0, expiresAt: Int64 = 0) {

@@ -21,6 +21,8 @@ public final class ImageCache: Sendable {
     public let memory: MemoryCache<ImageCacheKey, ImageContainer>
     /// Encoded bytes, by key; `nil` for a memory-only cache.
     public let disk: DiskCache?
+    /// Each source's remembered placeholder, in memory; the disk level's index keeps them too.
+    let placeholders = PlaceholderTable()
 
     public init(memory: MemoryCache<ImageCacheKey, ImageContainer> = .init(), disk: DiskCache?) {
         self.memory = memory
@@ -99,13 +101,32 @@ public final class ImageCache: Sendable {
         disk?.contains(key) ?? false
     }
 
+    // MARK: - Placeholders
+
+    /// The placeholder remembered for the source of `key` (any variant of it): from memory, else
+    /// from the disk level's index (no file read), then kept in memory.
+    package func placeholder(forKey key: ImageCacheKey) -> ImagePlaceholder? {
+        if let known = placeholders.placeholder(forSource: key.source) { return known }
+        guard let bytes = disk?.placeholderBytes(forKey: key), let hash = try? ThumbHash(bytes: bytes) else { return nil }
+        let placeholder = ImagePlaceholder.thumbHash(hash.base64)
+        placeholders.set(placeholder, forSource: key.source)
+        return placeholder
+    }
+
+    /// Remembers `hash` for the source of `key`, in memory and in the disk level's index.
+    package func rememberPlaceholder(_ hash: ThumbHash, forKey key: ImageCacheKey) {
+        placeholders.set(.thumbHash(hash.base64), forSource: key.source)
+        disk?.rememberPlaceholderBytes(hash.bytes, forKey: key)
+    }
+
     /// Empties the memory level.
     public func clearMemory() {
         memory.removeAll()
     }
 
-    /// Empties the disk level.
+    /// Empties the disk level, and forgets the placeholders it remembered.
     public func clearDisk() async throws {
+        placeholders.removeAll()
         try await disk?.removeAll()
     }
 

@@ -59,10 +59,12 @@ extension ImageManager {
                 // Nobody may want it any more after waiting for memory.
                 guard job.hasSubscribers else { throw ImageError.cancelled }
                 // Timed on the decode thread: the time spent decoding, not waiting for a thread.
-                return try await configuration.executor.run { [registry = configuration.registry, data = loaded.data] in
+                return try await configuration.executor.run { [self, registry = configuration.registry, data = loaded.data] in
                     let started = ContinuousClock.now
                     let container = try registry.decode(data, options: decodingOptions)
-                    return (container, ContinuousClock.now - started)
+                    let duration = ContinuousClock.now - started
+                    rememberPlaceholder(of: container, decodedWith: decodingOptions, plan: plan)
+                    return (container, duration)
                 }
             }
         } catch ImageError.cancelled {

@@ -40,19 +40,29 @@ public struct ImageRequest: Sendable {
     /// (or the next run) gets the variant without decoding the original again. Default `nil`:
     /// only the original bytes go to disk.
     public var processedDataFormat: ImageFormat?
+    /// A placeholder the caller already has for this image (a hash its own API sent beside the
+    /// URL), shown while the image loads by a binding given no placeholder of its own.
+    ///
+    /// ```swift
+    /// let request = ImageRequest(url: post.imageURL, placeholder: .thumbHash(post.imageThumbHash))
+    /// view.setImage(with: request, using: binder)   // the hash's picture at once, then the image
+    /// ```
+    public var placeholder: ImagePlaceholder?
 
     public init(
         url: URL?,
         options: ImageOptions = [],
         priority: ImagePriority = .normal,
         processors: [any ImageProcessor] = [],
-        thumbnail: ImageDecodingOptions.Thumbnail? = nil
+        thumbnail: ImageDecodingOptions.Thumbnail? = nil,
+        placeholder: ImagePlaceholder? = nil
     ) {
         self.url = url
         self.options = options
         self.priority = priority
         self.processors = processors
         self.thumbnail = thumbnail
+        self.placeholder = placeholder
         self.scale = nil
         self.headers = [:]
         self.cacheKeyFilter = nil

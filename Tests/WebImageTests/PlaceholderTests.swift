@@ -1,0 +1,200 @@
+import Foundation
+import Testing
+@testable import WebImageCore
+import WebImage
+import WebImageTestSupport
+
+/// Placeholders in the pipeline and the binder: the ThumbHash the manager remembers for each
+/// source it decoded, a request's own placeholder, and progressive blur.
+@Suite("Placeholders", .timeLimit(.minutes(2 * Deadlines.stretch)))
+struct PlaceholderTests {
+    typealias Setup = ManagerHTTPTests.Setup
+
+    /// The mean of each channel over the opaque pixels of an rgba8 bitmap, 0–255.
+    static func averageColour(_ bitmap: Bitmap) -> [Double] {
+        var sums = [0.0, 0.0, 0.0]
+        for y in 0..<bitmap.height {
+            for x in 0..<bitmap.width {
+                let offset = y * bitmap.bytesPerRow + x * 4
+                for channel in 0..<3 { sums[channel] += Double(bitmap.pixels[offset + channel]) }
+            }
+        }
+        return sums.map { $0 / Double(bitmap.width * bitmap.height) }
+    }
+
+    /// The mean absolute Laplacian of the green channel: what a blur takes away.
+    static func sharpness(_ bitmap: Bitmap) -> Double {
+        let step = bitmap.pixelFormat.bytesPerPixel
+        func green(_ x: Int, _ y: Int) -> Double { Double(bitmap.pixels[y * bitmap.bytesPerRow + x * step + 1]) }
+        var total = 0.0
+        for y in 1..<(bitmap.height - 1) {
+            for x in 1..<(bitmap.width - 1) {
+                total += abs(4 * green(x, y) - green(x - 1, y) - green(x + 1, y) - green(x, y - 1) - green(x, y + 1))
+            }
+        }
+        return total / Double((bitmap.width - 2) * (bitmap.height - 2))
+    }
+
+    @Test("the first decode of a source remembers its ThumbHash, for every variant, past a restart and the bytes' eviction")
+    func rememberedAcrossVariantsRestartsAndEviction() async throws {
+        let setup = try await Setup()
+        let url = setup.origin.url("/hopper.jpg")
+        #expect(setup.manager.placeholder(for: url) == nil)
+
+        let variant = ImageRequest(url: url, processors: [.gaussianBlur(radius: 2)], thumbnail: .maxPixelSize(64))
+        _ = try await setup.manager.image(for: variant)
+        let placeholder = try #require(setup.manager.placeholder(for: url))
+        #expect(setup.manager.placeholder(for: variant) == placeholder)
+        guard case .thumbHash(let base64) = placeholder else {
+            Issue.record("the manager remembers ThumbHashes, got \(placeholder)")
+            return
+        }
+        #expect(try ThumbHash(base64).aspectRatio == 1, "hopper is square")
+
+        // It looks like the image: its picture's average colour is the image's.
+        let full = try await setup.manager.image(for: url).image
+        #expect(setup.manager.placeholder(for: url) == placeholder, "a second variant's decode keeps the first hash")
+        let picture = try placeholder.bitmap(maxSide: 32)
+        #expect(max(picture.width, picture.height) == 32)
+        for (ours, image) in zip(Self.averageColour(picture), Self.averageColour(full)) {
+            #expect(abs(ours - image) <= 10, "the picture's average \(ours) against the image's \(image)")
+        }
+
+        // Evicted, then read by the next run of the program: still known, with no download.
+        await setup.manager.waitUntilIdle()
+        await setup.fixture.cache.disk?.trim(toSize: 0)
+        #expect(setup.fixture.cache.diskCount == 0)
+        let relaunched = try setup.fixture.relaunched(loaders: [setup.loader])
+        #expect(relaunched.placeholder(for: url) == placeholder)
+        #expect(setup.origin.requestCount(path: "/hopper.jpg") == 1)
+        try await setup.tearDown()
+    }
+
+    @Test("a memory-only manager remembers placeholders, and one configured not to computes none")
+    func memoryOnlyAndSwitchedOff() async throws {
+        let url = Fixture.url("hopper.png")
+        let memoryOnly = try PipelineFixture(diskCache: false)
+        _ = try await memoryOnly.manager.image(for: url)
+        #expect(memoryOnly.manager.placeholder(for: url) != nil)
+
+        let off = try PipelineFixture { $0.remembersPlaceholders = false }
+        _ = try await off.manager.image(for: url)
+        #expect(off.manager.placeholder(for: url) == nil)
+        off.directory.remove()
+        memoryOnly.directory.remove()
+    }
+
+    @Test("a binding shows the remembered placeholder with .rememberedPlaceholder, and only then")
+    func bindingShowsTheRememberedPlaceholder() async throws {
+        let setup = try await Setup()
+        let url = setup.origin.url("/hopper.jpg")
+        _ = try await setup.manager.image(for: url)
+        let placeholder = try #require(setup.manager.placeholder(for: url))
+        let binder = ImageBinder(manager: setup.manager)
+
+        // A memory hit shows the image alone.
+        let hit = RecordingTarget()
+        hit.setImage(with: url, using: binder, options: .rememberedPlaceholder)
+        #expect(hit.summary == ["image /hopper.jpg memory"])
+
+        setup.fixture.cache.clearMemory()
+        let remembered = RecordingTarget()
+        let probe = CompletionProbe()
+        remembered.setImage(with: url, using: binder, options: .rememberedPlaceholder, completion: probe.callback)
+        _ = try await probe.result.get()
+        #expect(remembered.summary == ["placeholder", "image /hopper.jpg disk"])
+        #expect(remembered.shown.first?.image == (try placeholder.bitmap(maxSide: 32)))
+
+        setup.fixture.cache.clearMemory()
+        let plain = RecordingTarget()
+        let plainProbe = CompletionProbe()
+        plain.setImage(with: url, using: binder, completion: plainProbe.callback)
+        _ = try await plainProbe.result.get()
+        #expect(plain.summary == ["placeholder(none)", "image /hopper.jpg disk"])
+        try await setup.tearDown()
+    }
+
+    @Test("a request's own placeholder is shown unless the caller gives one")
+    func requestPlaceholder() async throws {
+        let setup = try await Setup()
+        let red = try Bitmap(width: 8, height: 4, pixelFormat: .rgba8, pixels: [UInt8](repeating: 0, count: 128).enumerated().map { $0.offset % 4 == 0 || $0.offset % 4 == 3 ? 255 : 0 })
+        let hash = ThumbHash(encoding: red).base64
+        let request = ImageRequest(url: setup.origin.url("/hopper.png"), placeholder: .thumbHash(hash))
+        let binder = ImageBinder(manager: setup.manager)
+
+        let target = RecordingTarget()
+        let probe = CompletionProbe()
+        target.setImage(with: request, using: binder, completion: probe.callback)
+        _ = try await probe.result.get()
+        let shown = try #require(target.shown.first?.image)
+        #expect((shown.width, shown.height) == (32, 16))
+        let colour = Self.averageColour(shown)
+        #expect(colour[0] > 200 && colour[1] < 50 && colour[2] < 50, "red, got \(colour)")
+
+        setup.fixture.cache.clearMemory()
+        let own = RecordingTarget()
+        let ownProbe = CompletionProbe()
+        own.setImage(with: request, using: binder, placeholder: .placeholder, completion: ownProbe.callback)
+        _ = try await ownProbe.result.get()
+        #expect(own.shown.first?.image == ImageContainer.placeholder.image)
+        try await setup.tearDown()
+    }
+
+    @Test("progressive blur: previews arrive blurred, the final image sharp")
+    func progressiveBlurInTheBinder() async throws {
+        let setup = try await Setup(configureManager: { $0.executor = BlockingExecutor(name: "test.blur", width: 1) })
+        let jpeg = try Data(contentsOf: Fixture.directory.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Demo/images/thumb-summer_1am.jpg"))
+        setup.origin.register("/summer.jpg", data: jpeg)
+        let request = ImageRequest(url: setup.origin.url("/slow/summer.jpg?chunk=2000&delayMs=110"), options: .progressiveLoad)
+        let binder = ImageBinder(manager: setup.manager)
+        let target = RecordingTarget()
+        let task = try #require(target.setImage(with: request, using: binder, options: .progressiveBlur))
+        // A second request joins the download and sees the same previews, unblurred.
+        let witness = setup.manager.loadImage(with: request)
+        var previews: [Bitmap] = []
+        for await event in witness.events {
+            if case .preview(let response) = event { previews.append(response.image) }
+        }
+        let final = try await task.response
+        await setup.manager.waitUntilIdle()
+
+        let blurred = target.shown.compactMap { display -> Bitmap? in
+            if case .preview(let response) = display.content { response.image } else { nil }
+        }
+        #expect(!blurred.isEmpty)
+        #expect(blurred.count == previews.count)
+        // The first preview comes with most of the file missing: clearly blurred. Later ones
+        // may come so late that the blur is under half a pixel and left out.
+        if let shown = blurred.first, let original = previews.first {
+            #expect(Self.sharpness(shown) < 0.8 * Self.sharpness(original))
+        }
+        for (shown, original) in zip(blurred, previews) {
+            #expect(Self.sharpness(shown) <= Self.sharpness(original))
+        }
+        #expect(target.shown.last?.image == final.image)
+        #expect(try await witness.response.image == final.image)
+        try await setup.tearDown()
+    }
+
+    @Test("progressive blur shrinks as the bytes arrive")
+    func progressiveBlurShrinks() throws {
+        let image = try Bitmap(width: 200, height: 100, pixelFormat: .rgba8, pixels: (0..<80_000).map { index in
+            let x = (index / 4) % 200, y = (index / 4) / 200
+            return index % 4 == 3 ? 255 : ((x / 4 + y / 4) % 2 == 0 ? 255 : 0)
+        })
+        let response = ImageResponse(container: ImageContainer(image: image, isPreview: true), url: URL(string: "https://example.com/a.jpg")!, cacheType: .none)
+        func preview(after received: Int) -> Bitmap? {
+            let blur = ProgressiveBlur()
+            _ = blur.apply(to: .progress(received: received, expected: 1000))
+            guard case .preview(let shown) = blur.apply(to: .preview(response)) else { return nil }
+            return shown.image
+        }
+        let early = try #require(preview(after: 100))
+        let late = try #require(preview(after: 900))
+        let done = try #require(preview(after: 1000))
+        #expect(Self.sharpness(early) < Self.sharpness(late))
+        #expect(Self.sharpness(late) < Self.sharpness(image))
+        #expect(done == image, "nothing missing, nothing blurred")
+    }
+}
