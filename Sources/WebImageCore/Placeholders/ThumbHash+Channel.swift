@@ -1,0 +1,89 @@
+extension ThumbHash {
+    /// One channel's cosine terms: the DC term and the AC terms of a triangle of `nx` × `ny`
+    /// frequencies, the coarse ones a picture's eye notices first.
+    struct Channel {
+        let nx: Int
+        let ny: Int
+        var dc: Double
+        /// The AC terms in ``frequencies(nx:ny:)`` order.
+        var ac: [Double]
+        /// The largest AC magnitude (the encoder's), by which the stored terms are normalised.
+        var scale: Double
+
+        /// The AC frequencies a channel keeps, in the order the hash stores them: row by row
+        /// (`cy`), then `cx` while `cx · ny < nx · (ny − cy)` (a triangle, so diagonals cost
+        /// no more than the axes), without the DC term (0, 0).
+        static func frequencies(nx: Int, ny: Int) -> [(cx: Int, cy: Int)] {
+            var result: [(cx: Int, cy: Int)] = []
+            for cy in 0..<ny {
+                var cx = cy == 0 ? 1 : 0
+                while cx * ny < nx * (ny - cy) {
+                    result.append((cx, cy))
+                    cx += 1
+                }
+            }
+            return result
+        }
+
+        /// The terms of a `width` × `height` plane (row-major), separably: for each `cy`, the
+        /// plane's columns are summed against `fy` once, and each `cx` of that row of the
+        /// triangle is then a dot product of `width` sums with `fx`. `fx` and `fy` are
+        /// ``PlaceholderCoding/cosines(frequencies:size:offset:)`` tables with at least `nx` and
+        /// `ny` frequencies.
+        init(encoding plane: [Double], width: Int, height: Int, nx: Int, ny: Int, fx: [Double], fy: [Double]) {
+            self.nx = nx
+            self.ny = ny
+            var terms = [Double](repeating: 0, count: nx * ny)
+            var columns = [Double](repeating: 0, count: width)
+            let pixels = Double(width * height)
+            plane.withUnsafeBufferPointer { plane in
+                for cy in 0..<ny {
+                    for x in 0..<width { columns[x] = 0 }
+                    for y in 0..<height {
+                        let weight = fy[cy * height + y]
+                        let row = y * width
+                        for x in 0..<width { columns[x] += plane[row + x] * weight }
+                    }
+                    var cx = 0
+                    while cx * ny < nx * (ny - cy) {
+                        var sum = 0.0
+                        for x in 0..<width { sum += columns[x] * fx[cx * width + x] }
+                        terms[cy * nx + cx] = sum / pixels
+                        cx += 1
+                    }
+                }
+            }
+            dc = terms[0]
+            ac = Self.frequencies(nx: nx, ny: ny).map { terms[$0.cy * nx + $0.cx] }
+            scale = ac.reduce(0) { max($0, abs($1)) }
+        }
+
+        /// The terms of a channel as a decoder reads them: `ac.count` nibbles from `index`
+        /// on (advanced past them), each mapped from 0…15 to −1…1 and multiplied by `scale`.
+        init(decoding bytes: [UInt8], start: Int, index: inout Int, nx: Int, ny: Int, dc: Double, scale: Double) {
+            self.nx = nx
+            self.ny = ny
+            self.dc = dc
+            self.scale = scale
+            let count = Self.frequencies(nx: nx, ny: ny).count
+            var ac: [Double] = []
+            ac.reserveCapacity(count)
+            for _ in 0..<count {
+                let nibble = (bytes[start + (index >> 1)] >> ((index & 1) << 2)) & 15
+                ac.append((Double(nibble) / 7.5 - 1) * scale)
+                index += 1
+            }
+            self.ac = ac
+        }
+
+        /// The AC terms as a grid `[cy * nx + cx]`, zero where the triangle keeps none, each
+        /// doubled (the DCT's weight of a non-DC term).
+        var doubledGrid: [Double] {
+            var grid = [Double](repeating: 0, count: nx * ny)
+            for (term, frequency) in zip(ac, Self.frequencies(nx: nx, ny: ny)) {
+                grid[frequency.cy * nx + frequency.cx] = 2 * term
+            }
+            return grid
+        }
+    }
+}
