@@ -75,6 +75,11 @@ extension ThumbHash {
         var l: [Double], p: [Double], q: [Double], a: [Double]
         var hasAlpha: Bool
 
+        /// Pixel `i`'s red, green and blue, 0–255.
+        private static func colour(_ pixels: [UInt8], _ i: Int) -> SIMD3<Double> {
+            SIMD3<Double>(Double(pixels[i * 4]), Double(pixels[i * 4 + 1]), Double(pixels[i * 4 + 2]))
+        }
+
         init(_ image: Bitmap) {
             let count = image.width * image.height
             let pixels = image.pixels
@@ -82,7 +87,7 @@ extension ThumbHash {
             var average = SIMD3<Double>(repeating: 0), totalAlpha = 0.0
             for i in 0..<count {
                 let alpha = Double(pixels[i * 4 + 3]) / 255
-                average += alpha / 255 * SIMD3(Double(pixels[i * 4]), Double(pixels[i * 4 + 1]), Double(pixels[i * 4 + 2]))
+                average += (alpha / 255) * Self.colour(pixels, i)
                 totalAlpha += alpha
             }
             if totalAlpha > 0 { average /= totalAlpha }
@@ -93,8 +98,7 @@ extension ThumbHash {
             a = l
             for i in 0..<count {
                 let alpha = Double(pixels[i * 4 + 3]) / 255
-                let rgb = average * (1 - alpha)
-                    + alpha / 255 * SIMD3(Double(pixels[i * 4]), Double(pixels[i * 4 + 1]), Double(pixels[i * 4 + 2]))
+                let rgb: SIMD3<Double> = average * (1 - alpha) + (alpha / 255) * Self.colour(pixels, i)
                 l[i] = (rgb.x + rgb.y + rgb.z) / 3
                 p[i] = (rgb.x + rgb.y) / 2 - rgb.z
                 q[i] = rgb.x - rgb.y
