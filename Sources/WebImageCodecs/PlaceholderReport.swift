@@ -44,10 +44,12 @@ package struct PlaceholderReport: Sendable {
     /// - Throws: ``ImageError/corruptData(_:)`` for components out of range.
     package init(decoded container: ImageContainer, blurHashComponents: BlurHash.Components = .init(x: 4, y: 3)) throws(ImageError) {
         color = ColorReport(profile: container.iccProfile)
-        // The hashes describe what a browser shows: the pixels in sRGB. A CMYK JPEG kept as
-        // stored is the naive conversion already (its profile is not an RGB one).
-        let shown = ColorConversion.apply(container, options: ImageDecodingOptions(), always: true)
-        let reduced = shown.image.placeholderReduction(maxSide: Self.decodedSide)
+        // The hashes describe what a browser shows: the pixels in sRGB, converted once reduced
+        // (a few thousand pixels, whatever size the decode was). A profile that is not an RGB or
+        // grey one is left out, as a decode to sRGB leaves it: a CMYK JPEG kept as stored is
+        // the naive conversion already.
+        let reduced = ColorConversion.apply(
+            container.image.placeholderReduction(maxSide: Self.decodedSide), profile: container.iccProfile, options: ImageDecodingOptions())
         thumbHash = ThumbHash(encoding: reduced)
         blurHash = try BlurHash(encoding: reduced, components: blurHashComponents)
         dominantColor = reduced.dominantColor
