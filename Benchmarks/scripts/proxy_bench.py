@@ -11,7 +11,11 @@ Every photo of the corpus resized to 300 px wide, requested round-robin by wrk o
 - the URL dialects (issue 12): thumbor URLs served by us (`/thumbor/unsafe/300x0/NAME`) beside
   the real thumbor answering the same URLs; imgproxy URLs (`rs:fit:300:0`) beside a libvips
   server doing the same resize (Benchmarks/scripts/vips_server.py, two processes); and warm
-  thumbor and imgproxy URLs beside a warm `/image` URL.
+  thumbor and imgproxy URLs beside a warm `/image` URL;
+- `/info` (issue 30): a cold `/info` of a 12-megapixel JPEG (made from the corpus's largest JPEG
+  with Pillow) beside a cold `/image?w=64` of the same file, one request at a time with the
+  caches off, alternating: `/info` decodes at most 100 px (1/8 scale by the DCT), so it should
+  cost no more than the smallest thumbnail.
 
 Prints one Markdown table in the format of WebImageBenchmarks (ours, reference, ratio, target).
 Usage: proxy_bench.py WEBIMAGE_BINARY PHOTOS_DIR
@@ -94,10 +98,10 @@ class Servers:
         self.binary, self.photos, self.workdir = binary, photos, workdir
         self.processes = []
 
-    def start_ours(self, name, extra):
+    def start_ours(self, name, extra, origin=None):
         log = open(os.path.join(self.workdir, f"{name}.log"), "w")
         process = subprocess.Popen(
-            [self.binary, "serve", "--port", "0", "--origin-dir", self.photos, "--log-level", "warning",
+            [self.binary, "serve", "--port", "0", "--origin-dir", origin or self.photos, "--log-level", "warning",
              "--max-concurrent", "256", "--cache-dir", os.path.join(self.workdir, f"{name}-cache")] + extra,
             stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True)
         self.processes.append(process)
@@ -204,6 +208,51 @@ MAX_HEIGHT = 0
                 os.killpg(process.pid, signal.SIGKILL)
 
 
+INFO_SIDE = (4000, 3000)
+
+
+def twelve_megapixel_jpeg(photos, names, folder):
+    """A 4000×3000 baseline JPEG at quality 90, resized from the corpus's largest JPEG, in
+    `folder`; its name, or None without Pillow."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    jpegs = [os.path.join(photos, n) for n in names if n.lower().endswith((".jpg", ".jpeg"))]
+
+    def pixels(path):
+        with Image.open(path) as im:
+            return im.size[0] * im.size[1]
+    with Image.open(max(jpegs, key=pixels)) as im:
+        im.convert("RGB").resize(INFO_SIDE, Image.LANCZOS).save(os.path.join(folder, "twelve.jpg"), quality=90)
+    return "twelve.jpg"
+
+
+def info_against_thumbnail(servers, photos, names, workdir):
+    """Median milliseconds of a cold `/info` and of a cold `/image?w=64` of one 12 MP JPEG,
+    each asked PROXY_INFO_ROUNDS times (default 20), one at a time, alternating; None without
+    Pillow."""
+    folder = os.path.join(workdir, "info-origin")
+    os.makedirs(folder)
+    name = twelve_megapixel_jpeg(photos, names, folder)
+    if name is None:
+        return None
+    base = servers.start_ours("info", ["--no-cache"], origin=folder)
+    source = urllib.parse.quote("local:///" + name, safe="")
+    paths = {"info": f"/info?url={source}", "image": f"/image?url={source}&w=64"}
+    rounds = int(os.environ.get("PROXY_INFO_ROUNDS", "20"))
+    times = {"info": [], "image": []}
+    for round_index in range(rounds + 2):
+        for kind in ("info", "image") if round_index % 2 == 0 else ("image", "info"):
+            started = time.perf_counter()
+            fetch(base + paths[kind])
+            elapsed = (time.perf_counter() - started) * 1000
+            if round_index >= 2:  # the first two rounds warm the page cache and the threads
+                times[kind].append(elapsed)
+    median = lambda values: sorted(values)[len(values) // 2]
+    return median(times["info"]), median(times["image"]), rounds
+
+
 def row(name, ours, reference, reference_name, unit, target=None, higher_is_better=True):
     ratio = ours / reference if reference else float("inf")
     if target is None:
@@ -301,6 +350,15 @@ def main():
         row("warm, imgproxy URLs, requests/s", results["ours warm, imgproxy URLs"][0], ours_warm[0], "warm /image URLs", "req/s", 0.9)
         row("cold, AVIF output (libaom speed 10), requests/s", results["ours cold, AVIF"][0], results["ours cold, WebP"][0], "ours, WebP output", "req/s")
         row("cold, AVIF output, requests/s", results["ours cold, AVIF"][0], results["libvips server, AVIF"][0], "pyvips server, heifsave AV1 effort 0 (2 processes)", "req/s")
+        info = info_against_thumbnail(servers, photos, names, workdir)
+        if info is None:
+            print("  proxy: /info against /image?w=64 skipped: Pillow is not installed (make bench installs it)", file=sys.stderr)
+        else:
+            info_ms, image_ms, rounds = info
+            print(f"  /info of a {INFO_SIDE[0]}×{INFO_SIDE[1]} JPEG: {info_ms:.1f} ms; /image?w=64: {image_ms:.1f} ms "
+                  f"(medians of {rounds}, cold); ratio {info_ms / image_ms:.3f}×", file=sys.stderr)
+            row(f"cold /info of a 12 MP JPEG (median of {rounds}), ms", info_ms, image_ms,
+                "cold /image?w=64 of the same JPEG", "ms", 1.0, higher_is_better=False)
         errors = sum(r[3] for r in results.values())
         if errors:
             print(f"proxy benchmark: {errors} failed requests", file=sys.stderr)

@@ -4,14 +4,18 @@ import WebImageCodecs
 
 /// What `webimage info` reports about one file: its ``ImageMetadata``, read from the headers and
 /// a walk over the file's chunks or blocks without decoding any pixels, so a 42-frame GIF costs
-/// one pass over its bytes, not 42 frame decodes; and its colour, which only a decoder knows.
+/// one pass over its bytes, not 42 frame decodes; and what only a decoder knows, from one small
+/// decode of the first frame: its colour, its placeholders (ThumbHash, BlurHash) and its
+/// dominant colour.
 struct ImageFileInfo {
     /// The path as the user typed it.
     var file: String
     var bytes: Int
     var metadata: ImageMetadata
     /// `nil` when the file does not decode.
-    var color: ColorReport?
+    var placeholders: PlaceholderReport?
+    /// `nil` when the file does not decode.
+    var color: ColorReport? { placeholders?.color }
 
     /// Why a file cannot be reported; the message is what the user sees after the path.
     struct Failure: Error, CustomStringConvertible {
@@ -47,20 +51,18 @@ struct ImageFileInfo {
         }
         self.file = file
         self.bytes = data.count
-        color = Self.colorReport(data)
+        placeholders = Self.placeholderReport(data)
     }
 
     /// The profile a decode converts from is the decoders' judgement (a PNG's colour chunks in
     /// their order of precedence, an `nclx` box, a JPEG XL's colour encoding, a profile lcms2
-    /// refuses), so the colour facts come from one: of the first frame, at the smallest size
-    /// the format allows, keeping the colour space and its profile.
-    private static func colorReport(_ data: Data) -> ColorReport? {
-        var options = ImageDecodingOptions()
-        options.colorSpace = .preserve
-        options.firstFrameOnly = true
-        options.thumbnail = .maxPixelSize(16)
+    /// refuses), so the colour facts come from one: of the first frame, at most 100 px a side
+    /// (a JPEG at 1/8 scale, never full size), keeping the colour space and its profile. The
+    /// placeholders (4×3 BlurHash) and the dominant colour are read from the same decode.
+    private static func placeholderReport(_ data: Data) -> PlaceholderReport? {
+        let options = PlaceholderReport.decodingOptions(from: ImageDecodingOptions())
         guard let container = try? registry.decode(data, options: options) else { return nil }
-        return ColorReport(profile: container.iccProfile)
+        return try? PlaceholderReport(decoded: container)
     }
 
     private static let registry = CoderRegistry.command()
@@ -94,6 +96,13 @@ struct ImageFileInfo {
             fields.append(("convertsToSRGB", String(color.convertsToSRGB)))
             if let profile = color.profileDescription { fields.append(("colorProfile", try Self.jsonString(profile))) }
         }
+        if let placeholders {
+            fields += [
+                ("dominantColor", try Self.jsonString(placeholders.dominantColor.hex)),
+                ("thumbHash", try Self.jsonString(placeholders.thumbHash.base64)),
+                ("blurHash", try Self.jsonString(placeholders.blurHash.string)),
+            ]
+        }
         if metadata.isTruncated { fields.append(("truncated", "true")) }
         return "{" + fields.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
     }
@@ -113,6 +122,7 @@ struct ImageFileInfo {
             .init("BYTES", alignment: .right), .init("DIMENSIONS"), .init("ORIENTATION"),
             .init("FRAMES", alignment: .right), .init("LOOP"), .init("DURATIONS (ms)"),
             .init("BITS", alignment: .right), .init("TO SRGB"), .init("COLOUR PROFILE"),
+            .init("DOMINANT"), .init("THUMBHASH"), .init("BLURHASH"),
         ])
         for record in records {
             let metadata = record.metadata
@@ -130,6 +140,9 @@ struct ImageFileInfo {
                 metadata.bitDepth.map(String.init) ?? "-",
                 record.color.map { $0.convertsToSRGB ? "yes" : "no" } ?? "-",
                 record.color?.profileDescription ?? "-",
+                record.placeholders?.dominantColor.hex ?? "-",
+                record.placeholders?.thumbHash.base64 ?? "-",
+                record.placeholders?.blurHash.string ?? "-",
             ])
         }
         return table.rendered

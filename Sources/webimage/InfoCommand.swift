@@ -4,8 +4,10 @@ import WebImage
 
 /// `webimage info FILE...`: what each file is, judged from its bytes: the sniffed format and
 /// the ``ImageMetadata`` its headers and chunks give (size after orientation, orientation,
-/// frames, loop count, durations, bit depth), read without decoding pixels, and its colour
-/// (the profile a decode converts from, and whether converting to sRGB changes the pixels).
+/// frames, loop count, durations, bit depth), read without decoding pixels; its colour (the
+/// profile a decode converts from, and whether converting to sRGB changes the pixels); and its
+/// placeholders, from the same small decode: the dominant colour, the ThumbHash and the 4×3
+/// BlurHash that a page or an app can show before the image arrives.
 ///
 /// ```
 /// $ webimage info Demo/images/thumb-Kite.jpg Demo/images/apng-delay.png
@@ -16,11 +18,11 @@ import WebImage
 struct InfoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show each image's format, MIME type, bytes, dimensions, orientation, frames, loop count, frame durations, bit depth and colour profile.",
+        abstract: "Show each image's format, MIME type, bytes, dimensions, orientation, frames, loop count, frame durations, bit depth, colour profile, dominant colour, ThumbHash and BlurHash.",
         discussion: """
             The format is sniffed from the file's first bytes, never from its name: a .png \
-            that is really an animated PNG shows as apng. Apart from the colour columns, \
-            nothing is decoded: the facts come \
+            that is really an animated PNG shows as apng. Apart from the colour and placeholder \
+            columns, nothing is decoded: the facts come \
             from the headers and a walk over the file's chunks or blocks (a GIF's frames are \
             counted without decompressing them). Dimensions are after EXIF orientation, which \
             is shown as stored (1-8). A dash means the file does not say; a frame count with \
@@ -33,6 +35,12 @@ struct InfoCommand: AsyncParsableCommand {
             default decode changes the pixels (no for sRGB by another name, or for a profile \
             that cannot be used and is ignored).
 
+            The same decode, at most 100 pixels a side (a JPEG at 1/8 scale through its DCT, \
+            never full size) and upright, gives the placeholder columns, read in sRGB: \
+            DOMINANT, the most common colour as #rrggbb (transparent pixels ignored); \
+            THUMBHASH, the image's ThumbHash in base64 (its aspect ratio and alpha included); \
+            BLURHASH, its BlurHash with 4×3 components.
+
             A file that cannot be read, or is no image format webimage knows, is reported on \
             standard error; the others are still listed, and the exit status is 1.
             """
@@ -43,7 +51,7 @@ struct InfoCommand: AsyncParsableCommand {
 
     @OptionGroup var cache: CacheOptions
 
-    @Flag(help: "Print one JSON object per line instead of a table (keys: file, format, mime, bytes, width, height, orientation, frames, loopCount, durations, bitDepth, convertsToSRGB, colorProfile, truncated; unknown ones left out).")
+    @Flag(help: "Print one JSON object per line instead of a table (keys: file, format, mime, bytes, width, height, orientation, frames, loopCount, durations, bitDepth, convertsToSRGB, colorProfile, dominantColor, thumbHash, blurHash, truncated; unknown ones left out).")
     var json = false
 
     func run() async throws {

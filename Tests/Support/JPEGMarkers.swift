@@ -14,6 +14,18 @@ public enum JPEGMarkers {
         return result
     }
 
+    /// `jpeg` with an APP1 `Exif` segment right after SOI whose one tag is `Orientation` =
+    /// `orientation` (1–8): a file whose pixels are stored turned, as a camera writes them.
+    public static func insertingOrientation(_ orientation: Int, into jpeg: Data) -> Data {
+        // A big-endian TIFF header, then IFD0 at offset 8 with one entry: tag 0x0112, type SHORT,
+        // count 1, the value in the entry's first two bytes; no next IFD.
+        let tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8,
+                             0, 1,
+                             0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, UInt8(orientation), 0, 0,
+                             0, 0, 0, 0]
+        return insertingSegment(marker: 0xE1, payload: Array("Exif".utf8) + [0, 0] + tiff, into: jpeg)
+    }
+
     /// `jpeg` with a marker segment inserted right after SOI.
     public static func insertingSegment(marker: UInt8, payload: [UInt8], into jpeg: Data) -> Data {
         let length = payload.count + 2

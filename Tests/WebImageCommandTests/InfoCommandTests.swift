@@ -70,8 +70,9 @@ struct InfoCommandTests {
             if metadata.isTruncated { expectedKeys.insert("truncated") }
             #expect(object["bitDepth"] as? Int == metadata.bitDepth, "\(name)")
             if metadata.bitDepth != nil { expectedKeys.insert("bitDepth") }
-            // The colour facts of every fixture that decodes (InfoColourTests checks their values).
-            if object["convertsToSRGB"] != nil { expectedKeys.insert("convertsToSRGB") }
+            // The colour facts and the placeholders of every fixture that decodes, from one
+            // decode (InfoColourTests and InfoPlaceholderTests check their values).
+            if object["convertsToSRGB"] != nil { expectedKeys.formUnion(["convertsToSRGB", "dominantColor", "thumbHash", "blurHash"]) }
             if object["colorProfile"] != nil { expectedKeys.insert("colorProfile") }
             // Unknown values are left out, not null.
             #expect(Set(object.keys) == expectedKeys, "\(name)")

@@ -107,16 +107,16 @@ import WebImageTestSupport
         #expect(try await harness.request(harness.imagePath("/q.png", "w=16")).status == 200)
         let path = "/imgproxy/_/rs:fit:16:16/plain/" + harness.origin.url("/q.png").absoluteString
         #expect(try await harness.request(path).status == 200)
-        #expect(harness.proxy.configuration.unsignedRoutes == ["/image", "/imgproxy/…"])
+        #expect(harness.proxy.configuration.unsignedRoutes == ["/image", "/info", "/imgproxy/…"])
         var unsafeThumbor = ImageProxy.Configuration(cacheDirectory: nil)
         unsafeThumbor.thumbor.allowsUnsafe = true
         unsafeThumbor.imgproxy.prefix = nil
-        #expect(unsafeThumbor.unsignedRoutes == ["/image", "/thumbor/unsafe/…"])
+        #expect(unsafeThumbor.unsignedRoutes == ["/image", "/info", "/thumbor/unsafe/…"])
         var allowedImage = ImageProxy.Configuration(cacheDirectory: nil)
         allowedImage.imgproxy.key = "736563726574"
         allowedImage.imgproxy.salt = "68656C6C6F"
         allowedImage.allowsUnsignedImageURLs = true
-        #expect(allowedImage.unsignedRoutes == ["/image"])
+        #expect(allowedImage.unsignedRoutes == ["/image", "/info"])
     }
 
     // MARK: SSRF

@@ -1,7 +1,7 @@
 /// Which URLs each dialect answers without a signature: one rule for all of them, so that an
 /// operator who configures a key closes the whole proxy, not the one dialect the key is for.
 ///
-/// - A dialect with a key of its own (``ImageProxy/Configuration/signingKey`` for `/image`,
+/// - A dialect with a key of its own (``ImageProxy/Configuration/signingKey`` for `/image` and `/info`,
 ///   ``ThumborConfiguration/key``, ``ImgproxyConfiguration/key``) answers only URLs signed with
 ///   it.
 /// - When any key is configured, a dialect without one answers nothing unsigned (`403`),
@@ -24,12 +24,13 @@ struct SigningPolicy: Sendable {
         answersUnsafeThumborURLs = configuration.thumbor.allowsUnsafe
     }
 
-    /// The routes that answer unsigned URLs, among the dialects that are on (`/image`,
-    /// `/imgproxy/…`, `/thumbor/unsafe/…`): empty when every request must be signed.
+    /// The routes that answer unsigned URLs, among the dialects that are on (`/image` and
+    /// `/info`, which follow one rule, `/imgproxy/…`, `/thumbor/unsafe/…`): empty when every
+    /// request must be signed.
     static func openRoutes(_ configuration: ImageProxy.Configuration) -> [String] {
         let policy = SigningPolicy(configuration)
         var routes: [String] = []
-        if policy.answersUnsignedImageURLs { routes.append("/image") }
+        if policy.answersUnsignedImageURLs { routes += ["/image", "/info"] }
         if policy.answersUnsignedImgproxyURLs, let prefix = configuration.imgproxy.normalizedPrefix { routes.append(prefix + "/…") }
         if policy.answersUnsafeThumborURLs, let prefix = configuration.thumbor.normalizedPrefix { routes.append(prefix + "/unsafe/…") }
         return routes
@@ -43,7 +44,7 @@ extension ImageProxy.Configuration {
     ///
     /// ```swift
     /// let configuration = ImageProxy.Configuration(cacheDirectory: nil)
-    /// print(configuration.unsignedRoutes)   // ["/image", "/imgproxy/…"]: no key is configured
+    /// print(configuration.unsignedRoutes)   // ["/image", "/info", "/imgproxy/…"]: no key is configured
     /// ```
     public var unsignedRoutes: [String] { SigningPolicy.openRoutes(self) }
 }

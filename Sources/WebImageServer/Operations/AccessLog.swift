@@ -53,7 +53,7 @@ struct AccessLog: Sendable {
     /// A fixed set of route names, so a scan of random paths cannot grow the metrics.
     static func route(_ path: String) -> String {
         switch path {
-        case "/image", "/healthz", "/metrics", "/", "/favicon.ico": path
+        case "/image", "/info", "/healthz", "/metrics", "/", "/favicon.ico": path
         default: "other"
         }
     }

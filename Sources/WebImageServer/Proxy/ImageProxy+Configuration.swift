@@ -36,11 +36,11 @@ extension ImageProxy {
         public var allowedHosts: [String] = []
         /// The SSRF rule for resolved addresses.
         public var addressPolicy = AddressPolicy()
-        /// With a key, every `/image` request must be signed (``URLSigner``), and the other
+        /// With a key, every `/image` and `/info` request must be signed (``URLSigner``), and the other
         /// dialects answer only URLs signed with their own keys (``unsignedRoutes``).
         public var signingKey: String?
-        /// Answer unsigned `/image` requests even though a thumbor or imgproxy key is
-        /// configured. Without any key, `/image` answers unsigned requests anyway; with
+        /// Answer unsigned `/image` and `/info` requests even though a thumbor or imgproxy key is
+        /// configured. Without any key, they are answered unsigned anyway; with
         /// ``signingKey``, never. Default: `false`.
         public var allowsUnsignedImageURLs = false
         /// `Cache-Control: max-age` of images, in seconds, and how long the proxy keeps a variant

@@ -39,7 +39,7 @@ public final class ImageProxy: Sendable {
     public let metrics: ProxyMetrics
     let originGuard: OriginGuard
     /// ``OriginGuard/policyDigest``, computed once.
-    private let policyDigest: String
+    let policyDigest: String
     let variants: VariantCache
     /// Every connection to an origin goes through it: see ``EgressGuard``.
     private let egress: EgressGuard
@@ -216,33 +216,46 @@ public final class ImageProxy: Sendable {
     /// ``negotiatedFormat(accept:)`` gave the client.
     func image(for recipe: RenderRecipe, accepted: ImageFormat?) async throws(ProxyError) -> Output {
         let plan = try plan(for: recipe, accepted: accepted)
-        if let (image, source) = await variants.image(forKey: plan.key) {
-            metrics.recordVariant(source.rawValue)
-            return Output(image: image, source: source, variesOnAccept: plan.variesOnAccept)
+        return try await output(forKey: plan.key, of: recipe.source, variesOnAccept: plan.variesOnAccept) {
+            try await self.render(recipe, from: try await self.checkedSourceURL(recipe.source), as: plan.target)
+        }
+    }
+
+    /// The output kept under `key` (memory, then disk), else the one another request is making
+    /// now, else the fleet's result store's, else `render`'s: the way of every answer the proxy
+    /// caches (an image of any dialect, `/info`'s JSON). `source` is the source the work reads,
+    /// for the status of a failure.
+    func output(
+        forKey key: String, of source: ProxyRequest.Source, variesOnAccept: Bool,
+        render: @escaping @Sendable () async throws -> Rendered
+    ) async throws(ProxyError) -> Output {
+        if let (image, cached) = await variants.image(forKey: key) {
+            metrics.recordVariant(cached.rawValue)
+            return Output(image: image, source: cached, variesOnAccept: variesOnAccept)
         }
         // The task removes itself from the table when it ends.
         let task = inProgress.withLock { tasks in
-            if let task = tasks[plan.key] { return task }
-            let task = Task { try await self.make(recipe, as: plan.target, key: plan.key) }
-            tasks[plan.key] = task
+            if let task = tasks[key] { return task }
+            let task = Task { try await self.make(key: key, render: render) }
+            tasks[key] = task
             return task
         }
         do {
             let made = try await task.value
-            let source: VariantSource = made.isFromResultStore ? .disk : .miss
-            var output = Output(image: made.image, source: source, variesOnAccept: plan.variesOnAccept, isComplete: made.isComplete)
+            let origin: VariantSource = made.isFromResultStore ? .disk : .miss
+            var output = Output(image: made.image, source: origin, variesOnAccept: variesOnAccept, isComplete: made.isComplete)
             output.isFromResultStore = made.isFromResultStore
             metrics.recordVariant(output.cacheLabel)
             return output
         } catch {
-            throw Self.proxyError(error, source: recipe.source)
+            throw Self.proxyError(error, source: source)
         }
     }
 
     /// The answer to a failure of `source`'s work: a ``ProxyError`` as it is, an ``ImageError``
     /// by its kind, anything else a 500. The file loader's refusals (not a regular file, such
     /// as a FIFO; a link out of the folder) name no file the proxy serves: 404.
-    private static func proxyError(_ error: any Error, source: ProxyRequest.Source) -> ProxyError {
+    static func proxyError(_ error: any Error, source: ProxyRequest.Source) -> ProxyError {
         switch error {
         case let error as ProxyError:
             return error
@@ -257,15 +270,18 @@ public final class ImageProxy: Sendable {
     }
 
     /// The size and frame count of `recipe`'s source, decoded through the pipeline (and its
-    /// caches) after the same checks as an image: what thumbor's `meta/` reports.
+    /// caches) after the same checks as an image, and its placeholders (``PlaceholderReport``,
+    /// from the decoded first frame): what thumbor's `meta/` reports.
     ///
     /// - Throws: a ``ProxyError`` with the status to answer.
-    func sourceSize(of recipe: RenderRecipe) async throws(ProxyError) -> (width: Int, height: Int, frames: Int) {
+    func sourceSize(of recipe: RenderRecipe) async throws(ProxyError) -> (width: Int, height: Int, frames: Int, placeholders: PlaceholderReport) {
         _ = try plan(for: recipe, accepted: nil)
         let url = try await checkedSourceURL(recipe.source)
         do {
             let container = try await manager.image(for: originalRequest(url, options: [.retryFailed])).container
-            return (container.image.width, container.image.height, container.animation?.frames.count ?? 1)
+            // Reduced from the decoded image, a few milliseconds of the decode thread's.
+            let placeholders = try await manager.configuration.executor.run { try PlaceholderReport(decoded: container) }
+            return (container.image.width, container.image.height, container.animation?.frames.count ?? 1, placeholders)
         } catch {
             throw Self.proxyError(error, source: recipe.source)
         }
@@ -314,7 +330,7 @@ public final class ImageProxy: Sendable {
 
     /// The checks of `source` that need no DNS, and whether it is an HTTP origin (whose
     /// variants then carry the origin policy in their keys).
-    private func checkWithoutResolving(_ source: ProxyRequest.Source) throws(ProxyError) -> Bool {
+    func checkWithoutResolving(_ source: ProxyRequest.Source) throws(ProxyError) -> Bool {
         guard case .remote(let url) = source else { return false }
         if url.scheme == "s3" {
             try checkBucket(of: url)
@@ -342,7 +358,7 @@ public final class ImageProxy: Sendable {
     /// The URL the pipeline loads: the remote URL once the guard accepts it (the loader checks
     /// it again, with every redirect), the `s3://` URL as it is (``plan(for:accepted:)``
     /// checked its bucket), or the file inside the origin folder.
-    private func checkedSourceURL(_ source: ProxyRequest.Source) async throws(ProxyError) -> URL {
+    func checkedSourceURL(_ source: ProxyRequest.Source) async throws(ProxyError) -> URL {
         switch source {
         case .remote(let url) where url.scheme == "s3":
             return url
@@ -367,13 +383,13 @@ public final class ImageProxy: Sendable {
 
     /// The variant from the fleet's result store, else rendered now (and then offered to the
     /// store): the work of one entry of the in-progress table, which it leaves when done.
-    private func make(_ request: RenderRecipe, as target: ImageFormat?, key: String) async throws -> Rendered {
+    private func make(key: String, render: () async throws -> Rendered) async throws -> Rendered {
         defer { _ = inProgress.withLock { $0.removeValue(forKey: key) } }
         if let resultStore, let image = await resultStore.variant(forKey: key) {
             await variants.store(image, forKey: key)
             return Rendered(image: image, isComplete: true, isFromResultStore: true)
         }
-        let rendered = try await render(request, from: try await checkedSourceURL(request.source), as: target)
+        let rendered = try await render()
         // An image of a damaged source is answered, never kept as if it were whole.
         if rendered.isComplete {
             await variants.store(rendered.image, forKey: key)
@@ -387,7 +403,7 @@ public final class ImageProxy: Sendable {
     /// through a redirect that today's policy refuses (a host since removed from the
     /// allowlist, loopback no longer allowed) is a cache hit that would never follow the
     /// redirect again, so after a restart with a stricter policy it must not be found.
-    private func originalRequest(_ url: URL, options: ImageOptions) -> ImageRequest {
+    func originalRequest(_ url: URL, options: ImageOptions) -> ImageRequest {
         var request = ImageRequest(url: url, options: options)
         if let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
             let digest = policyDigest
@@ -396,12 +412,17 @@ public final class ImageProxy: Sendable {
         return request
     }
 
-    /// ``renderWithinBudget(_:from:as:)`` under the ``Configuration/workBudget``: a budget spent
-    /// is a `503`, not the origin's `504`.
+    /// ``renderWithinBudget(_:from:as:)`` under the work budget.
     private func render(_ recipe: RenderRecipe, from url: URL, as target: ImageFormat?) async throws -> Rendered {
+        try await withinWorkBudget { try await renderWithinBudget(recipe, from: url, as: target) }
+    }
+
+    /// `work` under the ``Configuration/workBudget``: a budget spent is a `503`, not the
+    /// origin's `504`.
+    func withinWorkBudget<T>(_ work: () async throws -> T) async throws -> T {
         let budget = WorkDeadline(configuration.workBudget)
         do {
-            return try await WorkDeadline.$budget.withValue(budget) { try await renderWithinBudget(recipe, from: url, as: target) }
+            return try await WorkDeadline.$budget.withValue(budget) { try await work() }
         } catch ImageError.timeout(let detail) where budget.isSpent {
             throw ProxyError(status: 503, message: "the image takes more work than this server allows", detail: detail)
         }

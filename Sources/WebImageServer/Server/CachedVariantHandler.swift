@@ -6,9 +6,9 @@ import Logging
 import NIOCore
 import NIOHTTPTypes
 
-/// Answers `GET` and `HEAD` requests of `/image`, thumbor and imgproxy URLs whose variant is in
-/// memory on the connection's event loop, before Hummingbird's router; hands every other
-/// request on untouched.
+/// Answers `GET` and `HEAD` requests of `/image`, `/info`, thumbor and imgproxy URLs whose
+/// variant (or `/info` answer) is in memory on the connection's event loop, before
+/// Hummingbird's router; hands every other request on untouched.
 ///
 /// A cached variant costs one memory-cache lookup; through the router it also costs the async
 /// layer (a hop from the event loop to the cooperative pool and back, the request and response
@@ -138,7 +138,7 @@ final class CachedVariantHandler: ChannelDuplexHandler, RemovableChannelHandler 
     /// the request to the router (which then answers refusals and errors too).
     private func answer(to request: HTTPRequest) -> Answer? {
         guard request.method == .get || request.method == .head, let target = request.path,
-              target.utf8.starts(with: "/image?".utf8) || server.mayBeDialectURL(target) else { return nil }
+              target.utf8.starts(with: "/image?".utf8) || target.utf8.starts(with: "/info?".utf8) || server.mayBeDialectURL(target) else { return nil }
         let fields = request.headerFields
         if let connection = fields[.connection], connection.lowercased().contains("close") { return nil }
         let started = ContinuousClock.now

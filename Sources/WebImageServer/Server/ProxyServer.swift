@@ -15,6 +15,7 @@ import WebImage
 /// | route | answers |
 /// |---|---|
 /// | `GET`/`HEAD /image?url=…` | the processed image (see ``ProxyRequest``) |
+/// | `GET`/`HEAD /info?url=…` | the source's dimensions, format, frames, colour space, dominant colour, ThumbHash and BlurHash, as JSON |
 /// | `GET /healthz` | `ok`, and the result store's state when there is one (never a failure) |
 /// | `GET /metrics` | Prometheus text format |
 /// | `GET /` | the gallery of the origin folder |
@@ -101,6 +102,9 @@ public struct ProxyServer: Sendable {
         }
         router.get("/image") { request, context in
             await imageResponse(request, context: context)
+        }
+        router.get("/info") { request, context in
+            await infoResponse(request, context: context)
         }
         router.get("/healthz") { [resultStore = proxy.resultStore] _, _ in
             // The store is an optimisation: its state is reported, never a reason to fail.
@@ -260,17 +264,24 @@ public struct ProxyServer: Sendable {
     /// The checks and parsing every `/image` request goes through, whichever side answers it:
     /// the signature, then the parameters.
     func imageRequest(uri: URI) throws(ProxyError) -> ProxyRequest {
-        if let signer = proxy.signer {
-            guard signer.isValid(path: uri.path, query: uri.query) else { throw ProxyError.badSignature }
-        } else if !answersUnsignedImageURLs {
-            throw ProxyError.badSignature
-        }
+        try checkSignature(uri)
         return try ProxyRequest(
             query: uri.query, limits: proxy.configuration.limits,
             allowsLocal: proxy.configuration.originDirectory != nil)
     }
 
-    /// A request target (`/image?…`) whose checks have passed, as `CachedVariantHandler` keeps it.
+    /// The signature rule of the proxy's own routes (`/image`, `/info`): the key's MAC of the
+    /// whole target when a key is configured, else nothing unless unsigned URLs are answered
+    /// (``SigningPolicy``).
+    func checkSignature(_ uri: URI) throws(ProxyError) {
+        if let signer = proxy.signer {
+            guard signer.isValid(path: uri.path, query: uri.query) else { throw ProxyError.badSignature }
+        } else if !answersUnsignedImageURLs {
+            throw ProxyError.badSignature
+        }
+    }
+
+    /// A request target (`/image?…`, `/info?…`) whose checks have passed, as `CachedVariantHandler` keeps it.
     struct RecognizedTarget: Hashable, Sendable {
         var target: String
         /// What `format=auto` gives the client (``ImageProxy/negotiatedFormat(accept:)``).
@@ -288,7 +299,7 @@ public struct ProxyServer: Sendable {
         var path: String
     }
 
-    /// The plan of an `/image` request target once every check has passed, or `nil` if one fails
+    /// The plan of an `/image` (or `/info`) request target once every check has passed, or `nil` if one fails
     /// (the router then answers it). Targets that passed are remembered (``recognizedTargets``):
     /// the signature, the parameters and the origin's checks give the same answer for the same
     /// target as long as the process runs, and re-parsing them was most of a cached response's cost.
@@ -296,17 +307,27 @@ public struct ProxyServer: Sendable {
         let key = RecognizedTarget(target: target, accepted: accepted)
         if let known = recognizedTargets.value(forKey: key) { return known }
         let uri = URI(target)
-        guard let (recipe, headers) = recognizedRecipe(uri),
-              let plan = try? proxy.plan(for: recipe, accepted: accepted) else { return nil }
-        let recognized = RecognizedRequest(plan: plan, sourceKey: RenderRecipe.sourceKey(recipe.source), headers: headers, path: uri.path)
-        let cost = target.utf8.count + plan.key.utf8.count + recognized.sourceKey.utf8.count + (headers.disposition?.name.utf8.count ?? 0)
+        let recognized: RecognizedRequest
+        if uri.path == "/info" {
+            // An /info answer is kept as a variant is, under its own key.
+            guard let info = try? infoRequest(uri: uri), let infoKey = try? proxy.infoKey(for: info) else { return nil }
+            let plan = ImageProxy.Plan(target: nil, key: infoKey, variesOnAccept: false)
+            recognized = RecognizedRequest(plan: plan, sourceKey: RenderRecipe.sourceKey(info.source), headers: DialectHeaders(), path: uri.path)
+        } else {
+            guard let (recipe, headers) = recognizedRecipe(uri),
+                  let plan = try? proxy.plan(for: recipe, accepted: accepted) else { return nil }
+            recognized = RecognizedRequest(plan: plan, sourceKey: RenderRecipe.sourceKey(recipe.source), headers: headers, path: uri.path)
+        }
+        let cost = target.utf8.count + recognized.plan.key.utf8.count + recognized.sourceKey.utf8.count
+            + (recognized.headers.disposition?.name.utf8.count ?? 0)
         recognizedTargets.set(recognized, forKey: key, cost: cost)
         return recognized
     }
 
-    /// The recipe of an `/image` URL, or of a thumbor or imgproxy image URL (not `meta/`, not a
-    /// health check), with what its dialect adds to the headers, once its checks pass; `nil`
-    /// for anything else. A dialect at the root is asked last, as its middleware is.
+    /// The recipe of an `/image` URL, or of a thumbor or imgproxy image URL (not `meta/` or
+    /// `/info/`, not a health check), with what its dialect adds to the headers, once its
+    /// checks pass; `nil` for anything else. A dialect at the root is asked last, as its
+    /// middleware is.
     private func recognizedRecipe(_ uri: URI) -> (RenderRecipe, DialectHeaders)? {
         if uri.path == "/image" {
             guard let parsed = try? imageRequest(uri: uri) else { return nil }
@@ -316,7 +337,8 @@ public struct ProxyServer: Sendable {
         let path = uri.path[...], thumborFirst = thumbor?.prefix.isEmpty != true
         if thumborFirst, let relative = thumbor?.relativePath(path) { return recognizedThumbor(relative) }
         if let imgproxy, let relative = imgproxy.relativePath(path) {
-            guard relative != "/health",
+            // imgproxy's /info/… is JSON reshaped for each request: the router's.
+            guard relative != "/health", !relative.hasPrefix("/info/"),
                   let url = try? imgproxy.url(relative, limits: proxy.configuration.limits, allowsLocal: proxy.configuration.originDirectory != nil)
             else { return nil }
             return (url.recipe, url.headers)

@@ -5,9 +5,9 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageServer_Dialects_SigningPolicy_1() async throws {
-#sourceLocation(file: "Sources/WebImageServer/Dialects/SigningPolicy.swift", line: 45)
+#sourceLocation(file: "Sources/WebImageServer/Dialects/SigningPolicy.swift", line: 46)
     let configuration = ImageProxy.Configuration(cacheDirectory: nil)
-    print(configuration.unsignedRoutes)   // ["/image", "/imgproxy/…"]: no key is configured
+    print(configuration.unsignedRoutes)   // ["/image", "/info", "/imgproxy/…"]: no key is configured
 #sourceLocation()
     _ = configuration
 }

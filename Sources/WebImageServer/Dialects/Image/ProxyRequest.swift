@@ -88,23 +88,7 @@ public struct ProxyRequest: Sendable, Hashable {
     ///
     /// - Throws: a ``ProxyError`` with status 400 naming the first parameter that is wrong.
     public init(query: String?, limits: ImageProxy.Limits = .init(), allowsLocal: Bool = false) throws(ProxyError) {
-        var values: [String: String] = [:]
-        var unknown: String?
-        // Split on the bytes: "&" or "=" after a character that joins the next one (U+0600)
-        // is still a separator, as it is for the signer and for every HTTP server.
-        for item in (query ?? "").utf8[...].split(separator: UInt8(ascii: "&")) {
-            let parts = item.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(decoding: parts[0], as: UTF8.self)
-            guard let value = PercentDecoding.string(parts.count > 1 ? Substring(parts[1]) : "") else {
-                throw .badRequest("\(name) is not valid percent-encoding")
-            }
-            guard values.updateValue(value, forKey: name) == nil else {
-                throw .badRequest("\(name) is given more than once")
-            }
-            // The first in alphabetical order is named, whatever the order in the URL.
-            if !Self.parameters.contains(name), unknown.map({ name < $0 }) ?? true { unknown = name }
-        }
-        if let unknown { throw .badRequest("unknown parameter \(unknown)") }
+        let values = try Self.values(of: query, known: Self.parameters)
         guard let url = values["url"], !url.isEmpty else { throw .badRequest("url is required") }
         self.init(source: try Self.source(url, allowsLocal: allowsLocal))
 
@@ -139,6 +123,32 @@ public struct ProxyRequest: Sendable, Hashable {
     }
 
     static let parameters: Set<String> = ["url", "w", "h", "fit", "format", "q", "blur", "dpr", URLSigner.parameter]
+
+    /// The percent-decoded values of a raw query's parameters, by name, once each is one of
+    /// `known` and given once: the rule of every query the proxy reads (`/image`'s, `/info`'s).
+    ///
+    /// - Throws: a ``ProxyError`` with status 400 naming the parameter that is repeated or not
+    ///   valid percent-encoding, or the first unknown one in alphabetical order.
+    static func values(of query: String?, known: Set<String>) throws(ProxyError) -> [String: String] {
+        var values: [String: String] = [:]
+        var unknown: String?
+        // Split on the bytes: "&" or "=" after a character that joins the next one (U+0600)
+        // is still a separator, as it is for the signer and for every HTTP server.
+        for item in (query ?? "").utf8[...].split(separator: UInt8(ascii: "&")) {
+            let parts = item.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(decoding: parts[0], as: UTF8.self)
+            guard let value = PercentDecoding.string(parts.count > 1 ? Substring(parts[1]) : "") else {
+                throw .badRequest("\(name) is not valid percent-encoding")
+            }
+            guard values.updateValue(value, forKey: name) == nil else {
+                throw .badRequest("\(name) is given more than once")
+            }
+            // The first in alphabetical order is named, whatever the order in the URL.
+            if !known.contains(name), unknown.map({ name < $0 }) ?? true { unknown = name }
+        }
+        if let unknown { throw .badRequest("unknown parameter \(unknown)") }
+        return values
+    }
 
     static func source(_ text: String, allowsLocal: Bool) throws(ProxyError) -> Source {
         if text.prefix(8).lowercased() == "local://" {

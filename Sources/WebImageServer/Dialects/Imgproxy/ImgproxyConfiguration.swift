@@ -14,7 +14,7 @@ import Foundation
 /// Without a key, any signature segment is accepted (`insecure`, `_`, …), as imgproxy does,
 /// but only while no other key is configured either: a proxy with a `/image` or thumbor key
 /// refuses unsigned imgproxy URLs unless ``allowsUnsigned`` opens them.
-/// Under the prefix `/`, the proxy's own routes (`/image`, `/healthz`, `/metrics`, `/`,
+/// Under the prefix `/`, the proxy's own routes (`/image`, `/info`, `/healthz`, `/metrics`, `/`,
 /// `/favicon.ico`) keep their meaning; every other path is an imgproxy URL. thumbor's dialect
 /// then keeps a prefix of its own: both cannot be at the root.
 public struct ImgproxyConfiguration: Sendable, Hashable {

@@ -41,13 +41,30 @@ struct ImgproxyRoute: Sendable {
     /// answered (imgproxy's `insecure`), else the key's MAC of the rest (none without a key). The signature is checked before the options
     /// are read, so that without the key nothing but `403` is learnt.
     func url(_ relative: Substring, limits: ImageProxy.Limits, allowsLocal: Bool, now: Date = Date()) throws(ProxyError) -> ImgproxyURL {
+        try checkSignature(relative, form: "/SIGNATURE/OPTIONS/SOURCE")
+        return try ImgproxyURL(path: relative, presets: presets, limits: limits, allowsLocal: allowsLocal, watermark: watermark, now: now)
+    }
+
+    /// The info URL at `relative`, the path after `/info`, once its signature passes: signed
+    /// as imgproxy signs info URLs, the path after the signature (without `/info`), exactly as a
+    /// processing URL is.
+    func infoURL(_ relative: Substring, allowsLocal: Bool, now: Date = Date()) throws(ProxyError) -> ImgproxyInfoURL {
+        try checkSignature(relative, form: "/info/SIGNATURE/OPTIONS/SOURCE")
+        return try ImgproxyInfoURL(path: relative, allowsLocal: allowsLocal, now: now)
+    }
+
+    /// Refuses `relative` (`/SIGNATURE/…`) unless its signature is the key's MAC of the rest,
+    /// when URLs must be signed; `form` names the URL's shape in the error.
+    private func checkSignature(_ relative: Substring, form: String) throws(ProxyError) {
         let parts = relative.drop { $0 == "/" }.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { throw .badRequest("an imgproxy URL is /SIGNATURE/OPTIONS/SOURCE") }
+        guard parts.count == 2 else { throw .badRequest("an imgproxy URL is \(form)") }
         if requiresSignature {
             guard let signer, signer.isValid(signature: String(parts[0]), path: "/" + parts[1]) else { throw .badSignature }
         }
-        return try ImgproxyURL(path: relative, presets: presets, limits: limits, allowsLocal: allowsLocal, watermark: watermark, now: now)
     }
+
+    /// imgproxy's info endpoint below the prefix.
+    static let infoPrefix = "/info/"
 }
 
 /// Answers imgproxy's paths before the router (whose routes are exact paths), and passes every
@@ -64,7 +81,13 @@ struct ImgproxyMiddleware: RouterMiddleware {
         // the dialect is at the root).
         if path == route.prefix + "/health" { return ProxyServer.text("imgproxy is running", status: .ok) }
         guard let relative = route.relativePath(path) else { return try await next(request, context) }
-        let response = await server.imgproxyResponse(request, relative: relative, context: context)
+        let response: Response
+        if relative.hasPrefix(ImgproxyRoute.infoPrefix) {
+            // imgproxy's info endpoint: the path after `/info`, from its `/`.
+            response = await server.imgproxyInfoResponse(request, relative: relative.dropFirst(ImgproxyRoute.infoPrefix.count - 1), context: context)
+        } else {
+            response = await server.imgproxyResponse(request, relative: relative, context: context)
+        }
         // As the router's own HEAD endpoints: no body, and the length the GET's would have.
         return request.method == .head ? response.createHeadResponse() : response
     }
@@ -84,5 +107,30 @@ extension ProxyServer {
         }
         // As imgproxy, every image says how to save it; an expiring URL is not kept past its expiry.
         return await limitedImageResponse(request, context: context) { (url.recipe, url.headers) }
+    }
+
+    /// The JSON (or the error) an imgproxy info URL asks for: `/info`'s facts, cached as
+    /// `/info` keeps them, reshaped as imgproxy answers them, with their own `ETag`.
+    func imgproxyInfoResponse(_ request: Request, relative: Substring, context: ProxyRequestContext) async -> Response {
+        await limited(context) {
+            do throws(ProxyError) {
+                guard let route = imgproxy else { throw ProxyError(status: 404, message: "not found") }
+                let url = try route.infoURL(relative, allowsLocal: proxy.configuration.originDirectory != nil)
+                context.notes.set("source", RenderRecipe.sourceKey(url.request.source))
+                context.notes.set("dialect", "imgproxy-info")
+                var output = try await proxy.info(for: url.request)
+                context.notes.set("cache", output.cacheLabel)
+                guard let facts = try? SourceInfo(json: output.image.data) else {
+                    throw ProxyError(status: 500, message: "internal error", detail: "an /info answer that does not read back")
+                }
+                output.image = EncodedImage(data: url.json(facts), contentType: ImageProxy.jsonContentType)
+                var head = responseHead(for: output, ifNoneMatch: request.headers[values: .ifNoneMatch])
+                url.headers.apply(to: &head, isComplete: output.isComplete, now: Date(), ceiling: proxy.configuration.maxAge)
+                return Response(status: head.status, headers: head.headerFields, body: head.status == .ok ? .init(byteBuffer: output.image.body) : .init())
+            } catch {
+                if let detail = error.detail { context.notes.set("error", detail) }
+                return Self.error(error)
+            }
+        }
     }
 }

@@ -10,7 +10,7 @@ import Foundation
 /// configuration.thumbor.allowsUnsafe = false    // /unsafe/ answers 403
 /// ```
 ///
-/// Under the prefix `/`, the proxy's own routes (`/image`, `/healthz`, `/metrics`, `/`,
+/// Under the prefix `/`, the proxy's own routes (`/image`, `/info`, `/healthz`, `/metrics`, `/`,
 /// `/favicon.ico`) keep their meaning; every other path is a thumbor URL. They cannot collide:
 /// a thumbor URL's first segment is `unsafe`, a 28-character signature or `healthcheck`.
 public struct ThumborConfiguration: Sendable, Hashable {

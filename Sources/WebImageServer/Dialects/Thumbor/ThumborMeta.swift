@@ -2,15 +2,20 @@ import Foundation
 import WebImage
 
 /// thumbor's `meta/` answer: the source's size, the operations the URL asks for (as thumbor
-/// names them) and the size of the image it would get, as JSON, without rendering it.
+/// names them) and the size of the image it would get, as JSON, without rendering it; and, beyond
+/// thumbor's own fields, the source's placeholders (`thumbHash` in base64, a 4×3 `blurHash`), as
+/// `/info` gives them.
 ///
-/// `{"thumbor": {"source": {"url", "width", "height", "frameCount"}, "operations": [{"type":
+/// `{"thumbor": {"source": {"url", "width", "height", "frameCount", "thumbHash", "blurHash"}, "operations": [{"type":
 /// "crop", "left", "top", "right", "bottom"}, {"type": "resize", "width", "height"},
 /// {"type": "flip_horizontally"}, {"type": "flip_vertically"}, {"type": "rotate", "angle"}],
 /// "target": {"width", "height"}}}`
 enum ThumborMeta {
-    /// The JSON of `url` for a source of `width` × `height` pixels and `frames` frames.
-    static func json(_ url: ThumborURL, image: String, width: Int, height: Int, frames: Int, maximumDimension: Int) -> Data {
+    /// The JSON of `url` for a source of `width` × `height` pixels and `frames` frames, whose
+    /// placeholders are `placeholders`.
+    static func json(
+        _ url: ThumborURL, image: String, width: Int, height: Int, frames: Int, placeholders: PlaceholderReport, maximumDimension: Int
+    ) -> Data {
         let recipe = url.recipe
         var operations: [[String: Any]] = []
         var current = (width: width, height: height)
@@ -41,7 +46,10 @@ enum ThumborMeta {
             if recipe.quarterTurns % 2 == 1 { size = (size.height, size.width) }
         }
         let document: [String: Any] = ["thumbor": [
-            "source": ["url": image, "width": width, "height": height, "frameCount": frames],
+            "source": [
+                "url": image, "width": width, "height": height, "frameCount": frames,
+                "thumbHash": placeholders.thumbHash.base64, "blurHash": placeholders.blurHash.string,
+            ] as [String: Any],
             "operations": operations,
             "target": ["width": size.width, "height": size.height],
         ] as [String: Any]]

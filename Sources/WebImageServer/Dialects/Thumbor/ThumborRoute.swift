@@ -21,7 +21,7 @@ struct ThumborRoute: Sendable {
     }
 
     /// The proxy's own routes, which keep their meaning under the prefix `/`.
-    static let ownRoutes: Set<Substring> = ["/image", "/healthz", "/metrics", "/", "/favicon.ico"]
+    static let ownRoutes: Set<Substring> = ["/image", "/info", "/healthz", "/metrics", "/", "/favicon.ico"]
 
     /// The path below the prefix (`/unsafe/…`) when `path` is thumbor's, else `nil`.
     func relativePath(_ path: Substring) -> Substring? {
@@ -88,7 +88,8 @@ extension ProxyServer {
                 let source = try await proxy.sourceSize(of: url.recipe)
                 let json = ThumborMeta.json(
                     url, image: url.image, width: source.width, height: source.height,
-                    frames: source.frames, maximumDimension: configuration.limits.maximumDimension)
+                    frames: source.frames, placeholders: source.placeholders,
+                    maximumDimension: configuration.limits.maximumDimension)
                 return Response(
                     status: .ok, headers: [.contentType: "application/json", .cacheControl: cacheControl],
                     body: .init(byteBuffer: ByteBuffer(bytes: json)))
