@@ -2,9 +2,10 @@ extension ThumbHash {
     /// Encodes any bitmap of any pixel format; reduces it to at most 100 px a side first
     /// (``Bitmap/placeholderReduction(maxSide:)``: a box average to straight-alpha RGBA).
     ///
-    /// The work after the reduction is a few passes over at most 10,000 pixels, with the cosines
-    /// tabulated once per axis: tens of microseconds. The bitmap's orientation is taken as it is;
-    /// decoders have applied the EXIF orientation already.
+    /// After the reduction, each of at most 55 terms is one pass over at most 10,000 pixels, with
+    /// the cosines tabulated once per axis (a fraction of a millisecond), summed in the
+    /// reference's order so that the bytes are the reference's. The bitmap's orientation is taken
+    /// as it is; decoders have applied the EXIF orientation already.
     ///
     /// ```swift
     /// let hash = ThumbHash(encoding: photo)
