@@ -1,6 +1,7 @@
 extension ThumbHash {
-    /// Encodes any bitmap of any pixel format; reduces it to at most 100 px a side first
-    /// (``Bitmap/placeholderReduction(maxSide:)``: a box average to straight-alpha RGBA).
+    /// Encodes any bitmap of any pixel format; reduces it to at most 100 px a side first (a box
+    /// average to straight-alpha RGBA: transparent pixels add no colour, grey is spread to R, G
+    /// and B, premultiplied colour is divided back by alpha).
     ///
     /// After the reduction, each of at most 55 terms is one pass over at most 10,000 pixels, with
     /// the cosines tabulated once per axis (a fraction of a millisecond), summed in the
