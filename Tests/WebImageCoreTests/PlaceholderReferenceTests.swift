@@ -55,8 +55,10 @@ struct PlaceholderReferenceTests {
         var options = ImageDecodingOptions()
         // The pipeline's thumbnail path: the reduction then starts from 256 px.
         options.thumbnail = .maxPixelSize(256)
-        let images = try Self.corpusFiles.map { file in
-            (file, try registry.decode(Data(contentsOf: TestFiles.corpus.appendingPathComponent(file)), options: options).image)
+        let images = try Self.corpusFiles.map { file -> (String, Bitmap) in
+            let data = try Data(contentsOf: TestFiles.corpus.appendingPathComponent(file))
+            let image = try registry.decode(data, options: options).image
+            return (file, image)
         }
         try Self.compare(images)
     }
@@ -88,15 +90,20 @@ struct PlaceholderReferenceTests {
         for hash in Self.publishedBlurHashes {
             items += sizes.map { Item.blurHashDecode(hash, width: $0.0, height: $0.1, punch: $0.2) }
         }
-        var answers = try PlaceholderReference.ask(items)[...]
+        let answers = try PlaceholderReference.ask(items)
+        var next = 0
+        func take() -> PlaceholderReference.Pixels? {
+            defer { next += 1 }
+            return answers[next].pixels
+        }
         for base64 in Self.publishedThumbHashes {
-            let theirs = try #require(answers.popFirst()?.pixels)
+            let theirs = try #require(take())
             let ours = try ThumbHash(base64).bitmap(width: theirs.width, height: theirs.height)
             Self.expectSameDecode(ours, theirs, "ThumbHash \(base64)")
         }
         for hash in Self.publishedBlurHashes {
             for (width, height, punch) in sizes {
-                let theirs = try #require(answers.popFirst()?.pixels)
+                let theirs = try #require(take())
                 let ours = try BlurHash(hash).bitmap(width: width, height: height, punch: punch)
                 Self.expectSameDecode(ours, theirs, "BlurHash \(hash) at \(width)×\(height), punch \(punch)")
             }
@@ -128,12 +135,12 @@ struct PlaceholderReferenceTests {
              .blurHashDecode(image.ours.blur.string, width: image.blurSize.width, height: image.blurSize.height, punch: 1),
              .blurHashDecode(image.theirs.blur, width: image.blurSize.width, height: image.blurSize.height, punch: 1)]
         }
-        var answers = try PlaceholderReference.ask(items)[...]
+        let answers = try PlaceholderReference.ask(items)
         var identical = (thumb: 0, blur: 0)
-        for image in encoded {
-            let (thumbOfOurs, thumbOfTheirs, blurOfOurs, blurOfTheirs) = try (
-                #require(answers.popFirst()?.pixels), #require(answers.popFirst()?.pixels),
-                #require(answers.popFirst()?.pixels), #require(answers.popFirst()?.pixels))
+        for (index, image) in encoded.enumerated() {
+            let decoded = answers[4 * index..<4 * index + 4].map(\.pixels)
+            let thumbOfOurs = try #require(decoded[0]), thumbOfTheirs = try #require(decoded[1])
+            let blurOfOurs = try #require(decoded[2]), blurOfTheirs = try #require(decoded[3])
             if image.ours.thumb.base64 == image.theirs.thumb { identical.thumb += 1 }
             if image.ours.blur.string == image.theirs.blur { identical.blur += 1 }
             // (a)
@@ -159,9 +166,10 @@ struct PlaceholderReferenceTests {
             let pixels = PlaceholderReference.Pixels(image)
             return [.thumbHashEncode(pixels), .blurHashEncode(pixels, components: .init(x: 4, y: 3))]
         }
-        var answers = try PlaceholderReference.ask(items)[...]
-        return try reduced.map { name, image -> Encoded in
-            let (thumb, blur) = try (#require(answers.popFirst()?.hash), #require(answers.popFirst()?.hash))
+        let answers = try PlaceholderReference.ask(items)
+        return try reduced.enumerated().map { index, element -> Encoded in
+            let (name, image) = element
+            let thumb = try #require(answers[2 * index].hash), blur = try #require(answers[2 * index + 1].hash)
             // BlurHash has no aspect ratio: decoded at the image's own, 32 px on the longer side.
             func side(_ a: Int, _ b: Int) -> Int { max(1, Int((32 * Double(a) / Double(b)).rounded())) }
             let blurSize = image.width >= image.height ? (32, side(image.height, image.width)) : (side(image.width, image.height), 32)
