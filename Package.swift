@@ -299,6 +299,8 @@ if let fuzzerRuntime = Context.environment["WEBIMAGE_FUZZER_RUNTIME"], !fuzzerRu
         // The HEIF/AVIF grid path and SVG documents (hostile-input findings 1, 3 and 4).
         ("fuzz-grid", ["WebImageCodecs"]),
         ("fuzz-svg", ["WebImageCodecs"]),
+        // The placeholder hashes' parsers and decoders: a ThumbHash or BlurHash string is a client's input.
+        ("fuzz-placeholder", []),
     ]
     package.targets += [
         .target(name: "CFuzzerDriver", path: "Fuzz/Sources/CFuzzerDriver"),

@@ -44,7 +44,7 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/lsan.supp:print_su
 # debug build's time limit.
 CORPUS=${FUZZ_CORPUS:-Fuzz/.corpus/${FUZZ_BUILD:-debug}}
 ARTIFACTS=Fuzz/.artifacts
-TARGETS=(fuzz-decode fuzz-incremental fuzz-header fuzz-metadata fuzz-proxy-request fuzz-disk-cache fuzz-data-url fuzz-cache-control fuzz-grid fuzz-svg)
+TARGETS=(fuzz-decode fuzz-incremental fuzz-header fuzz-metadata fuzz-proxy-request fuzz-disk-cache fuzz-data-url fuzz-cache-control fuzz-grid fuzz-svg fuzz-placeholder)
 
 
 # The seed folders and dictionary of a target.
@@ -56,6 +56,7 @@ seeds_of() {
     fuzz-proxy-request) echo "Fuzz/seeds/proxy-request" ;;
     fuzz-data-url) echo "Fuzz/seeds/data-url" ;;
     fuzz-cache-control) echo "Fuzz/seeds/cache-control" ;;
+    fuzz-placeholder) echo "Fuzz/seeds/placeholder" ;;
     fuzz-disk-cache) echo "Fuzz/.seeds/disk-cache" ;;
   esac
 }
@@ -66,6 +67,7 @@ dictionary_of() {
     fuzz-proxy-request) echo "Fuzz/dictionaries/proxy-request.dict" ;;
     fuzz-data-url) echo "Fuzz/dictionaries/data-url.dict" ;;
     fuzz-cache-control) echo "Fuzz/dictionaries/cache-control.dict" ;;
+    fuzz-placeholder) echo "Fuzz/dictionaries/placeholder.dict" ;;
     fuzz-disk-cache) echo "Fuzz/dictionaries/disk-cache.dict" ;;
   esac
 }

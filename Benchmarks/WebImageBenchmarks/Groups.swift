@@ -6,6 +6,8 @@ let benchmarkGroups: [(String, @Sendable (Report) -> Void)] = [
     ("formats", runFormatBenchmarks),
     ("profile-bytes", runProfileBytesBenchmarks),
     ("smartcrop", runSmartCropBenchmarks),
+    // ThumbHash and BlurHash beside the thumbnail decode they follow.
+    ("placeholders", runPlaceholderBenchmarks),
     ("thumbnail-memory", runThumbnailMemoryBenchmarks),
     ("pipeline", runPipelineBenchmarks),
     ("prefetch", runPrefetchBenchmarks),

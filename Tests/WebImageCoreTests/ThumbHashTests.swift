@@ -27,6 +27,13 @@ import WebImageTestSupport
         }
     }
 
+    /// Expects `body` to throw ``ImageError/corruptData(_:)``.
+    static func expectCorruptData<T>(_ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+                                     _ body: () throws(ImageError) -> T) {
+        let refused = throwsCorruptData(body)
+        #expect(refused, comment, sourceLocation: sourceLocation)
+    }
+
     /// The mean absolute difference of every channel sample of two bitmaps of one size.
     static func meanDifference(_ a: Bitmap, _ b: Bitmap) -> Double {
         Double(zip(a.pixels, b.pixels).map { abs(Int($0) - Int($1)) }.reduce(0, +)) / Double(a.pixels.count)
@@ -157,13 +164,13 @@ import WebImageTestSupport
         "3OcRJYB4d3h/iIeHeEh3eIhw+j3A\n", "\u{FEFF}3OcRJYB4d3h/iIeHeEh3eIhw+j3A",
     ])
     func malformedStringsAreCorruptData(text: String) {
-        #expect(Self.throwsCorruptData { try ThumbHash(text) })
+        Self.expectCorruptData { try ThumbHash(text) }
     }
 
     /// A string of any length is refused from its length alone, before it is read.
     @Test func aLongStringIsRefusedFromItsLength() {
-        #expect(Self.throwsCorruptData { try ThumbHash(String(repeating: "A", count: 1 << 20)) })
-        #expect(Self.throwsCorruptData { try ThumbHash(String(repeating: "3OcRJYB4d3h/iIeHeEh3eIhw+j3A", count: 2)) })
+        Self.expectCorruptData { try ThumbHash(String(repeating: "A", count: 1 << 20)) }
+        Self.expectCorruptData { try ThumbHash(String(repeating: "3OcRJYB4d3h/iIeHeEh3eIhw+j3A", count: 2)) }
     }
 
     /// Headers no encoder writes, and lengths other than the header's.
@@ -183,7 +190,7 @@ import WebImageTestSupport
             [UInt8](repeating: 0xFF, count: 25), [UInt8](repeating: 0, count: 1 << 20),
         ]
         for bytes in cases {
-            #expect(Self.throwsCorruptData { try ThumbHash(bytes: bytes) }, "\(bytes.prefix(8)) (\(bytes.count) bytes)")
+            Self.expectCorruptData("\(bytes.prefix(8)) (\(bytes.count) bytes)") { try ThumbHash(bytes: bytes) }
         }
     }
 

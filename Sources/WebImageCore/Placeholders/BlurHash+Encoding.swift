@@ -1,7 +1,7 @@
 extension BlurHash {
-    /// Encodes any bitmap; reduces it to at most 100 px a side first
-    /// (``Bitmap/placeholderReduction(maxSide:)``: a box average to straight-alpha RGBA, in
-    /// sRGB). The components are then computed in linear light.
+    /// Encodes any bitmap; reduces it to at most 100 px a side first (a box average of the sRGB
+    /// values to straight-alpha RGBA, as ``ThumbHash/init(encoding:)`` reads it). The components
+    /// are then computed in linear light.
     ///
     /// BlurHash has no alpha: as in Wolt's encoders, every pixel's colour counts whatever its
     /// alpha (the reduction gives fully transparent pixels black). Composite an image with

@@ -44,29 +44,39 @@ extension ThumbHash {
 
     /// The pixels of L, P, Q (and A) channels: separably, each row first sums every channel's
     /// terms over `cy` (with that row's cosines), and each pixel is then a short sum over `cx`.
+    /// The channels' grids are padded with zeros to the largest (7 × 7 at most), so the loops
+    /// have one shape.
     private static func render(_ channels: [Channel], width: Int, height: Int) -> Bitmap {
+        let count = channels.count
         let nx = channels.map(\.nx).max() ?? 1, ny = channels.map(\.ny).max() ?? 1
         let fx = PlaceholderCoding.cosines(frequencies: nx, size: width, offset: 0.5)
         let fy = PlaceholderCoding.cosines(frequencies: ny, size: height, offset: 0.5)
-        let grids = channels.map(\.doubledGrid)
-        let dc = SIMD4<Double>(channels[0].dc, channels[1].dc, channels[2].dc, channels.count > 3 ? channels[3].dc : 1)
+        // `grid[(c * ny + cy) * nx + cx]`: channel c's doubled AC term (cx, cy), or zero.
+        var grid = [Double](repeating: 0, count: count * ny * nx)
+        for (c, channel) in channels.enumerated() {
+            let own = channel.doubledGrid
+            for cy in 0..<channel.ny {
+                for cx in 0..<channel.nx { grid[(c * ny + cy) * nx + cx] = own[cy * channel.nx + cx] }
+            }
+        }
+        let dc = SIMD4<Double>(channels[0].dc, channels[1].dc, channels[2].dc, count > 3 ? channels[3].dc : 1)
         // `rows[c * nx + cx]`: channel c's terms of frequency cx, summed over cy for this row.
-        var rows = [Double](repeating: 0, count: 4 * nx)
+        var rows = [Double](repeating: 0, count: count * nx)
         // Force-try: 1…1024 a side is a valid size.
         return try! Bitmap(width: width, height: height, pixelFormat: .rgba8) { output in
             let out = output.bindMemory(to: UInt8.self)
             for y in 0..<height {
-                for (c, channel) in channels.enumerated() {
-                    for cx in 0..<channel.nx {
+                for c in 0..<count {
+                    for cx in 0..<nx {
                         var sum = 0.0
-                        for cy in 0..<channel.ny { sum += grids[c][cy * channel.nx + cx] * fy[cy * height + y] }
+                        for cy in 0..<ny { sum += grid[(c * ny + cy) * nx + cx] * fy[cy * height + y] }
                         rows[c * nx + cx] = sum
                     }
                 }
                 for x in 0..<width {
                     var values = dc
-                    for (c, channel) in channels.enumerated() {
-                        for cx in 0..<channel.nx { values[c] += rows[c * nx + cx] * fx[cx * width + x] }
+                    for c in 0..<count {
+                        for cx in 0..<nx { values[c] += rows[c * nx + cx] * fx[cx * width + x] }
                     }
                     store(lpqa: values, to: out, at: (y * width + x) * 4)
                 }

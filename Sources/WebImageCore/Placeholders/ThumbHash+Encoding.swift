@@ -1,10 +1,12 @@
 extension ThumbHash {
-    /// Encodes any bitmap of any pixel format; reduces it to at most 100 px a side first
-    /// (``Bitmap/placeholderReduction(maxSide:)``: a box average to straight-alpha RGBA).
+    /// Encodes any bitmap of any pixel format; reduces it to at most 100 px a side first (a box
+    /// average to straight-alpha RGBA: transparent pixels add no colour, grey is spread to R, G
+    /// and B, premultiplied colour is divided back by alpha).
     ///
-    /// The work after the reduction is a few passes over at most 10,000 pixels, with the cosines
-    /// tabulated once per axis: tens of microseconds. The bitmap's orientation is taken as it is;
-    /// decoders have applied the EXIF orientation already.
+    /// After the reduction, each of at most 42 terms is one pass over at most 10,000 pixels, with
+    /// the cosines tabulated once per axis (a fraction of a millisecond), summed in the
+    /// reference's order so that the bytes are the reference's. The bitmap's orientation is taken
+    /// as it is; decoders have applied the EXIF orientation already.
     ///
     /// ```swift
     /// let hash = ThumbHash(encoding: photo)
@@ -75,19 +77,20 @@ extension ThumbHash {
         var l: [Double], p: [Double], q: [Double], a: [Double]
         var hasAlpha: Bool
 
-        /// Pixel `i`'s red, green and blue, 0–255.
-        private static func colour(_ pixels: [UInt8], _ i: Int) -> SIMD3<Double> {
-            SIMD3<Double>(Double(pixels[i * 4]), Double(pixels[i * 4 + 1]), Double(pixels[i * 4 + 2]))
-        }
-
         init(_ image: Bitmap) {
             let count = image.width * image.height
             let pixels = image.pixels
-            // The alpha-weighted average colour, and the total alpha.
-            var average = SIMD3<Double>(repeating: 0), totalAlpha = 0.0
+            func colour(_ i: Int) -> SIMD3<Double> {
+                SIMD3(Double(pixels[i * 4]), Double(pixels[i * 4 + 1]), Double(pixels[i * 4 + 2]))
+            }
+            // The alpha-weighted average colour, and the total alpha. (Each product in the
+            // reference's order, so the planes are bit for bit the reference's.)
+            var average = SIMD3<Double>(repeating: 0)
+            var totalAlpha = 0.0
             for i in 0..<count {
                 let alpha = Double(pixels[i * 4 + 3]) / 255
-                average += (alpha / 255) * Self.colour(pixels, i)
+                let weight: Double = alpha / 255
+                average += weight * colour(i)
                 totalAlpha += alpha
             }
             if totalAlpha > 0 { average /= totalAlpha }
@@ -98,7 +101,9 @@ extension ThumbHash {
             a = l
             for i in 0..<count {
                 let alpha = Double(pixels[i * 4 + 3]) / 255
-                let rgb: SIMD3<Double> = average * (1 - alpha) + (alpha / 255) * Self.colour(pixels, i)
+                let weight: Double = alpha / 255
+                let background: SIMD3<Double> = average * (1 - alpha)
+                let rgb: SIMD3<Double> = background + weight * colour(i)
                 l[i] = (rgb.x + rgb.y + rgb.z) / 3
                 p[i] = (rgb.x + rgb.y) / 2 - rgb.z
                 q[i] = rgb.x - rgb.y

@@ -14,7 +14,7 @@
 ///
 /// ```swift
 /// let hash = ThumbHash(encoding: photo)          // any bitmap, any pixel format
-/// print(hash.base64, hash.bytes.count)           // "3OcRJYB4d3h/iIeHeEh3eIhw+j3A" 21
+/// print(hash.base64, hash.bytes.count)           // 28 characters, 21 bytes for an opaque landscape
 /// let placeholder = hash.bitmap(maxSide: 32)     // rgba8, 32 px on its longer side
 /// let received = try ThumbHash("3OcRJYB4d3h/iIeHeEh3eIhw+j3A")
 /// print(received.aspectRatio, received.hasAlpha)
