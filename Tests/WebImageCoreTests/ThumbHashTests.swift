@@ -29,7 +29,7 @@ import WebImageTestSupport
 
     /// Expects `body` to throw ``ImageError/corruptData(_:)``.
     static func expectCorruptData<T>(_ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
-                                     _ body: () throws(ImageError) -> T) {
+                                     _ body: () throws -> T) {
         let refused = throwsCorruptData(body)
         #expect(refused, comment, sourceLocation: sourceLocation)
     }
