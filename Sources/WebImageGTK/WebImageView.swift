@@ -195,8 +195,11 @@ public final class WebImageView: MainActorImageTarget {
         shownContent = display.content
         stopFade()
         stopAnimation()
-        let fade: Duration? = if case .fade(let duration) = display.transition, duration > .zero, display.image != nil { duration } else { nil }
-        if fade != nil { keepUnderFade() }
+        var fade: Duration?
+        if case .fade(let duration) = display.transition, duration > .zero, display.image != nil {
+            fade = duration
+            keepUnderFade()
+        }
         PictureAnimation.show(display.image, in: picture)
         if case .image(let response) = display.content {
             setSpinning(false)
