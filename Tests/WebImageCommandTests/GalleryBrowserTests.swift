@@ -120,7 +120,10 @@ struct ScreenBox {
     var x, y, width, height: Double
 
     init(_ cell: GalleryBrowserTests.Cell) {
-        (x, y, width, height) = (cell.x, cell.y, cell.width, cell.height)
+        x = cell.x
+        y = cell.y
+        width = cell.width
+        height = cell.height
     }
 
     /// The screenshot pixels read, by region (0...8).
