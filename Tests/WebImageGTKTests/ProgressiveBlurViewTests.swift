@@ -11,9 +11,9 @@ import WebImageTestSupport
 /// incremental decoder makes from the same bytes, un-blurred.
 ///
 /// Which preview the view was shown must not depend on how the socket split the bytes, so each
-/// held prefix ends just after the file's first scan (and the next scan's header, which tells
+/// held prefix ends just after the file's first scan and the next scan's header (which tells
 /// the decoder the first is complete): whatever the reads, the only preview there can be is that
-/// scan's. Two files carry that same scan: the JPEG as encoded, held after about a tenth of its
+/// scan's, and its pixels are the same. Two files carry that same scan: the JPEG as encoded, held after about a tenth of its
 /// bytes, and the same JPEG behind 195 KB of comment segments, held after nearly all of its
 /// bytes. Their previews are the same pixels, made at very different fractions of the file: the
 /// blur, which shrinks as bytes arrive, must be smaller on the second.
@@ -54,15 +54,16 @@ struct ProgressiveBlurViewTests {
         return try CoderRegistry.system().encode(ImageContainer(image: bitmap), as: .jpeg, options: options)
     }
 
-    /// The length of `jpeg` up to its first scan, the header of the second and 16 bytes of that
-    /// scan's data: the decoder then knows the first scan is complete, and has no other.
+    /// The length of `jpeg` up to its first scan and the header of the second, none of that
+    /// scan's data: the decoder then knows the first scan is complete (a scan ends where the
+    /// next begins), and has nothing of any other.
     static func firstScanPrefix(of jpeg: Data) throws -> Int {
         let bytes = [UInt8](jpeg)
         // Entropy-coded data stuffs every 0xFF with a 0x00: FF DA is a start of scan.
         let starts = bytes.indices.dropLast(3).filter { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA }
         try #require(starts.count >= 3, "a progressive JPEG has several scans")
         let header = Int(bytes[starts[1] + 2]) << 8 | Int(bytes[starts[1] + 3])
-        return starts[1] + 2 + header + 16
+        return starts[1] + 2 + header
     }
 
     /// `jpeg` with `count` comment segments of 65,000 spaces after SOI: the same image, its
