@@ -49,6 +49,7 @@ test_packages=(
   libimage-exiftool-perl # exiftool: writes the EXIF orientation of a HEIF test file
   openssl                # the certificates of the egress TLS test's HTTPS origin
   iproute2               # ip: the SSRF tests compare the host's interface addresses with its listing
+  chromium               # headless, the browser of the proxy gallery's placeholder test (scripts/gallery-browser.py)
 )
 
 # `source scripts/deps.sh --lists` defines the arrays and stops (scripts/check-readme.py).

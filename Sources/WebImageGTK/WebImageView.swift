@@ -16,8 +16,13 @@ import WebImageCore
 /// load cancelled when the view is bound again, and nothing stale ever shown. The view adds what
 /// a toolkit's widget needs, to every binding of its main image:
 ///
+/// - the image's ThumbHash while it loads, when the caller gives no placeholder: the one the
+///   request carries (``ImageRequest/placeholder``), else the one its manager remembers from an
+///   earlier decode (``ImageBindingOptions/rememberedPlaceholder``, added to every binding of the
+///   main image while ``showsRememberedPlaceholder`` is on);
 /// - a spinner over the placeholder while the image loads (``showsActivityIndicator``);
-/// - ``ImageTransition/fade(_:)`` as a fade-in of the picture, paced by GTK's frame clock;
+/// - ``ImageTransition/fade(_:)`` as a cross-fade, paced by GTK's frame clock, from what the view
+///   showed (the placeholder, a preview) to the image;
 /// - animated images played by an ``AnimatedImagePlayer`` on GTK's frame clock
 ///   (``playsAnimations``), stopped while the widget is unmapped;
 /// - the load cancelled when the widget stays unmapped (scrolled away, its page hidden) for
@@ -46,6 +51,9 @@ public final class WebImageView: MainActorImageTarget {
     public let widget: UnsafeMutablePointer<GtkWidget>
     /// The `GtkPicture` that shows the image, for styling (content fit, CSS classes).
     public let picture: UnsafeMutablePointer<GtkWidget>
+    /// The `GtkPicture` under ``picture`` that keeps showing what the view showed before while
+    /// a fade brings the new content in over it; hidden otherwise.
+    package let backdrop: UnsafeMutablePointer<GtkWidget>
     /// The binder the view's main image was last bound through: what an unmap or a destroy
     /// cancels in, and whose memory cache and coders the view uses.
     private(set) var currentBinder: MainActorImageBinder?
@@ -59,6 +67,17 @@ public final class WebImageView: MainActorImageTarget {
     public var showsActivityIndicator = true {
         didSet { if !showsActivityIndicator { setSpinning(false) } }
     }
+    /// While an image loads and the caller gave no placeholder, show the one its manager
+    /// remembers: the ThumbHash of the source, kept from any earlier decode of it (even after
+    /// its bytes left the caches), decoded to a small blurred picture of it. A request's own
+    /// ``ImageRequest/placeholder`` is shown either way. Off, such a binding shows nothing until
+    /// the image arrives. Default: on.
+    ///
+    /// ```swift
+    /// let view = WebImageView()
+    /// view.showsRememberedPlaceholder = false   // an empty view until each image arrives
+    /// ```
+    public var showsRememberedPlaceholder = true
     /// How long the widget may stay unmapped before its load is cancelled: long enough that a
     /// cell scrolled briefly out of view keeps its download, short enough that a page the user
     /// left stops loading. When the widget is mapped again, the same bind starts again (its
@@ -98,9 +117,16 @@ public final class WebImageView: MainActorImageTarget {
         // GTK's constructors never return NULL.
         widget = gtk_overlay_new()!
         picture = gtk_picture_new()!
+        backdrop = gtk_picture_new()!
         spinner = gtk_spinner_new()!
         _ = g_object_ref_sink(widget)
-        gtk_overlay_set_child(OpaquePointer(widget), picture)
+        // GtkOverlay draws its main child under its overlays: the backdrop, then the picture
+        // (whose size the view's size follows, as the main child's would), then the spinner.
+        gtk_overlay_set_child(OpaquePointer(widget), backdrop)
+        gtk_widget_set_visible(backdrop, 0)
+        gtk_widget_set_can_target(backdrop, 0)
+        gtk_overlay_add_overlay(OpaquePointer(widget), picture)
+        gtk_overlay_set_measure_overlay(OpaquePointer(widget), picture, 1)
         gtk_widget_set_halign(spinner, GTK_ALIGN_CENTER)
         gtk_widget_set_valign(spinner, GTK_ALIGN_CENTER)
         gtk_widget_set_visible(spinner, 0)
@@ -156,19 +182,30 @@ public final class WebImageView: MainActorImageTarget {
         return task
     }
 
-    /// Shows `display`'s bitmap (nothing for an empty placeholder), fading it in when asked.
+    /// The caller's options, and for the main image the remembered placeholder while
+    /// ``showsRememberedPlaceholder`` is on.
+    package func bindingOptions(_ options: ImageBindingOptions, operationKey: String) -> ImageBindingOptions {
+        guard operationKey == ImageBinder.defaultOperationKey, showsRememberedPlaceholder else { return options }
+        return options.union(.rememberedPlaceholder)
+    }
+
+    /// Shows `display`'s bitmap (nothing for an empty placeholder), fading it in over what the
+    /// view showed when asked.
     public func display(_ display: ImageDisplay) {
         shownContent = display.content
         stopFade()
         stopAnimation()
+        var fade: Duration?
+        if case .fade(let duration) = display.transition, duration > .zero, display.image != nil {
+            fade = duration
+            keepUnderFade()
+        }
         PictureAnimation.show(display.image, in: picture)
         if case .image(let response) = display.content {
             setSpinning(false)
             if playsAnimations { startAnimation(of: response) }
         }
-        if case .fade(let duration) = display.transition, duration > .zero, display.image != nil {
-            startFade(over: duration)
-        }
+        if let fade { startFade(over: fade) }
         onDisplay?(display)
     }
 
@@ -264,10 +301,29 @@ public final class WebImageView: MainActorImageTarget {
     }
 
     private func stopFade() {
+        releaseBackdrop()
         guard fadeTick != 0 else { return }
         gtk_widget_remove_tick_callback(picture, fadeTick)
         fadeTick = 0
         gtk_widget_set_opacity(picture, 1)
+    }
+
+    /// Puts what the picture shows now (the placeholder, a preview, an image) on the backdrop,
+    /// drawn the same way, so that the fade goes from it to the new content rather than from
+    /// an empty view: a cross-fade, for opaque images. The texture is shared, not copied.
+    private func keepUnderFade() {
+        guard let shown = gtk_picture_get_paintable(OpaquePointer(picture)) else { return }
+        gtk_picture_set_content_fit(OpaquePointer(backdrop), gtk_picture_get_content_fit(OpaquePointer(picture)))
+        gtk_picture_set_can_shrink(OpaquePointer(backdrop), gtk_picture_get_can_shrink(OpaquePointer(picture)))
+        gtk_picture_set_paintable(OpaquePointer(backdrop), shown)
+        gtk_widget_set_visible(backdrop, 1)
+    }
+
+    /// Empties and hides the backdrop: the fade has ended, or another display replaces it.
+    private func releaseBackdrop() {
+        guard gtk_widget_get_visible(backdrop) != 0 else { return }
+        gtk_widget_set_visible(backdrop, 0)
+        gtk_picture_set_paintable(OpaquePointer(backdrop), nil)
     }
 
     /// One frame of the fade: the frame clock's time (microseconds) sets the opacity.
@@ -275,7 +331,10 @@ public final class WebImageView: MainActorImageTarget {
         if fadeStart == 0 { fadeStart = time }
         let progress = min(1, Double(time - fadeStart) / Double(fadeLength))
         gtk_widget_set_opacity(picture, progress)
-        if progress >= 1 { fadeTick = 0 }
+        if progress >= 1 {
+            fadeTick = 0
+            releaseBackdrop()
+        }
         return progress < 1
     }
 

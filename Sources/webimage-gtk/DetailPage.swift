@@ -34,11 +34,13 @@ final class DetailPage {
     }
 
     /// Shows `item`, the grid's thumbnail (in memory already) standing in until the full image
-    /// arrives.
+    /// arrives; without it, the item's ThumbHash, or the one the page's manager remembers.
     func show(_ item: GalleryItem, placeholder: ImageContainer?) {
         gtk_label_set_text(OpaquePointer(caption), item.name + "  ·  " + item.full.absoluteString)
+        var request = ImageRequest(url: item.full, options: .progressiveLoad)
+        request.placeholder = item.placeholder
         view.setImage(
-            with: ImageRequest(url: item.full, options: .progressiveLoad), using: binder, placeholder: placeholder,
+            with: request, using: binder, placeholder: placeholder,
             transition: .fade(.milliseconds(150))
         ) { [statistics] result in
             statistics.record(result)

@@ -35,7 +35,8 @@ struct GalleryOptions {
           --no-disk-cache     keep nothing on disk (default: ~/.cache/webimage-gtk)
           --screenshot FILE   wait until the visible thumbnails have loaded, write the window as
                               PNG to FILE and exit
-          --list              print the items (name, thumbnail URL, image URL) and exit
+          --list              print the items (name, thumbnail URL, image URL, and the
+                              ThumbHash a proxy's page gives) and exit
         """
 
     /// Parses `arguments` (without the program's name); a message for the user when they are wrong.

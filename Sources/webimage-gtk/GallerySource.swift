@@ -7,6 +7,9 @@ struct GalleryItem: Sendable, Equatable {
     var name: String
     var thumbnail: URL
     var full: URL
+    /// The image's ThumbHash, when the source gives it (a proxy's gallery page does): shown
+    /// while the thumbnail, or the full image, loads.
+    var placeholder: ImagePlaceholder?
 }
 
 /// What the command line names, turned into items: a folder, a file of URLs, or a running

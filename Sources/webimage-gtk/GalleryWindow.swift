@@ -15,7 +15,8 @@ final class GalleryWindow {
     let detail: DetailPage
     let statistics: GalleryStatistics
     let pipeline: GalleryPipeline
-    /// A neutral grey square: what a cell shows until its thumbnail arrives.
+    /// A neutral grey square: what a cell shows until its thumbnail arrives, when there is no
+    /// placeholder of the image itself (its ThumbHash) to show.
     static let placeholderRGB: (UInt8, UInt8, UInt8) = (0x80, 0x80, 0x80)
     private let stack: UnsafeMutablePointer<GtkWidget>
     let backButton: UnsafeMutablePointer<GtkWidget>
@@ -30,11 +31,13 @@ final class GalleryWindow {
         // The values are valid for a 4×4 RGBA bitmap, so this cannot throw.
         let placeholder = ImageContainer(image: try! Bitmap(
             width: 4, height: 4, pixelFormat: .rgba8, pixels: Array(repeating: [red, green, blue, 255], count: 16).flatMap { $0 }))
-        // Fades would mix a cell's colours in the automation's samples; it turns them off.
+        // Fades would mix a cell's colours in the automation's samples, and the images' own
+        // placeholders (colours close to, not equal to, their images') would be neither an
+        // image's nor the grey: it turns both off.
         grid = ThumbnailGrid(
             items: items, binder: pipeline.thumbnails, placeholder: placeholder, statistics: statistics,
             cellSize: options.cellSize, maximumColumns: options.windowWidth / options.cellSize, fades: !options.automation,
-            observer: observer)
+            imagePlaceholders: !options.automation, observer: observer)
         detail = DetailPage(binder: pipeline.full, statistics: statistics)
         heading = "\(options.source) — \(items.count) image\(items.count == 1 ? "" : "s")"
         window = UnsafeMutableRawPointer(gtk_window_new()!).assumingMemoryBound(to: GtkWindow.self)

@@ -5,9 +5,10 @@ import WebImage
 ///
 /// The page lists every image of the proxy's `--origin-dir` as a `<figure>`: a link to a large
 /// `fit=contain` rendering around an `<img>` whose `srcset` offers square `fit=cover` thumbnails
-/// of several widths. Those URLs are already built (and signed, when the proxy has a key, which
-/// a client could not do itself), so the page is all the listing the gallery needs: no endpoint
-/// of its own in the proxy.
+/// of several widths, and its ThumbHash (`data-thumbhash`), the placeholder the page draws
+/// until the thumbnail arrives. Those URLs are already built (and signed, when the proxy has a
+/// key, which a client could not do itself), so the page is all the listing the gallery needs:
+/// no endpoint of its own in the proxy.
 enum ProxyGalleryPage {
     static func items(at url: URL, cellSize: Int) async throws -> [GalleryItem] {
         let loader = HTTPImageLoader()   // content types are not checked by default: HTML passes
@@ -39,7 +40,8 @@ enum ProxyGalleryPage {
             guard let thumbnail = URL(string: chosen, relativeTo: base)?.absoluteURL else { return nil }
             // The image's alt text is its name; the caption may carry more markup after it.
             let name = attribute("alt", in: figure) ?? full.lastPathComponent
-            return GalleryItem(name: name, thumbnail: thumbnail, full: full)
+            let placeholder = attribute("data-thumbhash", in: figure).map { ImagePlaceholder.thumbHash($0) }
+            return GalleryItem(name: name, thumbnail: thumbnail, full: full, placeholder: placeholder)
         }
     }
 

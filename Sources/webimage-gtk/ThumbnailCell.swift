@@ -4,8 +4,9 @@ import WebImage
 import WebImageGTK
 
 /// One cell of the grid: a ``WebImageView`` that GTK recycles from item to item as the grid
-/// scrolls. Bound, it loads its item's thumbnail (a memory hit shows at once); unbound, its load
-/// is cancelled, so an item scrolled past before its download started costs no request.
+/// scrolls. Bound, it loads its item's thumbnail (a memory hit shows at once), showing the
+/// image's ThumbHash meanwhile when there is one, else the grey square; unbound, its load is
+/// cancelled, so an item scrolled past before its download started costs no request.
 @MainActor
 final class ThumbnailCell {
     let view: WebImageView
@@ -20,8 +21,10 @@ final class ThumbnailCell {
     /// the binding is broken): what the scroll benchmark counts.
     var onStaleDisplay: (@MainActor (_ position: Int?, _ shown: URL) -> Void)?
 
-    init(binder: MainActorImageBinder, size: Int, fades: Bool) {
+    init(binder: MainActorImageBinder, size: Int, fades: Bool, imagePlaceholders: Bool) {
         view = WebImageView()
+        view.showsRememberedPlaceholder = imagePlaceholders
+        self.imagePlaceholders = imagePlaceholders
         self.binder = binder
         gtk_widget_set_size_request(view.widget, Int32(size), Int32(size))
         gtk_picture_set_content_fit(OpaquePointer(view.picture), GTK_CONTENT_FIT_COVER)
@@ -36,6 +39,8 @@ final class ThumbnailCell {
     }
 
     private let fades: Bool
+    /// Whether the cell shows the images' own placeholders (their ThumbHashes) while they load.
+    private let imagePlaceholders: Bool
 
     func bind(to item: GalleryItem, at position: Int, placeholder: ImageContainer, statistics: GalleryStatistics) {
         self.position = position
@@ -44,15 +49,24 @@ final class ThumbnailCell {
         gtk_widget_set_tooltip_text(view.widget, item.name)
         // Thumbnails: the first frame of an animation (it plays in the detail view), and large
         // images decoded straight to about the cell's size (the manager's scale-down limit).
+        var request = ImageRequest(url: item.thumbnail, options: GalleryPipeline.thumbnailOptions)
+        if imagePlaceholders { request.placeholder = item.placeholder }
         view.setImage(
-            with: ImageRequest(url: item.thumbnail, options: GalleryPipeline.thumbnailOptions), using: binder,
-            placeholder: placeholder, transition: fades ? .fade(.milliseconds(150)) : .none
+            with: request, using: binder, placeholder: ownPlaceholder(of: request) ? nil : placeholder,
+            transition: fades ? .fade(.milliseconds(150)) : .none
         ) { [weak self] result in
             statistics.record(result)
             // A cancelled load was superseded: only the current binding's end settles the cell.
             if case .failure(.cancelled) = result { return }
             if let self, self.position == position, self.item == item { self.isSettled = true }
         }
+    }
+
+    /// Whether the image has a placeholder of its own to show while it loads (the view shows it
+    /// when given none): the ThumbHash a proxy's page gave with the item, or the one the manager
+    /// remembers from an earlier decode, in this run or, through the disk cache, an earlier one.
+    private func ownPlaceholder(of request: ImageRequest) -> Bool {
+        imagePlaceholders && (request.placeholder != nil || binder.manager.placeholder(for: request) != nil)
     }
 
     func unbind() {

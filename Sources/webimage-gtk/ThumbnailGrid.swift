@@ -19,6 +19,7 @@ final class ThumbnailGrid {
     private let statistics: GalleryStatistics
     private let cellSize: Int
     private let fades: Bool
+    private let imagePlaceholders: Bool
     /// The live cells, by the address of their `GtkListItem`.
     private(set) var cells: [UInt: ThumbnailCell] = [:]
     /// A thumbnail was clicked (or activated from the keyboard): its position.
@@ -36,7 +37,7 @@ final class ThumbnailGrid {
 
     init(
         items: [GalleryItem], binder: MainActorImageBinder, placeholder: ImageContainer, statistics: GalleryStatistics, cellSize: Int,
-        maximumColumns: Int, fades: Bool, observer: Observer?
+        maximumColumns: Int, fades: Bool, imagePlaceholders: Bool, observer: Observer?
     ) {
         self.items = items
         self.observer = observer
@@ -45,6 +46,7 @@ final class ThumbnailGrid {
         self.statistics = statistics
         self.cellSize = cellSize
         self.fades = fades
+        self.imagePlaceholders = imagePlaceholders
         let names = gtk_string_list_new(nil)!
         for item in items { gtk_string_list_append(names, item.name) }
         // The model and the factory pass to the grid view, which owns them from here on.
@@ -89,7 +91,7 @@ final class ThumbnailGrid {
         // The pointer crosses into the main actor as a plain number, as in WebImageView.
         guard let key = listItem.map({ UInt(bitPattern: $0) }) else { return }
         grid(data) { grid in
-            let cell = ThumbnailCell(binder: grid.binder, size: grid.cellSize, fades: grid.fades)
+            let cell = ThumbnailCell(binder: grid.binder, size: grid.cellSize, fades: grid.fades, imagePlaceholders: grid.imagePlaceholders)
             cell.onStaleDisplay = { position, url in grid.observer?.onStaleDisplay(position, url) }
             grid.cells[key] = cell
             gtk_list_item_set_child(OpaquePointer(bitPattern: key), cell.view.widget)

@@ -26,7 +26,11 @@ case .failure(let error):
     exit(1)
 }
 if options.listsOnly {
-    for item in items { print("\(item.name)\t\(item.thumbnail.absoluteString)\t\(item.full.absoluteString)") }
+    for item in items {
+        // A fourth column when the source gave the image's ThumbHash (a proxy's page does).
+        let hash = if case .thumbHash(let hash)? = item.placeholder { "\t" + hash } else { "" }
+        print("\(item.name)\t\(item.thumbnail.absoluteString)\t\(item.full.absoluteString)\(hash)")
+    }
     exit(0)
 }
 

@@ -9,19 +9,24 @@ import WebImageGTK
 // drained by it as in an application. The test drives it with commands on standard input, one
 // per line, and reads the answers on standard output:
 //
-//   bind PATH [progressive] [fade] [firstframe]
+//   bind PATH [progressive] [blur] [fade|fadelong] [firstframe] [noplaceholder] [thumbhash=BASE64]
 //                binds the view to ORIGIN/PATH with a blue placeholder (with progressive
-//                previews, with a 300 ms fade, decoding only the first frame); answers "bound PATH shown=placeholder|image|…
+//                previews, blurred ones with `blur` (.progressiveBlur), with a 300 ms fade or
+//                one of an hour that a test sees at its start, decoding only the first frame;
+//                with no placeholder, so that the view's remembered one shows; with the request
+//                carrying a ThumbHash); answers "bound PATH shown=placeholder|none|image|…
 //                spinner=on|off" (what the view shows when setImage returns), later
 //                "completed PATH ok|failed"; every change the view shows is reported as
 //                "display placeholder|preview|image opacity=O"
+//   remembered PATH  the ThumbHash the manager remembers for ORIGIN/PATH: "remembered PATH BASE64|none"
+//   clearmemory  empties the shared manager's memory cache: "cleared"
 //   bindbutton PATH  binds the button's image: "bound button PATH", later "completed button PATH ok|failed"
 //   pixel [button]   after the next frame, the centre pixel of the view (or the button) as drawn:
 //                "pixel R G B A"
 //   snapshot FILE  after the next frame, writes the view's widget as GTK's renderer draws it to
 //                FILE (R, G, B, A premultiplied, rows of WIDTH × 4 bytes): "snapshot WIDTH HEIGHT
 //                [covered=X,Y,W,H …]", the rectangles of the widgets drawn over the picture
-//                (the spinner)
+//                (the spinner; not the backdrop a fade draws under it)
 //   spinner      "spinner on|off"
 //   waitopaque   waits (frame by frame, at most 600 frames) until the picture is fully opaque:
 //                "opaque" or "still fading"
@@ -122,12 +127,15 @@ g_main_loop_run(loop)
         for await line in lines {
             let words = line.split(separator: " ").map(String.init)
             switch words.first {
-            case "bind":
-                bind(words[1], progressive: words.contains("progressive"), fade: words.contains("fade"), firstFrame: words.contains("firstframe"))
+            case "bind": bind(words[1], BindWords(Array(words.dropFirst(2))))
             case "bindbutton": bindButton(words[1])
             case "pixel": await pixel(of: words.contains("button") ? button.imageView.widget : view.widget)
             case "snapshot": await snapshot(to: words[1])
             case "spinner": say("spinner \(view.isSpinnerVisible ? "on" : "off")")
+            case "remembered": say("remembered \(words[1]) \(remembered(words[1]))")
+            case "clearmemory":
+                ImageManager.shared.configuration.cache.clearMemory()
+                say("cleared")
             case "waitopaque": await waitUntilOpaque()
             case "hide":
                 gtk_widget_set_visible(view.widget, 0)
@@ -164,13 +172,12 @@ g_main_loop_run(loop)
         }
     }
 
-    func bind(_ path: String, progressive: Bool = false, fade: Bool = false, firstFrame: Bool = false) {
-        var options: ImageOptions = []
-        if progressive { options.insert(.progressiveLoad) }
-        if firstFrame { options.insert(.decodeFirstFrameOnly) }
+    func bind(_ path: String, _ words: BindWords = BindWords()) {
+        var request = ImageRequest(url: URL(string: origin + path), options: words.requestOptions)
+        request.placeholder = words.thumbHash.map { .thumbHash($0) }
         view.setImage(
-            with: ImageRequest(url: URL(string: origin + path), options: options), using: .shared, placeholder: placeholder,
-            transition: fade ? .fade(.milliseconds(300)) : .none
+            with: request, using: .shared, placeholder: words.noPlaceholder ? nil : placeholder,
+            options: words.bindingOptions, transition: words.transition
         ) { result in
             say("completed \(path) \((try? result.get()) != nil ? "ok" : "failed")")
         }
@@ -220,6 +227,39 @@ g_main_loop_run(loop)
         defer { g_free(rgba) }
         let centre = (Int(height / 2) * Int(width) + Int(width / 2)) * 4
         say("pixel \(rgba[centre]) \(rgba[centre + 1]) \(rgba[centre + 2]) \(rgba[centre + 3])")
+    }
+}
+
+/// The words after `bind PATH`.
+struct BindWords {
+    var requestOptions: ImageOptions = []
+    var bindingOptions: ImageBindingOptions = []
+    var transition = ImageTransition.none
+    var noPlaceholder = false
+    var thumbHash: String?
+
+    init(_ words: [String] = []) {
+        for word in words {
+            switch word {
+            case "progressive": requestOptions.insert(.progressiveLoad)
+            case "firstframe": requestOptions.insert(.decodeFirstFrameOnly)
+            case "blur": bindingOptions.insert(.progressiveBlur)
+            case "fade": transition = .fade(.milliseconds(300))
+            // Long enough that what a test snapshots after the image arrived is the fade's start.
+            case "fadelong": transition = .fade(.seconds(3600))
+            case "noplaceholder": noPlaceholder = true
+            default:
+                if word.hasPrefix("thumbhash=") { thumbHash = String(word.dropFirst("thumbhash=".count)) }
+            }
+        }
+    }
+}
+
+extension Probe {
+    /// The ThumbHash the shared manager remembers for `path`, in base64, or "none".
+    func remembered(_ path: String) -> String {
+        guard let url = URL(string: origin + path), case .thumbHash(let hash)? = ImageManager.shared.placeholder(for: url) else { return "none" }
+        return hash
     }
 }
 
@@ -281,7 +321,7 @@ extension Probe {
             // The frame's own duration: the interval the frame clock had to meet.
             if let interval = view.animationPlayer?.currentFrame?.displayDuration, lateness > interval { late += 1 }
         }
-        bind(path, firstFrame: true)
+        bind(path, BindWords(["firstframe"]))
         try? await Task.sleep(for: .seconds(seconds))
         view.onAnimationFrame = nil
         let player = view.animationPlayer
@@ -303,7 +343,7 @@ extension Probe {
         var child = gtk_widget_get_first_child(view.widget)
         while let widget = child {
             var bounds = graphene_rect_t()
-            if widget != view.picture, gtk_widget_get_visible(widget) != 0, gtk_widget_compute_bounds(widget, view.widget, &bounds) != 0 {
+            if widget != view.picture, widget != view.backdrop, gtk_widget_get_visible(widget) != 0, gtk_widget_compute_bounds(widget, view.widget, &bounds) != 0 {
                 covered.append("covered=\(Int(bounds.origin.x)),\(Int(bounds.origin.y)),\(Int(bounds.size.width.rounded(.up))),\(Int(bounds.size.height.rounded(.up)))")
             }
             child = gtk_widget_get_next_sibling(widget)

@@ -95,6 +95,13 @@ struct GallerySourceTests {
         let red = try #require(result.items.last)
         #expect(red[1].contains("w=320&h=320&fit=cover") && red[1].contains("&sig="), "\(red[1])")
         #expect(red[2].contains("fit=contain"), "\(red[2])")
+        // The page gives each image's ThumbHash (the placeholder its cell shows while loading):
+        // red's decodes to red.
+        let hash = try #require(red.count == 4 ? red[3] : nil, "\(red)")
+        let placeholder = try ImagePlaceholder.thumbHash(hash).bitmap()
+        let centre = placeholder.height / 2 * placeholder.bytesPerRow + placeholder.width / 2 * 4
+        let colour = placeholder.pixels[centre..<centre + 3].map(Int.init)
+        #expect(abs(colour[0] - 255) <= 24 && colour[1] <= 24 && colour[2] <= 24, "\(hash) decodes to \(colour)")
 
         // The listed URLs are the proxy's own, signed: it renders them. The download's deadline
         // (15 s by default) stretched like the tests' others: the render, by a debug build on a

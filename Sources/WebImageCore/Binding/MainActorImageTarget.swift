@@ -76,6 +76,10 @@ extension MainActorImageTarget {
                 transition: transition, completion: completion, progress: progress)
         }
         let request = source?.asImageRequest()
+        let host = self as? any MainActorImageBindingHost
+        // The host's own defaults join the caller's options (the rebind below passes the
+        // caller's again, so a default the host has since turned off is not kept).
+        let bindingOptions = host?.bindingOptions(options, operationKey: operationKey) ?? options
         let bind: @MainActor (_ first: (@MainActor (Result<ImageResponse, ImageError>) -> Void)?) -> ImageTask? = { first in
             var onCompletion = completion
             if let first {
@@ -85,10 +89,10 @@ extension MainActorImageTarget {
                 }
             }
             return binder.bind(
-                self, to: request, placeholder: placeholder, options: options, operationKey: operationKey,
+                self, to: request, placeholder: placeholder, options: bindingOptions, operationKey: operationKey,
                 transition: transition, completion: onCompletion, progress: progress)
         }
-        guard let host = self as? any MainActorImageBindingHost else { return bind(nil) }
+        guard let host else { return bind(nil) }
         let rebind: @MainActor () -> Void = { [weak self] in
             _ = self?.setImage(
                 with: source, using: binder, placeholder: placeholder, options: options, operationKey: operationKey,
@@ -112,6 +116,11 @@ extension MainActorImageTarget {
 /// A main-actor target with bookkeeping of its own around each of its bindings (WebImageView's
 /// spinner, its reload when mapped again): `setImage` runs the binding through it.
 package protocol MainActorImageBindingHost: MainActorImageTarget {
+    /// The options a binding under `operationKey` runs with, given the caller's `options`: the
+    /// caller's and the host's defaults (WebImageView adds
+    /// ``ImageBindingOptions/rememberedPlaceholder`` to its main image's).
+    func bindingOptions(_ options: ImageBindingOptions, operationKey: String) -> ImageBindingOptions
+
     /// Starts a binding under `operationKey` through `binder` by calling `bind` once, and returns
     /// what `bind` returns (the load's task, or `nil` when the binding ended at once). `bind`'s
     /// argument, if any, is called with the binding's outcome before the caller's completion.
@@ -122,6 +131,11 @@ package protocol MainActorImageBindingHost: MainActorImageTarget {
         rebind: @escaping @MainActor () -> Void,
         bind: @MainActor (_ first: (@MainActor (Result<ImageResponse, ImageError>) -> Void)?) -> ImageTask?
     ) -> ImageTask?
+}
+
+extension MainActorImageBindingHost {
+    /// The caller's options as they are.
+    package func bindingOptions(_ options: ImageBindingOptions, operationKey: String) -> ImageBindingOptions { options }
 }
 
 /// A main-actor target whose bindings another target carries (a button, the image view inside

@@ -7,14 +7,19 @@ import WebImage
 /// Each thumbnail is a square `fit=cover` crop with a `srcset` of several widths (the browser
 /// picks by layout width and screen density) and `format=auto` (WebP for browsers that take
 /// it); each links to a large `contain` version. With a signing key, every URL is signed.
+/// Until a thumbnail arrives, its cell shows the image's placeholder (Gallery+Placeholders.swift).
 ///
 /// ```swift
 /// let gallery = Gallery(directory: URL(fileURLWithPath: "Demo/images"))
 /// let html = gallery.html(signer: nil)
 /// ```
 package struct Gallery: Sendable {
+    /// The folder the images are in; `nil` for an empty gallery.
+    package let directory: URL?
     /// The image files, by name, sorted.
     package let names: [String]
+    /// The placeholders' cells made so far, by hash.
+    let placeholderCells = GalleryPlaceholderCells()
     /// Thumbnail widths offered in each `srcset`.
     package static let widths = [160, 320, 480, 640]
 
@@ -22,6 +27,7 @@ package struct Gallery: Sendable {
     /// hidden files and anything that is not a regular file, such as a FIFO, are left out). A
     /// missing folder gives an empty gallery.
     package init(directory: URL?) {
+        self.directory = directory
         guard let directory, let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else {
             self.names = []
             return
@@ -44,8 +50,9 @@ package struct Gallery: Sendable {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
-    package func html(signer: URLSigner?) -> String {
-        let figures = names.map { Self.figure($0, signer: signer) }
+    /// The page, each image's cell with its placeholder in `placeholders` (by name), if any.
+    package func html(signer: URLSigner?, placeholders: [String: Placeholder] = [:]) -> String {
+        let figures = names.map { Self.figure($0, signer: signer, placeholder: placeholders[$0]) }
         let body = figures.isEmpty
             ? "<p>No images to show: start the proxy with <code>--origin-dir DIR</code> to see a folder here.</p>"
             : figures.joined(separator: "\n")
@@ -53,17 +60,18 @@ package struct Gallery: Sendable {
     }
 
     /// One thumbnail: a square crop with a `srcset` of ``widths``, a link to a large version,
-    /// and its name under it.
-    private static func figure(_ name: String, signer: URLSigner?) -> String {
+    /// and its name under it; behind it, until it loads, `placeholder`.
+    private static func figure(_ name: String, signer: URLSigner?, placeholder: Placeholder?) -> String {
         let srcset = widths.map { width in
             "\(escaped(imageURL(name, "w=\(width)&h=\(width)&fit=cover&format=auto", signer: signer))) \(width)w"
         }.joined(separator: ", ")
         let src = escaped(imageURL(name, "w=320&h=320&fit=cover&format=auto", signer: signer))
         let large = escaped(imageURL(name, "w=1600&h=1600&fit=contain&format=auto", signer: signer))
+        let drawn = placeholder.map { " data-thumbhash=\"\(escaped($0.thumbHash))\" style=\"background: \(escaped($0.background))\"" } ?? ""
         return """
             <figure><a href="\(large)"><img src="\(src)" srcset="\(srcset)" \
             sizes="(max-width: 600px) 45vw, 240px" width="240" height="240" loading="lazy" \
-            alt="\(escaped(name))"></a><figcaption>\(escaped(name))<br><span class="served"></span></figcaption></figure>
+            alt="\(escaped(name))"\(drawn)></a><figcaption>\(escaped(name))<br><span class="served"></span></figcaption></figure>
             """
     }
 
@@ -101,8 +109,10 @@ package struct Gallery: Sendable {
             """
     }
 
-    /// The page's script: it counts the thumbnails loaded (on `<body data-images-loaded="N/M">`)
-    /// and writes under each the format and size it was served in.
+    /// The page's script: it counts the thumbnails loaded (on `<body data-images-loaded="N/M">`),
+    /// takes each one's placeholder away once it has loaded (the checkerboard, not a blurred
+    /// picture, belongs behind a transparent image), and writes under each the format and size
+    /// it was served in.
     private static let script = """
         <script>
         // How many thumbnails have loaded, on <body data-images-loaded="N/M">: what the
@@ -123,10 +133,14 @@ package struct Gallery: Sendable {
             label.textContent = "";
           }
         }
+        function loaded(image) {
+          image.style.background = "";
+          describe(image);
+        }
         for (const image of document.images) {
-          image.addEventListener("load", () => { countLoaded(); describe(image); });
+          image.addEventListener("load", () => { countLoaded(); loaded(image); });
           image.addEventListener("error", countLoaded);
-          if (image.complete && image.naturalWidth > 0) describe(image);
+          if (image.complete && image.naturalWidth > 0) loaded(image);
         }
         countLoaded();
         </script>

@@ -126,11 +126,13 @@ public struct ProxyServer: Sendable {
         router.get("/favicon.ico") { _, _ in
             Response(status: .noContent, headers: [.cacheControl: "public, max-age=86400"])
         }
-        router.get("/") { [gallery, signer = proxy.signer] _, _ in
-            Response(
+        router.get("/") { [gallery, signer = proxy.signer, manager = proxy.manager] _, _ in
+            // Each cell's placeholder, drawn until its thumbnail arrives: see Gallery+Placeholders.
+            let placeholders = await gallery.placeholders(through: manager)
+            return Response(
                 status: .ok,
                 headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
-                body: .init(byteBuffer: ByteBuffer(string: gallery.html(signer: signer))))
+                body: .init(byteBuffer: ByteBuffer(string: gallery.html(signer: signer, placeholders: placeholders))))
         }
         return router
     }
