@@ -74,8 +74,11 @@ public final class WebImageView: MainActorImageTarget {
     /// the image arrives. Default: on.
     ///
     /// ```swift
-    /// let view = WebImageView()
-    /// view.showsRememberedPlaceholder = false   // an empty view until each image arrives
+    /// @MainActor func makePlainView() -> WebImageView {
+    ///     let view = WebImageView()
+    ///     view.showsRememberedPlaceholder = false   // an empty view until each image arrives
+    ///     return view
+    /// }
     /// ```
     public var showsRememberedPlaceholder = true
     /// How long the widget may stay unmapped before its load is cancelled: long enough that a

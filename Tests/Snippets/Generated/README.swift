@@ -38,7 +38,15 @@ func snippet_README_3() async throws {
 }
 
 func snippet_README_4() async throws {
-#sourceLocation(file: "README.md", line: 144)
+#sourceLocation(file: "README.md", line: 147)
+    view.setImage(with: avatarURL, using: binder, options: .rememberedPlaceholder, transition: .fade(.milliseconds(150)))
+    view.setImage(with: ImageRequest(url: post.imageURL, placeholder: .thumbHash(post.imageThumbHash)), using: binder)
+    if let placeholder = manager.placeholder(for: url) { show(try placeholder.bitmap(maxSide: 32)) }
+#sourceLocation()
+}
+
+func snippet_README_5() async throws {
+#sourceLocation(file: "README.md", line: 157)
     let sepiaTone = ImageProcessors.Anonymous(id: "sepia") { image in
         try image.mappingFrames { bitmap in try sepia(bitmap.grayscaled()) }
     }

@@ -26,3 +26,17 @@ func snippet_WebImageCore_Binding_ImageTarget_2() async throws {
     cell.setImage(with: url, using: binder, transition: .fade(.milliseconds(200)))
 #sourceLocation()
 }
+
+func snippet_WebImageCore_Binding_ImageTarget_3() async throws {
+#sourceLocation(file: "Sources/WebImageCore/Binding/ImageTarget.swift", line: 143)
+    cell.setImage(with: url, using: binder, options: .rememberedPlaceholder,
+                  transition: .fade(.milliseconds(200)))
+#sourceLocation()
+}
+
+func snippet_WebImageCore_Binding_ImageTarget_4() async throws {
+#sourceLocation(file: "Sources/WebImageCore/Binding/ImageTarget.swift", line: 153)
+    view.setImage(with: ImageRequest(url: url, options: .progressiveLoad), using: binder,
+                  options: .progressiveBlur)
+#sourceLocation()
+}

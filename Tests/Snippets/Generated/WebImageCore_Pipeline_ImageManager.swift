@@ -19,7 +19,7 @@ func snippet_WebImageCore_Pipeline_ImageManager_1() async throws {
 }
 
 func snippet_WebImageCore_Pipeline_ImageManager_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager.swift", line: 99)
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager.swift", line: 104)
     let image = try await ImageManager.shared.image(for: url).image
     let thumbnail = try await manager.image(for: ImageRequest(url: url, thumbnail: .maxPixelSize(256)))
 #sourceLocation()
@@ -27,7 +27,7 @@ func snippet_WebImageCore_Pipeline_ImageManager_2() async throws {
 }
 
 func snippet_WebImageCore_Pipeline_ImageManager_3() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager.swift", line: 119)
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager.swift", line: 124)
     let original = try await manager.data(for: ImageRequest(url: url))
     try original.data.write(to: URL(fileURLWithPath: "/tmp/original"))
 #sourceLocation()
@@ -35,7 +35,7 @@ func snippet_WebImageCore_Pipeline_ImageManager_3() async throws {
 }
 
 func snippet_WebImageCore_Pipeline_ImageManager_4() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager.swift", line: 165)
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageManager.swift", line: 170)
     manager.loadImage(with: request, progress: { received, expected in bar.update(received, expected) }) { result in
         if case .success(let response) = result { show(response.image) }
     }

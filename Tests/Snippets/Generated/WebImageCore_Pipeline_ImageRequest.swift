@@ -14,3 +14,11 @@ func snippet_WebImageCore_Pipeline_ImageRequest_1() async throws {
 #sourceLocation()
     _ = (request, response)
 }
+
+func snippet_WebImageCore_Pipeline_ImageRequest_2() async throws {
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageRequest.swift", line: 47)
+    let request = ImageRequest(url: post.imageURL, placeholder: .thumbHash(post.imageThumbHash))
+    view.setImage(with: request, using: binder)   // the hash's picture at once, then the image
+#sourceLocation()
+    _ = request
+}

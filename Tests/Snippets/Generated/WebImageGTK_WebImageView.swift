@@ -7,7 +7,7 @@ import CGTK
 import WebImageGTK
 
 func snippet_WebImageGTK_WebImageView_1() async throws {
-#sourceLocation(file: "Sources/WebImageGTK/WebImageView.swift", line: 29)
+#sourceLocation(file: "Sources/WebImageGTK/WebImageView.swift", line: 34)
     @MainActor func show(_ url: URL, in window: UnsafeMutablePointer<GtkWindow>, placeholder: ImageContainer) -> WebImageView {
         let view = WebImageView()
         gtk_window_set_child(window, view.widget)
@@ -19,6 +19,16 @@ func snippet_WebImageGTK_WebImageView_1() async throws {
         view.setImage(with: ImageRequest(url: url, options: .progressiveLoad), using: binder) { result in
             if case .failure(let error) = result { print(error) }
         }
+    }
+#sourceLocation()
+}
+
+func snippet_WebImageGTK_WebImageView_2() async throws {
+#sourceLocation(file: "Sources/WebImageGTK/WebImageView.swift", line: 77)
+    @MainActor func makePlainView() -> WebImageView {
+        let view = WebImageView()
+        view.showsRememberedPlaceholder = false   // an empty view until each image arrives
+        return view
     }
 #sourceLocation()
 }
