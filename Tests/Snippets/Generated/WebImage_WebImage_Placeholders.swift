@@ -34,3 +34,28 @@ func snippet_WebImage_WebImage_Placeholders_3() async throws {
 #sourceLocation()
     _ = placeholder
 }
+
+func snippet_WebImage_WebImage_Placeholders_4() async throws {
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/Placeholders.md", line: 71)
+    if let placeholder = manager.placeholder(for: url) {
+        show(try placeholder.bitmap(maxSide: 32))
+    }
+#sourceLocation()
+}
+
+func snippet_WebImage_WebImage_Placeholders_5() async throws {
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/Placeholders.md", line: 82)
+    view.setImage(with: url, using: binder, options: .rememberedPlaceholder,
+                  transition: .fade(.milliseconds(200)))
+    let request = ImageRequest(url: post.imageURL, placeholder: .thumbHash(post.imageThumbHash))
+    cell.thumbnail.setImage(with: request, using: binder)
+#sourceLocation()
+    _ = request
+}
+
+func snippet_WebImage_WebImage_Placeholders_6() async throws {
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/Placeholders.md", line: 101)
+    view.setImage(with: ImageRequest(url: url, options: .progressiveLoad), using: binder,
+                  options: .progressiveBlur)
+#sourceLocation()
+}
