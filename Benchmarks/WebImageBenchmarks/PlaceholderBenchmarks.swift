@@ -8,6 +8,7 @@ import WebImage
 /// decodes thumbnails (`ImageDecodingOptions.thumbnail`, `.maxPixelSize(256)`: DCT scaling,
 /// then Lanczos).
 func runPlaceholderBenchmarks(_ report: Report) {
+    placeholderLookupBenchmark(report)
     let path = "../shared/corpus/photos/shell-5120x2880.jpg"
     guard let data = FileManager.default.contents(atPath: path) else {
         FileHandle.standardError.write(Data("  placeholders: \(path) is absent; skipped\n".utf8))
