@@ -60,8 +60,7 @@ struct ImageFileInfo {
     /// (a JPEG at 1/8 scale, never full size), keeping the colour space and its profile. The
     /// placeholders (4×3 BlurHash) and the dominant colour are read from the same decode.
     private static func placeholderReport(_ data: Data) -> PlaceholderReport? {
-        let options = PlaceholderReport.decodingOptions(from: ImageDecodingOptions())
-        guard let container = try? registry.decode(data, options: options) else { return nil }
+        guard let container = try? PlaceholderReport.decode(data, registry: registry, options: ImageDecodingOptions()) else { return nil }
         return try? PlaceholderReport(decoded: container)
     }
 

@@ -42,27 +42,42 @@ private struct PlaceholderBoxReduction: WorkingPixelOperation {
         let isGrey = Pixel.bytesPerPixel <= 2
         var sums = [SIMD4<Float>](repeating: .zero, count: width)
         return try Bitmap(width: width, height: height, pixelFormat: .rgba8) { output in
+            // Unsafe buffers in the loops: every source pixel passes here, and array accesses
+            // with their checks cost more than the pixel's load and add.
             source.pixels.withUnsafeBytes { input in
-                for y in 0..<height {
-                    for x in 0..<width { sums[x] = .zero }
-                    for row in rowStarts[y]..<rowStarts[y + 1] {
-                        let line = input.baseAddress! + row * source.bytesPerRow
-                        for x in 0..<width {
-                            var sum = SIMD4<Float>.zero
-                            for column in columnStarts[x]..<columnStarts[x + 1] {
-                                sum += Pixel.load(line + column * Pixel.bytesPerPixel)
+                columnStarts.withUnsafeBufferPointer { columns in
+                    sums.withUnsafeMutableBufferPointer { sums in
+                        for y in 0..<height {
+                            sums.update(repeating: .zero)
+                            for row in rowStarts[y]..<rowStarts[y + 1] {
+                                addRow(input.baseAddress! + row * source.bytesPerRow, Pixel.self, columns: columns, into: sums)
                             }
-                            sums[x] += sum
+                            let rows = Float(rowStarts[y + 1] - rowStarts[y])
+                            for x in 0..<width {
+                                var mean = sums[x] / (rows * Float(columns[x + 1] - columns[x]))
+                                if isGrey { mean = SIMD4(mean.x, mean.x, mean.x, mean.w) }
+                                StraightRGBA.store(mean, to: output.baseAddress! + (y * width + x) * 4)
+                            }
                         }
-                    }
-                    let rows = Float(rowStarts[y + 1] - rowStarts[y])
-                    for x in 0..<width {
-                        var mean = sums[x] / (rows * Float(columnStarts[x + 1] - columnStarts[x]))
-                        if isGrey { mean = SIMD4(mean.x, mean.x, mean.x, mean.w) }
-                        StraightRGBA.store(mean, to: output.baseAddress! + (y * width + x) * 4)
                     }
                 }
             }
+        }
+    }
+
+    /// Adds one source row's pixels to the sums of the output columns they fall in.
+    @inline(__always)
+    private func addRow<Pixel: WorkingPixel>(
+        _ line: UnsafeRawPointer, _: Pixel.Type, columns: UnsafeBufferPointer<Int>, into sums: UnsafeMutableBufferPointer<SIMD4<Float>>
+    ) {
+        var pixel = line + columns[0] * Pixel.bytesPerPixel
+        for x in 0..<sums.count {
+            var sum = SIMD4<Float>.zero
+            for _ in columns[x]..<columns[x + 1] {
+                sum += Pixel.load(pixel)
+                pixel += Pixel.bytesPerPixel
+            }
+            sums[x] += sum
         }
     }
 }

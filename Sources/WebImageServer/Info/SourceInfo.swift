@@ -56,7 +56,7 @@ struct SourceInfo: Codable, Sendable, Equatable {
     ) throws -> (SourceInfo, isComplete: Bool) {
         let metadata = try ImageMetadata(reading: data, maximumFrameCount: options.maximumFrameCount)
         try checkLimits(metadata, options: options)
-        let container = try registry.decode(data, options: PlaceholderReport.decodingOptions(from: options))
+        let container = try PlaceholderReport.decode(data, registry: registry, options: options)
         let report = try PlaceholderReport(decoded: container, blurHashComponents: blurHashComponents)
         let frames = metadata.frameCount ?? (metadata.isAnimated == true ? nil : 1)
         let info = SourceInfo(
