@@ -58,7 +58,7 @@ extension HTTPImageLoader {
         /// or lost connection, a timeout, `408`, `429`, `500`, `502`, `503`, `504`
         /// (``RetryPolicy``). A request's own ``ImageLoadRequest/retryPolicy`` wins. Default: 3
         /// attempts in all, waits of full jitter from 200 ms doubling up to 2 s, a `Retry-After`
-        /// honoured up to 2 s; ``RetryPolicy/none`` tries once.
+        /// honoured up to 2 s; ``RetryPolicy/never`` tries once.
         public var retryPolicy = RetryPolicy()
         /// The longest a TCP (and TLS) connection may take to open. Default: 10 seconds.
         public var connectTimeout: Duration = .seconds(10)

@@ -21,7 +21,7 @@ import Foundation
 /// var http = HTTPImageLoader.Configuration()
 /// http.retryPolicy = RetryPolicy(maximumAttempts: 5, maximumDelay: .seconds(4))
 /// var request = ImageRequest(url: url)
-/// request.retryPolicy = RetryPolicy.none   // this image: one attempt
+/// request.retryPolicy = .never   // this image: one attempt
 /// ```
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts in all, the first included: 1 never retries. Default: 3.
@@ -38,8 +38,9 @@ public struct RetryPolicy: Sendable, Hashable {
         self.maximumDelay = maximumDelay
     }
 
-    /// One attempt: no failure is retried.
-    public static let none = RetryPolicy(maximumAttempts: 1)
+    /// One attempt: no failure is retried. (Not `none`, which on an optional policy such as
+    /// ``ImageRequest/retryPolicy`` would read as `nil`, the loader's own policy.)
+    public static let never = RetryPolicy(maximumAttempts: 1)
 
     /// The wait after attempt `attempt` (from 1) failed: `retryAfter` (what the server asked
     /// for) when given, else `fraction` (from 0 to 1, the jitter's draw) of the backoff's

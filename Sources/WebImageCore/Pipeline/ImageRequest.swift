@@ -29,7 +29,7 @@ public struct ImageRequest: Sendable {
     /// Changes the loader's request just before it is sent: sign it, add a token.
     public var requestModifier: (@Sendable (ImageLoadRequest) async throws -> ImageLoadRequest)?
     /// How a failed download of this request is retried, in place of the loader's policy
-    /// (``RetryPolicy``; ``RetryPolicy/none`` for one attempt); `nil` (the default) keeps the
+    /// (``RetryPolicy``; ``RetryPolicy/never`` for one attempt); `nil` (the default) keeps the
     /// loader's. A download shared by several requests follows the policy of the one that
     /// started it.
     ///

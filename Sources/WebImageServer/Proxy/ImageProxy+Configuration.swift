@@ -93,7 +93,7 @@ extension ImageProxy {
         /// line of the request that fetched shows `origin_retries`, and
         /// `webimage_retries_total{reason}` counts them. Default: `RetryPolicy()`, 3 attempts in
         /// all with waits of full jitter from 200 ms doubling up to 2 s (a `Retry-After` honoured
-        /// up to 2 s); `RetryPolicy.none` answers the first failure.
+        /// up to 2 s); `RetryPolicy.never` answers the first failure.
         ///
         /// ```swift
         /// var configuration = ImageProxy.Configuration(cacheDirectory: nil)
