@@ -11,8 +11,9 @@ import WebImageCore
 ///
 /// Every call is retried as ``S3Configuration/retryPolicy`` says (`SlowDown`, `408`, `429`,
 /// `500`, `502`, `503`, `504`, a refused or lost connection, a timeout; never another 4xx), with
-/// exponential back-off and full jitter; each attempt is bounded by ``S3Configuration/timeout``. Cancelling the calling task stops the request and
-/// throws ``S3Error/Kind/cancelled``. Errors are always ``S3Error``.
+/// exponential back-off and full jitter; each attempt is bounded by
+/// ``S3Configuration/timeout``. Cancelling the calling task stops the request (and its wait
+/// before a retry) and throws ``S3Error/Kind/cancelled``. Errors are always ``S3Error``.
 ///
 /// The client owns its `HTTPClient`: call ``shutdown()`` before dropping it.
 ///

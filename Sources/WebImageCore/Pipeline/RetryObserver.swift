@@ -6,8 +6,7 @@
 /// started it (a request that joined a download already under way hears of none).
 ///
 /// ```swift
-/// let retries = Mutex(0)
-/// let image = try await RetryObserver.$current.withValue({ _ in retries.withLock { $0 += 1 } }) {
+/// let image = try await RetryObserver.$current.withValue({ retry in logger.info("retrying: \(retry.reason)") }) {
 ///     try await manager.image(for: request)
 /// }
 /// ```
