@@ -33,6 +33,7 @@ extension HTTPImageLoader {
     /// var configuration = HTTPImageLoader.Configuration()
     /// configuration.maximumConcurrentDownloads = 4
     /// configuration.timeout = .seconds(30)
+    /// configuration.retryPolicy = RetryPolicy(maximumAttempts: 4)
     /// configuration.headers["X-Client"] = "gallery"
     /// configuration.requestModifier = { request in
     ///     var request = request
@@ -48,10 +49,17 @@ extension HTTPImageLoader {
         public var maximumConcurrentDownloads = 6
         /// Order among waiting downloads of the same priority. Default: ``QueueOrder/fifo``.
         public var order: QueueOrder = .fifo
-        /// The longest a whole download may take, from sending the request to the last body
-        /// byte (redirects included). AsyncHTTPClient's own deadline ends at the response
-        /// head, so the loader enforces the body itself. Default: 15 seconds.
+        /// The longest one attempt at a download may take, from sending the request to the last
+        /// body byte (redirects included); a retry has the whole of it again. AsyncHTTPClient's
+        /// own deadline ends at the response head, so the loader enforces the body itself.
+        /// Default: 15 seconds.
         public var timeout: Duration = .seconds(15)
+        /// How a download that failed before any of its body arrived is tried again: a refused
+        /// or lost connection, a timeout, `408`, `429`, `500`, `502`, `503`, `504`
+        /// (``RetryPolicy``). A request's own ``ImageLoadRequest/retryPolicy`` wins. Default: 3
+        /// attempts in all, waits of full jitter from 200 ms doubling up to 2 s, a `Retry-After`
+        /// honoured up to 2 s; ``RetryPolicy/never`` tries once.
+        public var retryPolicy = RetryPolicy()
         /// The longest a TCP (and TLS) connection may take to open. Default: 10 seconds.
         public var connectTimeout: Duration = .seconds(10)
         /// The most bytes a response body may have: a larger `Content-Length` fails at once

@@ -9,7 +9,9 @@ import WebImageCore
 
 /// Downloads images over HTTP and HTTPS with AsyncHTTPClient: a bounded, prioritised queue,
 /// a whole-download timeout, a size limit, redirects followed (and checked) one hop at a time,
-/// revalidation with `304`, cookies, and progress per chunk.
+/// revalidation with `304`, cookies, progress per chunk, and retries of the failures that may
+/// pass (``Configuration/retryPolicy``: a `503`, a reset connection, a timeout, before any of
+/// the body arrived).
 ///
 /// One loader owns one `HTTPClient` (a second, lazily, for requests that accept invalid
 /// certificates); share the loader, and call ``shutdown()`` before dropping it.
@@ -76,34 +78,56 @@ public final class HTTPImageLoader: ImageLoader {
 
     /// Downloads `request.url`: waits for a slot in the queue at `context.priority` (following
     /// later priority changes), then requests it, following redirects, within
-    /// ``Configuration/timeout``.
+    /// ``Configuration/timeout``. A failure that may pass, before any of the body reached
+    /// `context`, is tried again as the request's ``ImageLoadRequest/retryPolicy`` or else
+    /// ``Configuration/retryPolicy`` says: the whole exchange, modifiers and redirects included,
+    /// from a fresh place in the queue (a download waiting to retry holds no slot).
     ///
     /// - Returns: the body and its metadata, or for a revalidation answered `304`, an empty
     ///   body with ``ImageLoadResponse/isNotModified`` and the refreshed metadata.
-    /// - Throws: an ``ImageError``, never a transport error.
+    /// - Throws: an ``ImageError``, never a transport error: the last attempt's failure.
     public func load(_ request: ImageLoadRequest, context: ImageLoadContext) async throws -> ImageLoadResponse {
         guard canLoad(request.url), request.url.host?.isEmpty == false else {
             throw ImageError.invalidURL(request.url.absoluteString)
         }
-        let slot: DownloadQueue.Slot
-        do {
-            slot = try await queue.acquire(priority: { context.priority }) { slot in
-                context.onPriorityChange { [queue] priority in queue.setPriority(priority, of: slot) }
+        let policy = request.retryPolicy ?? configuration.retryPolicy
+        do throws(AttemptFailure) {
+            return try await policy.run { (number: Int) async throws(AttemptFailure) -> ImageLoadResponse in
+                try await self.runAttempt(request, context: context, number: number)
+            } transient: { failure in
+                failure.attempt.retryReason(for: failure.error).map { (reason: $0, retryAfter: failure.attempt.retryAfter) }
+            } cancelled: {
+                AttemptFailure(error: .cancelled, attempt: RetryPolicy.Attempt())
+            } onRetry: { retry in
+                self.logger.debug("retrying", metadata: [
+                    "url": "\(request.url)", "attempt": "\(retry.attempt)", "reason": "\(retry.reason)", "delay": "\(retry.delay)",
+                ])
+                context.didRetry(retry)
             }
         } catch {
-            context.onPriorityChange(nil)
-            throw error
+            throw error.error
         }
-        defer { queue.release(slot) }
-        // Running downloads are not re-prioritised: an HTTP/1.1 request has no priority.
-        context.onPriorityChange(nil)
-        guard !Task.isCancelled else { throw ImageError.cancelled }
+    }
 
-        let started = ContinuousClock.now
-        logger.debug("download started", metadata: ["url": "\(request.url)"])
+    /// A failed attempt: its error, and what the retry decision reads beside it.
+    struct AttemptFailure: Error {
+        var error: ImageError
+        var attempt: RetryPolicy.Attempt
+    }
+
+    /// One attempt: a slot, then the exchange within ``Configuration/timeout``. Each attempt
+    /// queues anew at the context's priority of the moment.
+    private func runAttempt(_ request: ImageLoadRequest, context: ImageLoadContext, number: Int) async throws(AttemptFailure) -> ImageLoadResponse {
+        let attempt = RetryPolicy.Attempt()
         do {
+            let slot = try await acquireSlot(for: context)
+            defer { queue.release(slot) }
+            guard !Task.isCancelled else { throw ImageError.cancelled }
+
+            let started = ContinuousClock.now
+            logger.debug("download started", metadata: ["url": "\(request.url)", "attempt": "\(number)"])
             let response = try await withTimeout(configuration.timeout) {
-                try await self.perform(request, context: context)
+                try await self.perform(request, context: context, attempt: attempt)
             }
             logger.debug("download finished", metadata: [
                 "url": "\(request.url)", "status": "\(response.statusCode ?? 0)", "bytes": "\(response.data.count)",
@@ -112,8 +136,17 @@ public final class HTTPImageLoader: ImageLoader {
             return response
         } catch {
             let mapped = Self.imageError(from: error, cancelled: Task.isCancelled)
-            logger.debug("download failed", metadata: ["url": "\(request.url)", "error": "\(mapped)"])
-            throw mapped
+            logger.debug("download failed", metadata: ["url": "\(request.url)", "attempt": "\(number)", "error": "\(mapped)"])
+            throw AttemptFailure(error: mapped, attempt: attempt)
+        }
+    }
+
+    /// A slot in the queue, waited for at the context's priority and following its changes;
+    /// once granted, changes no longer reach the queue: an HTTP/1.1 request has no priority.
+    private func acquireSlot(for context: ImageLoadContext) async throws -> DownloadQueue.Slot {
+        defer { context.onPriorityChange(nil) }
+        return try await queue.acquire(priority: { context.priority }) { slot in
+            context.onPriorityChange { [queue] priority in queue.setPriority(priority, of: slot) }
         }
     }
 
@@ -134,7 +167,7 @@ public final class HTTPImageLoader: ImageLoader {
         }
     }
 
-    private func perform(_ original: ImageLoadRequest, context: ImageLoadContext) async throws -> ImageLoadResponse {
+    private func perform(_ original: ImageLoadRequest, context: ImageLoadContext, attempt: RetryPolicy.Attempt) async throws -> ImageLoadResponse {
         var request = original
         if let modifier = configuration.requestModifier { request = try await modifier(request) }
         if let modifier = request.modifier { request = try await modifier(request) }
@@ -176,17 +209,20 @@ public final class HTTPImageLoader: ImageLoader {
                 url = next
                 continue
             }
-            return try await receive(response, status: status, request: request, finalURL: url, context: context)
+            return try await receive(response, status: status, request: request, finalURL: url, context: context, attempt: attempt)
         }
     }
 
-    private func receive(_ response: HTTPClientResponse, status: Int, request: ImageLoadRequest, finalURL: URL, context: ImageLoadContext) async throws -> ImageLoadResponse {
+    private func receive(
+        _ response: HTTPClientResponse, status: Int, request: ImageLoadRequest, finalURL: URL, context: ImageLoadContext, attempt: RetryPolicy.Attempt
+    ) async throws -> ImageLoadResponse {
         let metadata = Self.metadata(of: response.headers, url: request.url)
         if status == 304, request.validators != nil {
             await Self.discard(response)
             return ImageLoadResponse(data: Data(), url: finalURL, statusCode: status, isNotModified: true, metadata: metadata)
         }
         guard (200..<300).contains(status) else {
+            attempt.noteRetryAfter(response.headers.first(name: "Retry-After"))
             await Self.discard(response)
             throw ImageError.httpStatus(status)
         }
@@ -207,6 +243,8 @@ public final class HTTPImageLoader: ImageLoader {
         data.reserveCapacity(min(expected ?? 256 << 10, limit))
         var received = 0
         for try await chunk in response.body {
+            // From the first chunk on, a failure is final: the caller has had these bytes.
+            if received == 0 { attempt.markDeliveredBody() }
             received += chunk.readableBytes
             guard received <= limit else {
                 throw ImageError.tooLarge("the body passed the limit of \(limit) bytes")

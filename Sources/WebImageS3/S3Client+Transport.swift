@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import WebImageCore
 
 extension S3Client {
     /// One S3 call, before signing.
@@ -19,6 +20,10 @@ extension S3Client {
         var acceptsNotModified = false
         var wantsChunks = false
         var onBody: (@Sendable (Data?, Int, Int?) -> Void)?
+        /// In place of ``S3Configuration/retryPolicy`` (an image load's own policy).
+        var retryPolicy: RetryPolicy?
+        /// Told of each retry before its wait (the image loader reports them to its context).
+        var onRetry: (@Sendable (RetryPolicy.Retry) -> Void)?
     }
 
     /// A successful answer (or `304` when accepted), its body read whole.
@@ -28,50 +33,51 @@ extension S3Client {
         var body: Data
     }
 
-    /// Sends `request`, retrying what may succeed on a second try with exponential back-off and
-    /// full jitter (a random wait between zero and the doubled cap, so that many clients failing
-    /// together do not come back together).
+    /// Sends `request`, retrying what may succeed on a second try as the request's or the
+    /// configuration's ``RetryPolicy`` says: the library's one policy, exponential back-off with
+    /// full jitter (a random wait up to a doubling range, so that many clients failing together
+    /// do not come back together) and the server's `Retry-After` up to the cap.
     func send(_ request: Request) async throws(S3Error) -> Response {
-        let attempts = max(1, configuration.maximumAttempts)
-        var attempt = 0
-        while true {
-            attempt += 1
-            do {
-                return try await attemptWithTimeout(request)
-            } catch {
-                var failure = Self.s3Error(from: error, cancelled: Task.isCancelled, isObjectRequest: request.key != nil)
-                failure.attempts = attempt
-                logger.debug("S3 request failed", metadata: [
-                    "method": "\(request.method)", "bucket": "\(request.bucket)", "key": "\(request.key ?? "")",
-                    "attempt": "\(attempt)", "error": "\(failure)",
-                ])
-                guard failure.isRetryable, attempt < attempts else { throw failure }
-                do {
-                    try await Task.sleep(for: retryDelay(afterAttempt: attempt))
-                } catch {
-                    throw S3Error(.cancelled, message: "cancelled while waiting to retry")
-                }
-            }
+        let policy = request.retryPolicy ?? configuration.retryPolicy
+        return try await policy.run { (number: Int) async throws(S3Error) -> Response in
+            try await self.attempt(request, number: number)
+        } transient: { failure in
+            failure.retryReason.map { (reason: $0, retryAfter: failure.retryAfter) }
+        } cancelled: {
+            S3Error(.cancelled, message: "cancelled while waiting to retry")
+        } onRetry: { retry in
+            self.logger.debug("S3 request retried", metadata: [
+                "method": "\(request.method)", "bucket": "\(request.bucket)", "key": "\(request.key ?? "")",
+                "attempt": "\(retry.attempt)", "reason": "\(retry.reason)", "delay": "\(retry.delay)",
+            ])
+            request.onRetry?(retry)
         }
     }
 
-    /// Full jitter: uniform in [0, min(maximum, base × 2^(attempt − 1))].
-    func retryDelay(afterAttempt attempt: Int) -> Duration {
-        let base = Self.seconds(configuration.retryBaseDelay)
-        let cap = min(Self.seconds(configuration.maximumRetryDelay), base * pow(2, Double(min(attempt - 1, 30))))
-        return .nanoseconds(Int64(Double.random(in: 0...max(cap, 0)) * 1e9))
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    /// Attempt `number` of `request`, its failure an ``S3Error`` that counts the attempts and
+    /// knows whether the body had started.
+    private func attempt(_ request: Request, number: Int) async throws(S3Error) -> Response {
+        let record = RetryPolicy.Attempt()
+        do {
+            return try await attemptWithTimeout(request, record: record)
+        } catch {
+            var failure = Self.s3Error(from: error, cancelled: Task.isCancelled, isObjectRequest: request.key != nil)
+            failure.attempts = number
+            failure.deliveredBody = record.deliveredBody
+            logger.debug("S3 request failed", metadata: [
+                "method": "\(request.method)", "bucket": "\(request.bucket)", "key": "\(request.key ?? "")",
+                "attempt": "\(number)", "error": "\(failure)",
+            ])
+            throw failure
+        }
     }
 
     /// One attempt, failing with ``S3Error/Kind/timeout`` past ``S3Configuration/timeout``: the
     /// attempt is then cancelled, which closes its connection.
-    private func attemptWithTimeout(_ request: Request) async throws -> Response {
+    private func attemptWithTimeout(_ request: Request, record: RetryPolicy.Attempt) async throws -> Response {
         let timeout = configuration.timeout
         return try await withThrowingTaskGroup(of: Response.self) { group in
-            group.addTask { try await self.attempt(request) }
+            group.addTask { try await self.exchange(request, record: record) }
             group.addTask {
                 try await Task.sleep(for: timeout)
                 throw S3Error(.timeout, message: "the request took longer than \(timeout)")
@@ -82,7 +88,9 @@ extension S3Client {
         }
     }
 
-    private func attempt(_ request: Request) async throws -> Response {
+    /// The request and its answer, once. `record` learns when the body starts to reach
+    /// `onBody`.
+    private func exchange(_ request: Request, record: RetryPolicy.Attempt) async throws -> Response {
         let address = address(bucket: request.bucket, key: request.key)
         let payloadHash = request.body.map { SigV4Signer.payloadHash($0) } ?? SigV4Signer.emptyPayloadHash
         // Signed just before it is sent (each retry anew), so the date is fresh.
@@ -102,7 +110,9 @@ extension S3Client {
         guard succeeded else {
             // S3's error documents are small; a larger body is not one of them.
             let body = (try? await response.body.collect(upTo: 64 << 10)).map { Data($0.readableBytesView) } ?? Data()
-            throw S3Error.from(status: status, body: body, requestID: response.headers.first(name: "x-amz-request-id"), isObjectRequest: request.key != nil)
+            var error = S3Error.from(status: status, body: body, requestID: response.headers.first(name: "x-amz-request-id"), isObjectRequest: request.key != nil)
+            error.retryAfter = response.headers.first(name: "Retry-After").flatMap { RetryPolicy.retryAfter($0) }
+            throw error
         }
         if request.method == .HEAD || status == 304 {
             return Response(status: status, headers: response.headers, body: Data())
@@ -121,7 +131,12 @@ extension S3Client {
                 throw S3Error(.tooLarge, statusCode: status, message: "the body passed the limit of \(limit) bytes")
             }
             chunk.withUnsafeReadableBytes { data.append(contentsOf: $0) }
-            request.onBody?(request.wantsChunks ? Data(chunk.readableBytesView) : nil, received, expected)
+            if let onBody = request.onBody {
+                // The caller has these bytes now: a failure from here on is not retried. (A body
+                // no handler saw is only a buffer, and a retry may start it again.)
+                if received == chunk.readableBytes { record.markDeliveredBody() }
+                onBody(request.wantsChunks ? Data(chunk.readableBytesView) : nil, received, expected)
+            }
         }
         if let expected, received != expected {
             throw S3Error(.invalidResponse, statusCode: status, message: "received \(received) of \(expected) announced bytes")

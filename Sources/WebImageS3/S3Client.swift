@@ -4,14 +4,16 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import Synchronization
+import WebImageCore
 
 /// A small S3 client on AsyncHTTPClient: the object calls an image pipeline and a proxy need,
 /// signed with AWS Signature Version 4, against AWS or any S3-compatible server.
 ///
-/// Every call is retried (a 5xx status, `SlowDown`, a failed connection; never a 4xx) with
-/// exponential back-off and full jitter, up to ``S3Configuration/maximumAttempts``; each attempt
-/// is bounded by ``S3Configuration/timeout``. Cancelling the calling task stops the request and
-/// throws ``S3Error/Kind/cancelled``. Errors are always ``S3Error``.
+/// Every call is retried as ``S3Configuration/retryPolicy`` says (`SlowDown`, `408`, `429`,
+/// `500`, `502`, `503`, `504`, a refused or lost connection, a timeout; never another 4xx), with
+/// exponential back-off and full jitter; each attempt is bounded by
+/// ``S3Configuration/timeout``. Cancelling the calling task stops the request (and its wait
+/// before a retry) and throws ``S3Error/Kind/cancelled``. Errors are always ``S3Error``.
 ///
 /// The client owns its `HTTPClient`: call ``shutdown()`` before dropping it.
 ///
@@ -96,8 +98,10 @@ public final class S3Client: Sendable, CustomStringConvertible {
 
     /// `GetObject` with the raw answer (status `304` included) and each chunk's bytes when asked:
     /// what the image loader needs for its metadata and progressive decoding.
+    /// A `retryPolicy` replaces the configuration's, and `onRetry` hears of each retry.
     func fetchObject(
         bucket: String, key: String, ifNoneMatch: String?, range: ClosedRange<Int>?, maximumSize: Int?, wantsChunks: Bool,
+        retryPolicy: RetryPolicy? = nil, onRetry: (@Sendable (RetryPolicy.Retry) -> Void)? = nil,
         onBody: (@Sendable (Data?, Int, Int?) -> Void)?
     ) async throws(S3Error) -> Response {
         var headers: [(String, String)] = []
@@ -105,7 +109,8 @@ public final class S3Client: Sendable, CustomStringConvertible {
         if let range { headers.append(("range", "bytes=\(range.lowerBound)-\(range.upperBound)")) }
         return try await send(Request(
             method: .GET, bucket: bucket, key: key, headers: headers, maximumSize: maximumSize,
-            acceptsNotModified: ifNoneMatch != nil, wantsChunks: wantsChunks, onBody: onBody))
+            acceptsNotModified: ifNoneMatch != nil, wantsChunks: wantsChunks, onBody: onBody,
+            retryPolicy: retryPolicy, onRetry: onRetry))
     }
 
     /// An object's size, ETag, type, date and user metadata, without its bytes.

@@ -1,4 +1,5 @@
 import Foundation
+import WebImageCore
 
 /// Where an ``S3Client`` sends its requests and how: the endpoint, the region, the keys, the
 /// addressing style, the per-request timeout and the retries.
@@ -11,7 +12,7 @@ import Foundation
 ///     endpoint: URL(string: "http://127.0.0.1:8333")!, region: "us-east-1",
 ///     credentials: S3Credentials(accessKeyID: "minio", secretAccessKey: "minio-secret"))
 /// configuration.timeout = .seconds(10)
-/// configuration.maximumAttempts = 4
+/// configuration.retryPolicy = RetryPolicy(maximumAttempts: 4)
 /// let client = S3Client(configuration: configuration)
 /// ```
 public struct S3Configuration: Sendable, CustomStringConvertible {
@@ -34,14 +35,13 @@ public struct S3Configuration: Sendable, CustomStringConvertible {
     /// The longest one attempt may take, from connecting to the last byte of the body. Default:
     /// 30 seconds.
     public var timeout: Duration = .seconds(30)
-    /// How many times a request is sent at most: retries follow a 5xx status, `SlowDown` and a
-    /// failed connection (never a 4xx). Default: 3.
-    public var maximumAttempts: Int = 3
-    /// The first retry waits a random time up to this; each later one up to twice as long
-    /// ("full jitter"), never more than ``maximumRetryDelay``. Default: 100 ms.
-    public var retryBaseDelay: Duration = .milliseconds(100)
-    /// The longest wait before one retry. Default: 5 seconds.
-    public var maximumRetryDelay: Duration = .seconds(5)
+    /// How a request that failed in a way that may pass is sent again: `SlowDown`, `408`,
+    /// `429`, `500`, `502`, `503`, `504`, a refused or lost connection, a timeout (each attempt
+    /// has the whole ``timeout``); never another 4xx, nor after some of the body went to a
+    /// progress handler. The library's one policy (``RetryPolicy``), shared with the HTTP loader.
+    /// Default: 3 attempts in all, waits of full jitter from 200 ms doubling up to 2 s, a
+    /// `Retry-After` honoured up to 2 s.
+    public var retryPolicy = RetryPolicy()
     /// The longest wait for a connection to open. Default: 5 seconds.
     public var connectTimeout: Duration = .seconds(5)
 
@@ -81,6 +81,6 @@ public struct S3Configuration: Sendable, CustomStringConvertible {
 
     /// Everything but the secrets (see ``S3Credentials/description``).
     public var description: String {
-        "S3Configuration(endpoint: \(endpoint.absoluteString), region: \(region), credentials: \(credentials), addressingStyle: \(addressingStyle.rawValue), timeout: \(timeout), maximumAttempts: \(maximumAttempts))"
+        "S3Configuration(endpoint: \(endpoint.absoluteString), region: \(region), credentials: \(credentials), addressingStyle: \(addressingStyle.rawValue), timeout: \(timeout), maximumAttempts: \(retryPolicy.maximumAttempts))"
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WebImageCore
 
 /// What went wrong with an S3 request: S3's own error code (`NoSuchKey`, `AccessDenied`, …) as a
 /// ``Kind``, the HTTP status, S3's message and request ID; or a transport failure, a timeout, a
@@ -22,7 +23,8 @@ public struct S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         case accessDenied
         case invalidAccessKeyID
         case signatureDoesNotMatch
-        /// `SlowDown`: the server asks for fewer requests (retried with back-off).
+        /// `SlowDown`: the server asks for fewer requests (retried with back-off, as
+        /// ``S3Configuration/retryPolicy`` says).
         case slowDown
         /// The object still has the ETag given as `If-None-Match`. ``S3Client`` answers this with
         /// `nil`, not an error; it exists for callers that build on the raw status.
@@ -32,7 +34,8 @@ public struct S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidRange
         /// The body is larger than the limit the caller set.
         case tooLarge
-        /// One attempt took longer than ``S3Configuration/timeout``.
+        /// One attempt took longer than ``S3Configuration/timeout`` (each attempt has the whole of
+        /// it; this is the last attempt's).
         case timeout
         /// No connection, or it broke before the response was complete.
         case connectionFailed
@@ -62,6 +65,11 @@ public struct S3Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// How many times the request was sent before this error.
     public var attempts: Int = 1
     var transport: Transport?
+    /// The wait the server's `Retry-After` asked for, when it sent one.
+    var retryAfter: Duration?
+    /// Some of the body had gone to the caller's progress handler when this happened: sending
+    /// the request again would hand the caller those bytes twice.
+    var deliveredBody = false
 
     public init(_ kind: Kind, statusCode: Int? = nil, message: String, code: String? = nil, requestID: String? = nil) {
         self.kind = kind
@@ -71,15 +79,31 @@ public struct S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         self.requestID = requestID
     }
 
-    /// Whether sending the same request again may succeed: a 5xx status, `SlowDown`, a failed
-    /// connection. Never a 4xx: the same request would be refused again.
-    public var isRetryable: Bool {
+    /// Whether sending the same request again may succeed, by the library's one rule
+    /// (``RetryPolicy``): `SlowDown`, `408`, `429`, `500`, `502`, `503`, `504`, a refused or lost
+    /// connection, a timeout. Never another 4xx (the same request would be refused again), an
+    /// unresolved host or an untrusted certificate, nor a failure after some of the body went to
+    /// the caller's progress handler.
+    public var isRetryable: Bool { retryReason != nil }
+
+    /// Why sending the same request again may succeed, or `nil`: what ``isRetryable`` says, and
+    /// the reason the retry is counted by.
+    var retryReason: RetryPolicy.Reason? {
+        guard !deliveredBody else { return nil }
         switch kind {
-        case .slowDown: return true
-        // An untrusted certificate stays untrusted.
-        case .connectionFailed: return transport != .tls
-        case .cancelled, .timeout, .tooLarge, .invalidConfiguration, .notModified: return false
-        default: return (statusCode ?? 0) >= 500
+        case .slowDown: return .slowDown
+        case .timeout: return .timeout
+        case .connectionFailed:
+            switch transport {
+            case .refused: return .connectionRefused
+            case .lost: return .connectionLost
+            // A name that did not resolve, a certificate not trusted: the same a moment later.
+            case .dns, .tls, .other, nil: return nil
+            }
+        case .cancelled, .tooLarge, .invalidConfiguration, .notModified: return nil
+        default:
+            guard let statusCode, RetryPolicy.transientStatuses.contains(statusCode) else { return nil }
+            return .status(statusCode)
         }
     }
 

@@ -52,7 +52,9 @@ public struct S3ImageLoader: ImageLoader {
     }
 
     /// Fetches the object: the whole body, or for a revalidation whose ETag still matches, an
-    /// empty ``ImageLoadResponse/isNotModified`` response.
+    /// empty ``ImageLoadResponse/isNotModified`` response. Failures that may pass are retried as
+    /// the request's ``ImageLoadRequest/retryPolicy`` or else the client's
+    /// ``S3Configuration/retryPolicy`` says, never once some of the body reached `context`.
     ///
     /// - Throws: an ``ImageError``: ``ImageError/invalidURL(_:)`` for a URL without a bucket or
     ///   key or a bucket outside ``allowedBuckets``; ``ImageError/httpStatus(_:)`` `404` for a
@@ -70,7 +72,7 @@ public struct S3ImageLoader: ImageLoader {
         do {
             response = try await client.fetchObject(
                 bucket: bucket, key: key, ifNoneMatch: request.validators?.etag, range: nil, maximumSize: maximumSize,
-                wantsChunks: context.wantsChunks
+                wantsChunks: context.wantsChunks, retryPolicy: request.retryPolicy, onRetry: { context.didRetry($0) }
             ) { chunk, received, expected in
                 context.didReceive(chunk, received: received, expected: expected)
             }

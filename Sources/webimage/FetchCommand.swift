@@ -17,8 +17,9 @@ struct FetchCommand: AsyncParsableCommand {
         discussion: """
             Every URL goes through the pipeline: the memory cache, the disk cache (shared by \
             every webimage command through --cache-dir), then the network. The same URL given \
-            twice is downloaded once. SOURCE is memory, disk or network; BYTES are the \
-            original's. With --output-dir each image is written there: the original bytes, \
+            twice is downloaded once. A download that fails in a way that may pass (a 503, \
+            a reset connection, a timeout) is tried twice more, or --retries times. SOURCE is \
+            memory, disk or network; BYTES are the original's. With --output-dir each image is written there: the original bytes, \
             or with --resize the thumbnail in the source's format. The exit status is 1 if any \
             URL failed.
             """
@@ -41,6 +42,8 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var cache: CacheOptions
 
+    @OptionGroup var retry: RetryOptions
+
     @OptionGroup var reporting: ReportingOptions
 
     func validate() throws {
@@ -57,7 +60,7 @@ struct FetchCommand: AsyncParsableCommand {
     func run() async throws {
         let manager: ImageManager
         do {
-            manager = try cache.makeManager(concurrency: concurrency)
+            manager = try cache.makeManager(concurrency: concurrency, retryPolicy: retry.policy)
         } catch {
             printError("webimage fetch: \(reporting.describe(error))")
             throw ExitCode.failure

@@ -26,12 +26,31 @@ struct CacheOptions: ParsableArguments {
         }
     }
 
-    /// A manager over the disk cache, with downloads `concurrency` wide.
-    func makeManager(concurrency: Int = 6) throws -> ImageManager {
+    /// A manager over the disk cache, with downloads `concurrency` wide, retried as
+    /// `retryPolicy` says (`nil`: the loader's default).
+    func makeManager(concurrency: Int = 6, retryPolicy: RetryPolicy? = nil) throws -> ImageManager {
         let registry = CoderRegistry.command()
         var http = HTTPImageLoader.Configuration()
         http.maximumConcurrentDownloads = concurrency
+        if let retryPolicy { http.retryPolicy = retryPolicy }
         return ImageManager(configuration: .standard(cache: ImageCache(disk: try openCache()), http: http, registry: registry))
+    }
+}
+
+/// `--retries`, of the commands that download (`fetch`, `prefetch`).
+struct RetryOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Tries after the first of a download that failed in a way that may pass (a refused or reset connection, a timeout, 408, 429, 500, 502, 503, 504), with jittered waits of up to 2 s, honouring Retry-After; 0 for none (default 2).",
+        valueName: "n"))
+    var retries: Int?
+
+    func validate() throws {
+        if let retries, retries < 0 { throw ValidationError("--retries must be 0 or more") }
+    }
+
+    /// The loader's policy with `--retries`, or `nil` (the default policy) without it.
+    var policy: RetryPolicy? {
+        retries.map { RetryPolicy(maximumAttempts: $0 + 1) }
     }
 }
 

@@ -19,7 +19,9 @@ struct PrefetchCommand: AsyncParsableCommand {
             The URLs (or paths on this machine) are the arguments, or are read one per line \
             from --input FILE, or from standard input (--input -, or neither arguments nor \
             --input); blank lines and lines starting with # are ignored. Images already in \
-            the cache (--cache-dir, shared by every webimage command) are skipped. On a \
+            the cache (--cache-dir, shared by every webimage command) are skipped. A \
+            download that fails in a way that may pass (a 503, a reset connection, a timeout) \
+            is tried twice more, or --retries times. On a \
             terminal a progress bar shows the count, bytes, rate and time left on standard \
             error; otherwise a plain line is printed there every 10% or every second. The \
             summary goes to standard output. The exit status is 1 if any URL failed.
@@ -37,6 +39,8 @@ struct PrefetchCommand: AsyncParsableCommand {
 
     @OptionGroup var cache: CacheOptions
 
+    @OptionGroup var retry: RetryOptions
+
     @OptionGroup var reporting: ReportingOptions
 
     func validate() throws {
@@ -48,7 +52,7 @@ struct PrefetchCommand: AsyncParsableCommand {
         let manager: ImageManager
         do {
             if input != nil || urls.isEmpty { lines += Self.urlLines(try await Self.readInput(input)) }
-            manager = try cache.makeManager(concurrency: concurrency)
+            manager = try cache.makeManager(concurrency: concurrency, retryPolicy: retry.policy)
         } catch {
             printError("webimage prefetch: \(reporting.describe(error))")
             throw ExitCode.failure

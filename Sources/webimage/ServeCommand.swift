@@ -23,7 +23,8 @@ struct ServeCommand: AsyncParsableCommand {
             WEBIMAGE_ALLOW_LOOPBACK=1, WEBIMAGE_SIGNING_KEY, WEBIMAGE_ALLOW_UNSIGNED=1, WEBIMAGE_ORIGIN_DIR, \
             WEBIMAGE_NO_CACHE=1, WEBIMAGE_MAX_AGE, WEBIMAGE_MAX_CONCURRENT, \
             WEBIMAGE_MAX_SOURCE_BYTES, WEBIMAGE_MAX_SOURCE_PIXELS, WEBIMAGE_MAX_DIMENSION, \
-            WEBIMAGE_MAX_ANIMATION_PIXELS, WEBIMAGE_WORK_BUDGET, WEBIMAGE_HEADER_TIMEOUT, WEBIMAGE_IDLE_TIMEOUT, \
+            WEBIMAGE_MAX_ANIMATION_PIXELS, WEBIMAGE_WORK_BUDGET, WEBIMAGE_ORIGIN_TIMEOUT, \
+            WEBIMAGE_ORIGIN_RETRIES, WEBIMAGE_HEADER_TIMEOUT, WEBIMAGE_IDLE_TIMEOUT, \
             WEBIMAGE_MAX_CONNECTIONS, WEBIMAGE_MAX_CONNECTIONS_PER_CLIENT, WEBIMAGE_RESERVED_CONNECTIONS, \
             WEBIMAGE_TRUSTED_PROXIES (comma-separated), WEBIMAGE_SHUTDOWN_GRACE, \
             WEBIMAGE_ALLOW_BUCKETS (comma-separated), WEBIMAGE_RESULT_STORE, \
@@ -99,8 +100,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds of CPU one variant's decode, processing and encode may take together; past them the request is answered 503 (default 5).", valueName: "seconds"))
     var workBudget: Int?
 
-    @Option(help: ArgumentHelp("Seconds an origin has to deliver a whole source; past them the request is answered 504 (default 15).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds an origin has to deliver a whole source, per attempt; past them the request is answered 504 (default 15).", valueName: "seconds"))
     var originTimeout: Int?
+
+    @Option(help: ArgumentHelp("Tries after the first of an origin fetch that failed in a way that may pass (a refused or reset connection, a timeout, 408, 429, 500, 502, 503, 504, S3's SlowDown), with jittered waits of up to 2 s, honouring Retry-After; 0 for none (default 2).", valueName: "n"))
+    var originRetries: Int?
 
     @Option(help: ArgumentHelp("Seconds a client has to send a whole request, from its first byte or from connecting (default 10).", valueName: "seconds"))
     var headerTimeout: Int?
@@ -248,6 +252,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let seconds = try integer(workBudget, "WEBIMAGE_WORK_BUDGET", "work-budget", 1) { configuration.workBudget = .seconds(seconds) }
         if let seconds = try integer(originTimeout, "WEBIMAGE_ORIGIN_TIMEOUT", "origin-timeout", 1) { configuration.originTimeout = .seconds(seconds) }
+        if let retries = try integer(originRetries, "WEBIMAGE_ORIGIN_RETRIES", "origin-retries", 0) { configuration.originRetryPolicy.maximumAttempts = retries + 1 }
         configuration.keepsColorProfile = enabled(keepColorProfile, "WEBIMAGE_KEEP_COLOR_PROFILE")
         configuration.allowsSVG = enabled(allowSVG, "WEBIMAGE_ALLOW_SVG")
         if configuration.allowsSVG {

@@ -14,6 +14,10 @@ struct ResponsePlan {
         case reset
         /// The whole body (which is shorter than the announced length), then a normal close.
         case closeAfterBody
+        /// No response at all: a TCP RST as soon as the request has arrived.
+        case resetBeforeHead
+        /// No response at all, and no close, ever.
+        case stallBeforeHead
     }
 
     enum Body {
@@ -99,6 +103,11 @@ final class OriginHandler: ChannelInboundHandler {
 
     private func start(_ plan: ResponsePlan, path: String, index: Int) {
         guard let context else { return }
+        switch plan.delivery {
+        case .stallBeforeHead: return  // not a byte, not a close: only the client ends it
+        case .resetBeforeHead: return resetConnection()
+        case .normal, .stall, .reset, .closeAfterBody: break
+        }
         let loop = context.eventLoop
         let bound = NIOLoopBound(self, eventLoop: loop)
         guard let gate = origin.gate(matching: path) else {
@@ -143,7 +152,7 @@ final class OriginHandler: ChannelInboundHandler {
         guard let context, current == index, context.channel.isActive else { return }
         let stop: Int
         switch plan.delivery {
-        case .normal, .closeAfterBody: stop = until ?? plan.body.count
+        case .normal, .closeAfterBody, .resetBeforeHead, .stallBeforeHead: stop = until ?? plan.body.count
         case .stall(let prefix): stop = min(until ?? prefix, prefix, plan.body.count)
         case .reset: stop = min(until ?? plan.body.count / 2, plan.body.count / 2)
         }
@@ -177,18 +186,24 @@ final class OriginHandler: ChannelInboundHandler {
                 if current == index { current = nil }
                 if !keepAlive { self.context?.close(promise: nil) }
             }
-        case .stall:
+        case .stall, .stallBeforeHead:
             break  // never another byte, never a close
-        case .reset:
-            let channel = context.channel
-            let zeroLinger = linger(l_onoff: 1, l_linger: 0)
-            if let provider = channel as? SocketOptionProvider {
-                provider.setSoLinger(zeroLinger).whenComplete { _ in channel.close(promise: nil) }
-            } else {
-                channel.close(promise: nil)
-            }
+        case .reset, .resetBeforeHead:
+            resetConnection()
         case .closeAfterBody:
             context.close(promise: nil)
+        }
+    }
+
+    /// Closes the connection with a TCP RST (`SO_LINGER` 0), not a FIN.
+    private func resetConnection() {
+        guard let context else { return }
+        let channel = context.channel
+        let zeroLinger = linger(l_onoff: 1, l_linger: 0)
+        if let provider = channel as? SocketOptionProvider {
+            provider.setSoLinger(zeroLinger).whenComplete { _ in channel.close(promise: nil) }
+        } else {
+            channel.close(promise: nil)
         }
     }
 
@@ -261,6 +276,10 @@ final class OriginHandler: ChannelInboundHandler {
             var plan = plain(data, type, length: data.count + 100)
             plan.delivery = .closeAfterBody
             return plan
+        case "flaky":
+            guard origin.countFlakyRequest(key: query["key"] ?? head.uri) > int("fail", 1) else { return flakyFailure(query) }
+            let (data, type) = wrapped()
+            return plain(data, type)
         case "redirect":
             guard segments.count >= 3, let hops = Int(segments[1]), hops > 0 else { return text(.badRequest, "bad redirect") }
             let tail = "/" + segments.dropFirst(2).joined(separator: "/")
@@ -351,6 +370,25 @@ final class OriginHandler: ChannelInboundHandler {
             return ifModifiedSince == lastModified
         }
         return false
+    }
+
+    /// What `/flaky/…` answers while it fails: with `mode=reset` a TCP RST before any response,
+    /// with `mode=stall` nothing ever; else `status` (default 503), with `code` as an S3 error
+    /// document naming that code (`SlowDown`), and `Retry-After: retryAfter` when given.
+    private func flakyFailure(_ query: [String: String]) -> ResponsePlan {
+        let status = HTTPResponseStatus(statusCode: query["status"].flatMap(Int.init) ?? 503)
+        var plan = text(status, "status \(status.code)")
+        if let code = query["code"] {
+            plan = text(status, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>\(code)</Code><Message>Please reduce your request rate.</Message><RequestId>flaky</RequestId></Error>")
+            plan.headers.replaceOrAdd(name: "Content-Type", value: "application/xml")
+        }
+        if let retryAfter = query["retryAfter"] { plan.headers.add(name: "Retry-After", value: retryAfter) }
+        switch query["mode"] {
+        case "reset": plan.delivery = .resetBeforeHead
+        case "stall": plan.delivery = .stallBeforeHead
+        default: break
+        }
+        return plan
     }
 
     private func text(_ status: HTTPResponseStatus, _ body: String) -> ResponsePlan {

@@ -69,6 +69,34 @@ struct FetchCommandTests {
         try await origin.shutdown()
     }
 
+    @Test("fetch --retries 2 rides out an origin that fails twice; --retries 0 fails at its first 503; a negative count is refused")
+    func fetchRetries() async throws {
+        let origin = try await TestOrigin.start()
+        let folder = TemporaryDirectory("fetch-retries")
+        defer { folder.remove() }
+        origin.register("/a.jpg", data: try Fixture.data("hopper.jpg"))
+        let cacheDir = folder.url.appendingPathComponent("cache").path
+
+        let recovered = origin.url("/flaky/a.jpg?fail=2").absoluteString
+        let patient = try await run(["fetch", recovered, "--retries", "2", "--json", "--cache-dir", cacheDir])
+        #expect(patient.status == 0, "\(patient.stderr)")
+        #expect(try jsonLines(patient.stdout).first?["width"] as? Int == 128)
+        #expect(origin.requestCount(path: "/flaky/a.jpg") == 3)
+
+        // Another target: its own count of failures.
+        let failing = origin.url("/flaky/a.jpg?fail=2&key=b").absoluteString
+        let impatient = try await run(["fetch", failing, "--retries", "0", "--json", "--cache-dir", cacheDir])
+        #expect(impatient.status != 0)
+        #expect((try jsonLines(impatient.stdout).first?["error"] as? String)?.contains("503") == true)
+        #expect(origin.requestCount(path: "/flaky/a.jpg") == 4)
+
+        let negative = try await run(["fetch", failing, "--retries", "-1", "--cache-dir", cacheDir])
+        #expect(negative.status != 0)
+        #expect(negative.stderr.contains("--retries"), "\(negative.stderr)")
+        #expect(origin.requestCount(path: "/flaky/a.jpg") == 4)
+        try await origin.shutdown()
+    }
+
     @Test("cache trim removes least recently used entries down to a size")
     func trim() async throws {
         let origin = try await TestOrigin.start()

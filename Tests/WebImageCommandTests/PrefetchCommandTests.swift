@@ -60,4 +60,24 @@ struct PrefetchCommandTests {
         for name in names { #expect(origin.requestCount(path: "/\(name)") == 1, "\(name)") }
         try await origin.shutdown()
     }
+
+    @Test("prefetch --retries: the default rides out an origin that fails twice, --retries 0 does not")
+    func prefetchRetries() async throws {
+        let origin = try await TestOrigin.start()
+        let folder = TemporaryDirectory("prefetch-retries")
+        defer { folder.remove() }
+        origin.register("/a.jpg", data: try Fixture.data("hopper.jpg"))
+        let cacheDir = folder.url.appendingPathComponent("cache").path
+
+        let byDefault = try await run(["prefetch", origin.url("/flaky/a.jpg?fail=2").absoluteString, "--cache-dir", cacheDir])
+        #expect(byDefault.status == 0, "\(byDefault.stderr)")
+        #expect(byDefault.stdout.contains("1 finished"), "\(byDefault.stdout)")
+        #expect(origin.requestCount(path: "/flaky/a.jpg") == 3)
+
+        let once = try await run(["prefetch", origin.url("/flaky/a.jpg?fail=2&key=b").absoluteString, "--retries", "0", "--cache-dir", cacheDir])
+        #expect(once.status == 1)
+        #expect(once.stdout.contains("1 failed"), "\(once.stdout)")
+        #expect(origin.requestCount(path: "/flaky/a.jpg") == 4)
+        try await origin.shutdown()
+    }
 }

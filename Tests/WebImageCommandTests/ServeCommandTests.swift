@@ -64,8 +64,43 @@ import WebImageTestSupport
         #expect(fields["duration_ms"] is Double || fields["duration_ms"] is Int)
     }
 
+    /// `--origin-retries N` makes N + 1 attempts at an origin: one that fails once is answered
+    /// 200, with the retry on the request's JSON log line; one that fails twice, 502. The
+    /// environment's `WEBIMAGE_ORIGIN_RETRIES` is read the same way, and a negative count refused.
+    @Test func originRetriesFlag() async throws {
+        let cache = TemporaryDirectory("serve-origin-retries")
+        defer { cache.remove() }
+        let origin = try await TestOrigin.start()
+        defer { Task { try await origin.shutdown() } }
+        origin.register("/e.jpg", data: try Fixture.elephants)
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--allow-loopback", "--origin-retries", "1",
+        ])
+        let base = "http://127.0.0.1:\(try await server.port())"
+        let once = try await get(base + "/image?url=\(percentEncoded(origin.url("/flaky/e.jpg?fail=1").absoluteString))&w=32")
+        #expect(once.status == 200)
+        #expect(origin.requestCount(path: "/flaky/e.jpg") == 2)
+        let line = await server.waitForLine(stderr: true) { $0.contains("origin_retries") }
+        let fields = try #require(try line.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        #expect(fields["origin_retries"] as? Int == 1)
+        #expect(fields["status"] as? Int == 200)
+
+        let twice = try await get(base + "/image?url=\(percentEncoded(origin.url("/flaky/e.jpg?fail=2&key=b").absoluteString))&w=32")
+        #expect(twice.status == 502)
+        #expect(origin.requestCount(path: "/flaky/e.jpg") == 4)
+        server.terminate()
+        #expect(await server.waitForExit() == 0)
+
+        let refused = try ServeProcess(try #require(WebImageExecutable.url), ["serve", "--port", "0", "--cache-dir", cache.path], environment: [
+            "WEBIMAGE_ORIGIN_RETRIES": "-1",
+        ])
+        #expect(await refused.waitForLine(stderr: true) { $0.contains("WEBIMAGE_ORIGIN_RETRIES") } != nil, "\(refused.stderr)")
+        #expect(await refused.waitForExit() != 0)
+    }
+
     /// `--origin-timeout` and `--max-source-bytes` with a unit reach the proxy: a download the
-    /// origin never finishes is answered 504 after a second, and a source over 1K is refused.
+    /// origin never finishes is answered 504 once its attempts (a second each, and the waits
+    /// between) have run out, and a source over 1K is refused.
     @Test func originTimeoutAndSourceSizeFlags() async throws {
         let cache = TemporaryDirectory("serve-origin-timeout")
         defer { cache.remove() }

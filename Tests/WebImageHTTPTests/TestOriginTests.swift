@@ -137,6 +137,35 @@ struct TestOriginTests {
         }
     }
 
+    @Test("/flaky/ fails the first requests of each client key as asked, then serves the content")
+    func flakyFailsThenServes() async throws {
+        try await withOrigin { origin, client in
+            origin.register("/f.png", data: Data("image".utf8), contentType: "image/png")
+            let url = origin.url("/flaky/f.png?fail=2&status=429&retryAfter=3")
+            let first = try await get(client, url)
+            #expect(first.status == 429)
+            #expect(first.headers["Retry-After"].first == "3")
+            #expect(try await get(client, url).status == 429)
+            let third = try await get(client, url)
+            #expect(third.status == 200)
+            #expect(third.body == Data("image".utf8))
+            // Another key (here, another target) counts from zero.
+            #expect(try await get(client, origin.url("/flaky/f.png?fail=2&status=429&retryAfter=3&key=b")).status == 429)
+            #expect(origin.requestCount(path: "/flaky/f.png") == 4)
+
+            let slowDown = try await get(client, origin.url("/flaky/f.png?code=SlowDown"))
+            #expect(slowDown.status == 503)
+            #expect(String(decoding: slowDown.body, as: UTF8.self).contains("<Code>SlowDown</Code>"))
+
+            // A reset before any response, then the content on the next request.
+            let reset = origin.url("/flaky/g?mode=reset&bytes=10")
+            await #expect(throws: (any Error).self) { try await get(client, reset) }
+            #expect(await origin.waitForConnectionClose(path: "/flaky/g"))
+            #expect(origin.requests(path: "/flaky/g").first?.outcome == .aborted)
+            #expect(try await get(client, reset).body == TestOrigin.generatedBody(size: 10))
+        }
+    }
+
     @Test func hugeBodiesStreamWithOrWithoutLength() async throws {
         try await withOrigin { origin, client in
             let sized = try await get(client, origin.url("/huge?bytes=300000"))

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Synchronization
 import Testing
+import WebImage
 @testable import WebImageS3
 import WebImageTestSupport
 
@@ -169,8 +170,7 @@ struct S3ClientTests {
         var configuration = S3Configuration(
             endpoint: URL(string: "http://127.0.0.1:\(port)")!, region: "us-east-1",
             credentials: S3Credentials(accessKeyID: "a", secretAccessKey: "b"))
-        configuration.maximumAttempts = 3
-        configuration.retryBaseDelay = .milliseconds(10)
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10))
         let client = S3Client(configuration: configuration)
         let failure = await s3Failure { try await client.getObject(bucket: "b", key: "k") }
         #expect(failure?.kind == .connectionFailed)
@@ -180,15 +180,14 @@ struct S3ClientTests {
         try await client.shutdown()
     }
 
-    @Test("5xx answers are retried up to maximumAttempts, 4xx never")
+    @Test("500, 502, 503 and 504 are retried up to maximumAttempts; 501 and 4xx never")
     func retriesFollowTheStatus() async throws {
         // The repository's loopback origin answers /status/<code> with that status: the client's
         // path-style "bucket" and "key" are chosen to name it.
         let origin = try await TestOrigin.start()
         var configuration = S3Configuration(
             endpoint: origin.url("/"), region: "us-east-1", credentials: S3Credentials(accessKeyID: "a", secretAccessKey: "b"))
-        configuration.maximumAttempts = 4
-        configuration.retryBaseDelay = .milliseconds(5)
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 4, baseDelay: .milliseconds(5))
         let client = S3Client(configuration: configuration)
 
         let unavailable = await s3Failure { try await client.getObject(bucket: "status", key: "503") }
@@ -204,11 +203,16 @@ struct S3ClientTests {
         let forbidden = await s3Failure { try await client.getObject(bucket: "status", key: "403") }
         #expect(forbidden?.kind == .accessDenied)
         #expect(origin.requestCount(path: "/status/403") == 1)
+
+        // A server that does not implement the call will not implement it a moment later.
+        let notImplemented = await s3Failure { try await client.getObject(bucket: "status", key: "501") }
+        #expect(notImplemented?.isRetryable == false)
+        #expect(origin.requestCount(path: "/status/501") == 1)
         try await client.shutdown()
         try await origin.shutdown()
     }
 
-    @Test("the per-request timeout bounds a server that never answers")
+    @Test("the timeout bounds each attempt at a server that never answers; one that timed out before any byte is retried")
     func timeout() async throws {
         // A socket that listens and never accepts: the connection opens (the kernel completes
         // it) and no answer ever comes.
@@ -217,11 +221,11 @@ struct S3ClientTests {
         var configuration = S3Configuration(
             endpoint: URL(string: "http://127.0.0.1:\(port)")!, region: "us-east-1", credentials: S3Credentials(accessKeyID: "a", secretAccessKey: "b"))
         configuration.timeout = .milliseconds(300)
-        configuration.maximumAttempts = 3
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10))
         let client = S3Client(configuration: configuration)
         let failure = await s3Failure { try await client.headObject(bucket: "b", key: "k") }
         #expect(failure?.kind == .timeout)
-        #expect(failure?.attempts == 1)
+        #expect(failure?.attempts == 3)
         try await client.shutdown()
         silent.close()
     }

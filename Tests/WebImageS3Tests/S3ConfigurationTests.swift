@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebImage
 @testable import WebImageS3
 
 @Suite("S3 configuration and credentials")
@@ -74,20 +75,32 @@ struct S3ConfigurationTests {
     }
 }
 
-@Suite("S3 retry back-off")
-struct S3RetryDelayTests {
-    @Test("full jitter: every wait lies between zero and the doubled cap, itself capped by maximumRetryDelay")
-    func fullJitter() async throws {
-        var configuration = S3Configuration(endpoint: URL(string: "http://127.0.0.1:1")!, region: "us-east-1", credentials: S3Credentials(accessKeyID: "a", secretAccessKey: "b"))
-        configuration.retryBaseDelay = .milliseconds(100)
-        configuration.maximumRetryDelay = .milliseconds(350)
-        let client = S3Client(configuration: configuration)
-        for (attempt, cap) in [(1, Duration.milliseconds(100)), (2, .milliseconds(200)), (3, .milliseconds(350)), (10, .milliseconds(350))] {
-            let delays = (0..<200).map { _ in client.retryDelay(afterAttempt: attempt) }
-            #expect(delays.allSatisfy { $0 >= .zero && $0 <= cap }, "attempt \(attempt)")
-            // Jittered, not a fixed wait: 200 draws from a continuous range are not all equal.
-            #expect(Set(delays.map { $0.components.attoseconds }).count > 1)
-        }
-        try await client.shutdown()
+@Suite("S3 retry policy")
+struct S3RetryPolicyTests {
+    static func configuration() -> S3Configuration {
+        S3Configuration(endpoint: URL(string: "http://127.0.0.1:1")!, region: "us-east-1", credentials: S3Credentials(accessKeyID: "a", secretAccessKey: "b"))
+    }
+
+    @Test("the client's policy is the library's one, by default the same as the HTTP loader's")
+    func sharedPolicy() {
+        var configuration = Self.configuration()
+        #expect(configuration.retryPolicy == RetryPolicy())
+        #expect(configuration.retryPolicy == HTTPImageLoader.Configuration().retryPolicy)
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 4)
+        #expect(configuration.description.contains("maximumAttempts: 4"))
+    }
+
+    /// Deprecated itself, so that the 1.0 spellings it calls warn nowhere.
+    @available(*, deprecated, message: "exercises the deprecated 1.0 retry settings")
+    @Test("the 1.0 settings read and write the policy")
+    func deprecatedSettingsForward() {
+        var configuration = Self.configuration()
+        configuration.maximumAttempts = 5
+        configuration.retryBaseDelay = .milliseconds(50)
+        configuration.maximumRetryDelay = .seconds(9)
+        #expect(configuration.retryPolicy == RetryPolicy(maximumAttempts: 5, baseDelay: .milliseconds(50), maximumDelay: .seconds(9)))
+        #expect(configuration.maximumAttempts == 5)
+        #expect(configuration.retryBaseDelay == .milliseconds(50))
+        #expect(configuration.maximumRetryDelay == .seconds(9))
     }
 }

@@ -218,7 +218,7 @@ struct ProxyS3Tests {
         let port = try await TestOrigin.closedPort()
         let proxy = try await ProxyHarness.start(origin: origin) { configuration in
             var s3 = Self.unreachableStore(port: port)
-            s3.maximumAttempts = 2
+            s3.retryPolicy.maximumAttempts = 2
             configuration.s3 = s3
             configuration.resultStore = URL(string: "s3://results/fleet")
             // Room for a loaded machine: the refusal must be what ends the read, not the bound
@@ -255,7 +255,7 @@ struct ProxyS3Tests {
         let proxy = try await ProxyHarness.start(origin: origin) { configuration in
             var s3 = Self.unreachableStore(port: port)
             s3.timeout = .seconds(60)
-            s3.maximumAttempts = 1
+            s3.retryPolicy = .never
             configuration.s3 = s3
             configuration.resultStore = URL(string: "s3://results/fleet")
             configuration.resultStoreTimeout = .milliseconds(300)

@@ -29,6 +29,7 @@ public final class ImageLoadContext: Sendable {
     private struct State {
         var priority: ImagePriority
         var priorityHandler: (@Sendable (ImagePriority) -> Void)?
+        var retryHandler: (@Sendable (RetryPolicy.Retry) -> Void)?
     }
 
     private let state: Mutex<State>
@@ -60,6 +61,18 @@ public final class ImageLoadContext: Sendable {
     /// called outside any lock of the context.
     public func onPriorityChange(_ handler: (@Sendable (ImagePriority) -> Void)?) {
         state.withLock { $0.priorityHandler = handler }
+    }
+
+    /// Registers the one handler told of each retry the loader is about to make (replacing an
+    /// earlier one): the manager counts them, and tells whoever asked to hear of them.
+    package func onRetry(_ handler: (@Sendable (RetryPolicy.Retry) -> Void)?) {
+        state.withLock { $0.retryHandler = handler }
+    }
+
+    /// Reports that the loader will try again after `retry.delay`, called outside any lock.
+    package func didRetry(_ retry: RetryPolicy.Retry) {
+        let handler = state.withLock { $0.retryHandler }
+        handler?(retry)
     }
 
     /// Reports bytes that arrived: `chunk` (pass it only when ``wantsChunks``), the total

@@ -59,6 +59,10 @@ public struct ImageLoadRequest: Sendable {
     /// Changes the request just before it is sent, after the loader's own modifier: sign the
     /// URL, add a fresh token.
     public var modifier: (@Sendable (ImageLoadRequest) async throws -> ImageLoadRequest)?
+    /// How this request is retried, in place of the loader's own policy (the HTTP loader's
+    /// ``HTTPImageLoader/Configuration/retryPolicy``, the S3 client's); `nil` (the default) keeps
+    /// the loader's. Loaders that never retry (files, `data:` URLs) ignore it.
+    public var retryPolicy: RetryPolicy?
 
     public init(url: URL, headers: [String: String] = [:], options: ImageOptions = [], validators: Validators? = nil) {
         self.url = url

@@ -32,19 +32,7 @@ extension ImageManager {
             if mode == .refresh, let disk {
                 cachedEntry = await disk.entry(forKey: plan.dataKey.key)
             }
-            var loadRequest = ImageLoadRequest(
-                url: plan.url,
-                headers: plan.request.headers,
-                options: options,
-                validators: cachedEntry.flatMap { ImageLoadRequest.Validators($0.metadata) }
-            )
-            loadRequest.modifier = plan.request.requestModifier
-            let context = ImageLoadContext(priority: job.priority, wantsChunks: options.contains(.progressiveLoad)) { progress in
-                job.send(.progress(progress))
-            }
-            job.onPriorityChange { context.priority = $0 }
-            logger.debug("loading", metadata: ["url": "\(plan.url)", "priority": "\(job.priority)"])
-            let response = try await loader.load(loadRequest, context: context)
+            let response = try await load(plan, with: loader, job: job, revalidating: cachedEntry)
             try Task.checkCancellation()
             metrics.downloadedBytes.increment(by: Int64(response.data.count))
 
@@ -69,9 +57,37 @@ extension ImageManager {
             if told == 0 { await store?.writeIfDecodable(registry: configuration.registry, logger: logger) }
         } catch {
             let error = ImageError(error)
+            // The loader has run its retries by now: a failure that reaches this point is
+            // final, and one a retry could pass was never permanent.
             if error.isPermanent { failedURLs.insert(plan.url.absoluteString) }
             logger.debug("load failed", metadata: ["url": "\(plan.url)", "error": "\(error)"])
             job.send(.failure(error))
         }
+    }
+
+    /// Asks `loader` for `plan`'s bytes: the request's headers, modifier and retry policy, and
+    /// the validators of `cachedEntry` when revalidating. Progress goes to `job`'s requests and
+    /// the priority follows theirs. The loader's retries are one download's, whoever shares
+    /// it: counted once, and told to the ``RetryObserver`` bound where the download started.
+    private func load(
+        _ plan: StagePlan, with loader: any ImageLoader, job: SharedJob<LoadedData>, revalidating cachedEntry: DiskCache.Entry?
+    ) async throws -> ImageLoadResponse {
+        let options = plan.request.options
+        var request = ImageLoadRequest(
+            url: plan.url, headers: plan.request.headers, options: options,
+            validators: cachedEntry.flatMap { ImageLoadRequest.Validators($0.metadata) })
+        request.modifier = plan.request.requestModifier
+        request.retryPolicy = plan.request.retryPolicy
+        let context = ImageLoadContext(priority: job.priority, wantsChunks: options.contains(.progressiveLoad)) { progress in
+            job.send(.progress(progress))
+        }
+        job.onPriorityChange { context.priority = $0 }
+        let metrics = self.metrics, observer = RetryObserver.current
+        context.onRetry { retry in
+            metrics.recordRetry(retry.reason)
+            observer?(retry)
+        }
+        logger.debug("loading", metadata: ["url": "\(plan.url)", "priority": "\(job.priority)"])
+        return try await loader.load(request, context: context)
     }
 }

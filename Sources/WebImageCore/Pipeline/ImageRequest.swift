@@ -28,6 +28,17 @@ public struct ImageRequest: Sendable {
     public var headers: [String: String]
     /// Changes the loader's request just before it is sent: sign it, add a token.
     public var requestModifier: (@Sendable (ImageLoadRequest) async throws -> ImageLoadRequest)?
+    /// How a failed download of this request is retried, in place of the loader's policy
+    /// (``RetryPolicy``; ``RetryPolicy/never`` for one attempt); `nil` (the default) keeps the
+    /// loader's. A download shared by several requests follows the policy of the one that
+    /// started it.
+    ///
+    /// ```swift
+    /// var request = ImageRequest(url: url)
+    /// request.retryPolicy = RetryPolicy(maximumAttempts: 5)
+    /// let response = try await manager.image(for: request)
+    /// ```
+    public var retryPolicy: RetryPolicy?
     /// Turns the URL into the cache key, for instance to drop signing parameters that change
     /// on every request. The default key is the absolute URL.
     public var cacheKeyFilter: (@Sendable (URL) -> String)?
@@ -65,6 +76,7 @@ public struct ImageRequest: Sendable {
         self.placeholder = placeholder
         self.scale = nil
         self.headers = [:]
+        self.retryPolicy = nil
         self.cacheKeyFilter = nil
         self.cache = nil
         self.loader = nil

@@ -5,7 +5,9 @@ import Metrics
 ///
 /// Names (Prometheus style): `webimage_requests_total`, `webimage_hits_total{cache=memory|disk|none}`,
 /// `webimage_downloaded_bytes_total`, `webimage_coalesced_requests_total`,
-/// `webimage_failures_total{kind=…}`, `webimage_load_duration_seconds`.
+/// `webimage_failures_total{kind=…}`, `webimage_retries_total{reason=…}` (a loader's retries:
+/// `connection_refused`, `connection_lost`, `timeout`, `http_503`, `slow_down`, …),
+/// `webimage_load_duration_seconds`.
 struct PipelineMetrics: Sendable {
     let factory: any MetricsFactory
     let requests: Counter
@@ -38,6 +40,12 @@ struct PipelineMetrics: Sendable {
 
     func recordFailure(_ error: ImageError) {
         Counter(label: "webimage_failures_total", dimensions: [("kind", error.kindName)], factory: factory).increment()
+    }
+
+    /// One retry of a download. Made on demand, as failures are: retries are rare, and their
+    /// reasons are a short fixed list.
+    func recordRetry(_ reason: RetryPolicy.Reason) {
+        Counter(label: "webimage_retries_total", dimensions: [("reason", reason.description)], factory: factory).increment()
     }
 }
 

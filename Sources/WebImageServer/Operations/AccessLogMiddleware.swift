@@ -9,7 +9,9 @@ import UnixSignals
 import Synchronization
 import WebImage
 
-/// The access log of the requests the router answers, with what their handlers noted.
+/// The access log of the requests the router answers, with what their handlers noted, and
+/// `origin_retries`: the retries of the origin fetches the request started (a request that
+/// joined a fetch under way shows none; the fetch is logged once, with the request that made it).
 struct AccessLogMiddleware: RouterMiddleware {
     typealias Context = ProxyRequestContext
     let log: AccessLog
@@ -17,8 +19,11 @@ struct AccessLogMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
         let response: Response
+        let notes = context.notes
         do {
-            response = try await next(request, context)
+            response = try await RetryObserver.$current.withValue({ _ in notes.increment("origin_retries") }) {
+                try await next(request, context)
+            }
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
             log.record(method: request.method, path: request.uri.path, status: status, bytes: nil,

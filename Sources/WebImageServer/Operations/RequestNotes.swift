@@ -18,5 +18,13 @@ final class RequestNotes: Sendable {
         fields.withLock { $0[key] = .string(value) }
     }
 
+    /// Adds one to the count kept under `key` (from 1: a field that is absent counts nothing).
+    func increment(_ key: String) {
+        fields.withLock { fields in
+            let count = fields[key].flatMap { Int($0.description) } ?? 0
+            fields[key] = .stringConvertible(count + 1)
+        }
+    }
+
     var metadata: Logger.Metadata { fields.withLock { $0 } }
 }

@@ -83,8 +83,23 @@ extension ImageProxy {
         #else
         static let defaultWorkBudget: Duration = .seconds(5)
         #endif
-        /// The longest a whole download, or the read of a local file, may take. Default: 15 seconds.
+        /// The longest one attempt at a download, or the read of a local file, may take.
+        /// Default: 15 seconds.
         public var originTimeout: Duration = .seconds(15)
+        /// How a fetch from an origin (HTTP, or an `s3://` source) that failed in a way that may
+        /// pass is tried again before the request is answered `502` or `504`: a refused or lost
+        /// connection, a timeout, `408`, `429`, `500`, `502`, `503`, `504` or `SlowDown`, before
+        /// any of the body arrived. Each attempt has the whole ``originTimeout``. The access log
+        /// line of the request that fetched shows `origin_retries`, and
+        /// `webimage_retries_total{reason}` counts them. Default: `RetryPolicy()`, 3 attempts in
+        /// all with waits of full jitter from 200 ms doubling up to 2 s (a `Retry-After` honoured
+        /// up to 2 s); `RetryPolicy.never` answers the first failure.
+        ///
+        /// ```swift
+        /// var configuration = ImageProxy.Configuration(cacheDirectory: nil)
+        /// configuration.originRetryPolicy = RetryPolicy(maximumAttempts: 2)
+        /// ```
+        public var originRetryPolicy = RetryPolicy()
         /// PEM files of certificate authorities trusted for HTTPS origins besides the system's
         /// roots (`HTTPImageLoader/Configuration/additionalTrustRoots`): origins behind a
         /// private CA. Certificates are still verified against the origin's host name, through

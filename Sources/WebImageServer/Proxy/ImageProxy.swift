@@ -116,6 +116,7 @@ public final class ImageProxy: Sendable {
         var http = HTTPImageLoader.Configuration(acceptedFormats: registry.decodableFormats)
         http.maximumResponseSize = configuration.limits.maximumSourceBytes
         http.timeout = configuration.originTimeout
+        http.retryPolicy = configuration.originRetryPolicy
         http.additionalTrustRoots = configuration.originTrustRoots
         http.maximumConcurrentDownloads = max(6, min(configuration.limits.maximumConcurrentRequests, 32))
         http.userAgent = "swift-web-image-proxy/\(LibraryVersion.string)"
@@ -398,13 +399,16 @@ public final class ImageProxy: Sendable {
         return rendered
     }
 
-    /// The manager's request for the original at `url`. For an HTTP origin the original's
+    /// The manager's request for the original at `url`, retried as
+    /// ``Configuration/originRetryPolicy`` says. For an HTTP origin the original's
     /// cache key carries ``OriginGuard/policyDigest``, as variant keys do: an original fetched
     /// through a redirect that today's policy refuses (a host since removed from the
     /// allowlist, loopback no longer allowed) is a cache hit that would never follow the
     /// redirect again, so after a restart with a stricter policy it must not be found.
     func originalRequest(_ url: URL, options: ImageOptions) -> ImageRequest {
         var request = ImageRequest(url: url, options: options)
+        // For every loader: the S3 client's own policy is also the result store's.
+        request.retryPolicy = configuration.originRetryPolicy
         if let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
             let digest = policyDigest
             request.cacheKeyFilter = { $0.absoluteString + "|policy=" + digest }

@@ -9,6 +9,7 @@ func snippet_WebImageHTTP_HTTPImageLoader_Configuration_1() async throws {
     var configuration = HTTPImageLoader.Configuration()
     configuration.maximumConcurrentDownloads = 4
     configuration.timeout = .seconds(30)
+    configuration.retryPolicy = RetryPolicy(maximumAttempts: 4)
     configuration.headers["X-Client"] = "gallery"
     configuration.requestModifier = { request in
         var request = request

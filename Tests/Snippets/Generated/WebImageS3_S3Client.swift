@@ -6,7 +6,7 @@ import WebImageServer
 import WebImageS3
 
 func snippet_WebImageS3_S3Client_1() async throws {
-#sourceLocation(file: "Sources/WebImageS3/S3Client.swift", line: 19)
+#sourceLocation(file: "Sources/WebImageS3/S3Client.swift", line: 21)
     let client = S3Client(configuration: try S3Configuration.fromEnvironment())
     try await client.createBucket("photos")
     let etag = try await client.putObject(bucket: "photos", key: "cat.jpg", data: bytes, contentType: "image/jpeg", metadata: ["owner": "ada"])

@@ -6,12 +6,12 @@ import WebImageServer
 import WebImageS3
 
 func snippet_WebImageS3_S3Configuration_1() async throws {
-#sourceLocation(file: "Sources/WebImageS3/S3Configuration.swift", line: 10)
+#sourceLocation(file: "Sources/WebImageS3/S3Configuration.swift", line: 11)
     var configuration = S3Configuration(
         endpoint: URL(string: "http://127.0.0.1:8333")!, region: "us-east-1",
         credentials: S3Credentials(accessKeyID: "minio", secretAccessKey: "minio-secret"))
     configuration.timeout = .seconds(10)
-    configuration.maximumAttempts = 4
+    configuration.retryPolicy = RetryPolicy(maximumAttempts: 4)
     let client = S3Client(configuration: configuration)
 #sourceLocation()
     _ = (configuration, client)

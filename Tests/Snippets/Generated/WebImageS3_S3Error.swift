@@ -6,7 +6,7 @@ import WebImageServer
 import WebImageS3
 
 func snippet_WebImageS3_S3Error_1() async throws {
-#sourceLocation(file: "Sources/WebImageS3/S3Error.swift", line: 8)
+#sourceLocation(file: "Sources/WebImageS3/S3Error.swift", line: 9)
     do {
         _ = try await client.headObject(bucket: "photos", key: "missing.jpg")
     } catch {

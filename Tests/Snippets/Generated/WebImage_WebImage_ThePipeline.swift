@@ -5,7 +5,20 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImage_WebImage_ThePipeline_1() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/ThePipeline.md", line: 87)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/ThePipeline.md", line: 96)
+    var http = HTTPImageLoader.Configuration()
+    http.retryPolicy = RetryPolicy(maximumAttempts: 5, maximumDelay: .seconds(5))
+    let manager = ImageManager(configuration: .standard(cache: ImageCache(disk: nil), http: http))
+
+    var request = ImageRequest(url: url)
+    request.retryPolicy = .never   // this one: a single attempt
+    let response = try await manager.image(for: request)
+#sourceLocation()
+    _ = (http, manager, request, response)
+}
+
+func snippet_WebImage_WebImage_ThePipeline_2() async throws {
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/ThePipeline.md", line: 122)
     let response = try await manager.image(for: ImageRequest(url: url, thumbnail: .maxPixelSize(256)))
     print(response.cacheType, response.timings.total, response.timings.decode ?? .zero)
 #sourceLocation()
