@@ -91,9 +91,11 @@ public final class HTTPImageLoader: ImageLoader {
             throw ImageError.invalidURL(request.url.absoluteString)
         }
         let policy = request.retryPolicy ?? configuration.retryPolicy
+        // One timeout for the whole load, retries included: a retry never takes a load past it.
+        let deadline = ContinuousClock.now + configuration.timeout
         do throws(AttemptFailure) {
-            return try await policy.run { (number: Int) async throws(AttemptFailure) -> ImageLoadResponse in
-                try await self.runAttempt(request, context: context, number: number)
+            return try await policy.run(until: deadline) { (number: Int) async throws(AttemptFailure) -> ImageLoadResponse in
+                try await self.runAttempt(request, context: context, number: number, deadline: deadline)
             } transient: { failure in
                 failure.attempt.retryReason(for: failure.error).map { (reason: $0, retryAfter: failure.attempt.retryAfter) }
             } cancelled: {
@@ -115,9 +117,12 @@ public final class HTTPImageLoader: ImageLoader {
         var attempt: RetryPolicy.Attempt
     }
 
-    /// One attempt: a slot, then the exchange within ``Configuration/timeout``. Each attempt
-    /// queues anew at the context's priority of the moment.
-    private func runAttempt(_ request: ImageLoadRequest, context: ImageLoadContext, number: Int) async throws(AttemptFailure) -> ImageLoadResponse {
+    /// One attempt: a slot, then the exchange within what is left of the load's `deadline`
+    /// (``Configuration/timeout`` from the first attempt's start). Each attempt queues anew at
+    /// the context's priority of the moment.
+    private func runAttempt(
+        _ request: ImageLoadRequest, context: ImageLoadContext, number: Int, deadline: ContinuousClock.Instant
+    ) async throws(AttemptFailure) -> ImageLoadResponse {
         let attempt = RetryPolicy.Attempt()
         do {
             let slot = try await acquireSlot(for: context)
@@ -125,9 +130,11 @@ public final class HTTPImageLoader: ImageLoader {
             guard !Task.isCancelled else { throw ImageError.cancelled }
 
             let started = ContinuousClock.now
+            let remaining = deadline - started
+            guard remaining > .zero else { throw ImageError.timeout("the download took longer than \(configuration.timeout)") }
             logger.debug("download started", metadata: ["url": "\(request.url)", "attempt": "\(number)"])
-            let response = try await withTimeout(configuration.timeout) {
-                try await self.perform(request, context: context, attempt: attempt)
+            let response = try await withTimeout(remaining) {
+                try await self.perform(request, context: context, attempt: attempt, within: remaining)
             }
             logger.debug("download finished", metadata: [
                 "url": "\(request.url)", "status": "\(response.statusCode ?? 0)", "bytes": "\(response.data.count)",
@@ -167,12 +174,14 @@ public final class HTTPImageLoader: ImageLoader {
         }
     }
 
-    private func perform(_ original: ImageLoadRequest, context: ImageLoadContext, attempt: RetryPolicy.Attempt) async throws -> ImageLoadResponse {
+    private func perform(
+        _ original: ImageLoadRequest, context: ImageLoadContext, attempt: RetryPolicy.Attempt, within remaining: Duration
+    ) async throws -> ImageLoadResponse {
         var request = original
         if let modifier = configuration.requestModifier { request = try await modifier(request) }
         if let modifier = request.modifier { request = try await modifier(request) }
 
-        let deadline = NIODeadline.now() + TimeAmount(configuration.timeout)
+        let deadline = NIODeadline.now() + TimeAmount(remaining)
         let handlesCookies = configuration.handlesCookies || request.options.contains(.handleCookies)
         let client = try self.client(for: request.options)
         let firstOrigin = Self.origin(of: request.url)

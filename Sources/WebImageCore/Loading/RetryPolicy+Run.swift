@@ -53,13 +53,15 @@ extension RetryPolicy {
 
     /// Runs `operation` (given the attempt's number, from 1) until it succeeds, fails with what
     /// `transient` does not call transient (it returns the reason and the server's wait, or
-    /// `nil`), or ``maximumAttempts`` have failed; then throws the last failure. Between
+    /// `nil`), ``maximumAttempts`` have failed, or the next attempt could not start before
+    /// `deadline`; then throws the last failure. Between
     /// attempts it tells `onRetry`, then waits (see ``delay(afterAttempt:retryAfter:fraction:)``);
     /// a cancellation during the wait throws `cancelled()` at once, with no further attempt.
     ///
     /// When the first attempt succeeds this costs nothing but the call: no clock, no lock, no
     /// allocation.
     package func run<Value, Failure: Error>(
+        until deadline: ContinuousClock.Instant? = nil,
         _ operation: (_ attempt: Int) async throws(Failure) -> Value,
         transient: (Failure) -> (reason: Reason, retryAfter: Duration?)?,
         cancelled: () -> Failure,
@@ -72,6 +74,9 @@ extension RetryPolicy {
             } catch {
                 guard attempt < maximumAttempts, !Task.isCancelled, let cause = transient(error) else { throw error }
                 let wait = delay(afterAttempt: attempt, retryAfter: cause.retryAfter, fraction: Self.jitterFraction())
+                // Never past the request's own deadline: a retry that could not start before it
+                // would only fail later.
+                if let deadline, ContinuousClock.now + wait >= deadline { throw error }
                 onRetry(Retry(attempt: attempt, reason: cause.reason, delay: wait))
                 do {
                     try await Task.sleep(for: wait)

@@ -10,8 +10,9 @@ import Foundation
 /// The wait before retry *n* is random between zero and `baseDelay × 2ⁿ⁻¹`, never more than
 /// ``maximumDelay`` ("full jitter": clients that failed together do not come back together);
 /// a `Retry-After` the server sent (seconds or an HTTP date) is waited instead, up to
-/// ``maximumDelay`` too. Each attempt has the loader's whole timeout, so a load takes at most
-/// `maximumAttempts` timeouts and `maximumAttempts − 1` maximum delays.
+/// ``maximumDelay`` too. `HTTPImageLoader`'s timeout bounds the whole load, retries included:
+/// no retry starts that could not begin before it. (The S3 client gives each attempt its whole
+/// timeout.)
 ///
 /// ``HTTPImageLoader/Configuration/retryPolicy`` is the loader's; ``ImageRequest/retryPolicy``
 /// overrides it for one request. A download that several requests share is retried once for

@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCore_Loading_RetryPolicy_1() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Loading/RetryPolicy.swift", line: 21)
+#sourceLocation(file: "Sources/WebImageCore/Loading/RetryPolicy.swift", line: 22)
     var http = HTTPImageLoader.Configuration()
     http.retryPolicy = RetryPolicy(maximumAttempts: 5, maximumDelay: .seconds(4))
     var request = ImageRequest(url: url)

@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImage_WebImage_ThePipeline_1() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/ThePipeline.md", line: 96)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/ThePipeline.md", line: 98)
     var http = HTTPImageLoader.Configuration()
     http.retryPolicy = RetryPolicy(maximumAttempts: 5, maximumDelay: .seconds(5))
     let manager = ImageManager(configuration: .standard(cache: ImageCache(disk: nil), http: http))
@@ -18,7 +18,7 @@ func snippet_WebImage_WebImage_ThePipeline_1() async throws {
 }
 
 func snippet_WebImage_WebImage_ThePipeline_2() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/ThePipeline.md", line: 122)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/ThePipeline.md", line: 124)
     let response = try await manager.image(for: ImageRequest(url: url, thumbnail: .maxPixelSize(256)))
     print(response.cacheType, response.timings.total, response.timings.decode ?? .zero)
 #sourceLocation()
