@@ -83,7 +83,7 @@ struct ManagerRetryTests {
         let setup = try await ManagerHTTPTests.Setup(configure: { $0.retryPolicy = Self.quick })
         let heard = Recorder<RetryPolicy.Retry>()
         let url = setup.origin.url("/flaky/hopper.jpg?fail=2&status=502")
-        let response = try await RetryObserver.$current.withValue({ heard.append($0) }) {
+        let response = try await RetryObserver.$current.withValue(RetryObserver { heard.append($0) }) {
             try await setup.manager.image(for: ImageRequest(url: url))
         }
         #expect(response.image.width == 128)

@@ -85,7 +85,7 @@ extension ImageManager {
         let metrics = self.metrics, observer = RetryObserver.current
         context.onRetry { retry in
             metrics.recordRetry(retry.reason)
-            observer?(retry)
+            observer?.hear(retry)
         }
         logger.debug("loading", metadata: ["url": "\(plan.url)", "priority": "\(job.priority)"])
         return try await loader.load(request, context: context)

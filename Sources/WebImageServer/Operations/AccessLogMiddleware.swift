@@ -21,7 +21,7 @@ struct AccessLogMiddleware: RouterMiddleware {
         let response: Response
         let notes = context.notes
         do {
-            response = try await RetryObserver.$current.withValue({ _ in notes.increment("origin_retries") }) {
+            response = try await RetryObserver.$current.withValue(RetryObserver { _ in notes.increment("origin_retries") }) {
                 try await next(request, context)
             }
         } catch {
