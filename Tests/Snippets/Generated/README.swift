@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_README_1() async throws {
-#sourceLocation(file: "README.md", line: 110)
+#sourceLocation(file: "README.md", line: 111)
     let task = manager.loadImage(with: ImageRequest(url: url, options: .progressiveLoad))
     task.priority = .veryHigh            // the user tapped it
     for await progress in task.progress { bar.fraction = progress.fraction ?? 0 }
@@ -15,7 +15,7 @@ func snippet_README_1() async throws {
 }
 
 func snippet_README_2() async throws {
-#sourceLocation(file: "README.md", line: 122)
+#sourceLocation(file: "README.md", line: 123)
     let prefetcher = ImagePrefetcher(manager: manager)
     prefetcher.startPrefetching(urls, completion: { summary in print(summary.finished, summary.failed) })
 #sourceLocation()
@@ -23,7 +23,7 @@ func snippet_README_2() async throws {
 }
 
 func snippet_README_3() async throws {
-#sourceLocation(file: "README.md", line: 135)
+#sourceLocation(file: "README.md", line: 136)
     final class AvatarView: ImageTarget {
         func display(_ display: ImageDisplay) { show(display.container) }
     }
@@ -38,7 +38,7 @@ func snippet_README_3() async throws {
 }
 
 func snippet_README_4() async throws {
-#sourceLocation(file: "README.md", line: 152)
+#sourceLocation(file: "README.md", line: 153)
     view.setImage(with: avatarURL, using: binder, options: .rememberedPlaceholder, transition: .fade(.milliseconds(150)))
     view.setImage(with: ImageRequest(url: post.imageURL, placeholder: .thumbHash(post.imageThumbHash)), using: binder)
     if let placeholder = manager.placeholder(for: url) { show(try placeholder.bitmap(maxSide: 32)) }
@@ -46,7 +46,7 @@ func snippet_README_4() async throws {
 }
 
 func snippet_README_5() async throws {
-#sourceLocation(file: "README.md", line: 162)
+#sourceLocation(file: "README.md", line: 163)
     let sepiaTone = ImageProcessors.Anonymous(id: "sepia") { image in
         try image.mappingFrames { bitmap in try sepia(bitmap.grayscaled()) }
     }
