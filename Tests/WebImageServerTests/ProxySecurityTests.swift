@@ -321,6 +321,10 @@ import WebImageTestSupport
             policy.refusedAddresses = [IPAddress("127.0.0.2")!]
             $0.addressPolicy = policy
             $0.resolver = dns.resolver
+            // One attempt: the refused connection would otherwise be retried, and the retry's
+            // first check (the fourth question) would refuse the name before any connection,
+            // a 403 that no longer shows the egress guard's own refusal.
+            $0.originRetryPolicy = .never
         }
         defer { Task { await harness.stop() } }
         // The internal service the rebinding aims at: 127.0.0.2 on the origin's port.
