@@ -34,6 +34,8 @@ let cLibraries: [Target] = [
     .systemLibrary(name: "CJxl", providers: [.apt(["libjxl-dev"])]),
     // SVG through librsvg (rendered with cairo).
     .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
+    // PDF pages through poppler-glib (rendered with cairo, as pdftocairo does).
+    .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
     // The GTK 4 view layer (WebImageGTK), its own product so that servers never link GTK.
     .systemLibrary(name: "CGTK", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
 ].map(inSourcesC)
@@ -97,7 +99,7 @@ let package = Package(
         )),
         .target(
             name: "WebImageCodecs",
-            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CYUV", "CHeif", "CJxl", "CRsvg", "CDeflate", "CCodecShims"]
+            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CYUV", "CHeif", "CJxl", "CRsvg", "CPoppler", "CDeflate", "CCodecShims"]
         ),
         .target(
             name: "WebImageHTTP",
@@ -299,6 +301,8 @@ if let fuzzerRuntime = Context.environment["WEBIMAGE_FUZZER_RUNTIME"], !fuzzerRu
         // The HEIF/AVIF grid path and SVG documents (hostile-input findings 1, 3 and 4).
         ("fuzz-grid", ["WebImageCodecs"]),
         ("fuzz-svg", ["WebImageCodecs"]),
+        // PDF pages through poppler-glib, drawn in this process.
+        ("fuzz-pdf", ["WebImageCodecs"]),
         // The placeholder hashes' parsers and decoders: a ThumbHash or BlurHash string is a client's input.
         ("fuzz-placeholder", []),
     ]
