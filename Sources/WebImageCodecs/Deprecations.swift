@@ -18,3 +18,7 @@ extension JPEGDecoder {
         set { alwaysConvertsToSRGB = newValue }
     }
 }
+
+/// The SVG renderer child's 1.x name: the same child now draws PDF pages too.
+@available(*, deprecated, renamed: "RenderProcess")
+public typealias SVGRenderProcess = RenderProcess

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import WebImageCodecs
 
-/// The SVG renderer child of `webimage serve --allow-svg` (``SVGRenderProcess``): not for people,
+/// The SVG renderer child of `webimage serve --allow-svg` (``RenderProcess``): not for people,
 /// so hidden from the help.
 struct RenderSVGCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,7 +15,7 @@ struct RenderSVGCommand: ParsableCommand {
     var values: [String] = []
 
     func run() throws {
-        let status = SVGRenderProcess.serve(arguments: values)
+        let status = RenderProcess.serve(.svg, arguments: values)
         if status != 0 { throw ExitCode(status) }
     }
 }

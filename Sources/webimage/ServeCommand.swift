@@ -91,6 +91,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Accept SVG sources (rasterized by librsvg, nothing outside the file read); off by default. Env: WEBIMAGE_ALLOW_SVG.")
     var allowSVG = false
 
+    @Flag(help: "Accept PDF sources (a page rasterized by Poppler in a child process, nothing outside the file read); off by default. Env: WEBIMAGE_ALLOW_PDF.")
+    var allowPDF = false
+
     @Option(help: ArgumentHelp("What format=auto answers in, in order of preference, when the client's Accept names it (default avif,webp; \"none\" for the source's format always). Env: WEBIMAGE_AUTO_FORMATS.", valueName: "formats"))
     var autoFormats: String?
 
@@ -255,14 +258,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let retries = try integer(originRetries, "WEBIMAGE_ORIGIN_RETRIES", "origin-retries", 0) { configuration.originRetryPolicy.maximumAttempts = retries + 1 }
         configuration.keepsColorProfile = enabled(keepColorProfile, "WEBIMAGE_KEEP_COLOR_PROFILE")
         configuration.allowsSVG = enabled(allowSVG, "WEBIMAGE_ALLOW_SVG")
-        if configuration.allowsSVG {
-            // Documents from anyone are drawn in a child of this program, killed past the work
-            // budget or when the request goes (librsvg cannot be interrupted).
-            guard let executable = Bundle.main.executableURL else { throw ValidationError("--allow-svg: this program's path is unknown") }
-            var renderer = SVGRenderProcess(executable: executable, arguments: ["render-svg"])
-            renderer.timeLimit = configuration.workBudget
-            configuration.registry.register(SVGDecoder(renderer: .childProcess(renderer)))
-        }
+        configuration.allowsPDF = enabled(allowPDF, "WEBIMAGE_ALLOW_PDF")
+        try Self.registerRenderers(&configuration)
         if let formats = autoFormats ?? ProcessInfo.processInfo.environment["WEBIMAGE_AUTO_FORMATS"] {
             configuration.autoFormats = try Self.autoFormats(formats)
         }
@@ -270,6 +267,24 @@ struct ServeCommand: AsyncParsableCommand {
         try configureThumbor(&configuration, value: value, enabled: enabled)
         try configureImgproxy(&configuration, environment: environment, value: value, integer: integer)
         return configuration
+    }
+
+    /// The SVG and PDF decoders of a configuration that allows them: documents from anyone are
+    /// drawn in a child of this program (`webimage render-svg`, `render-pdf`), killed past the
+    /// work budget or when the request goes (neither librsvg nor Poppler can be interrupted).
+    private static func registerRenderers(_ configuration: inout ImageProxy.Configuration) throws {
+        guard configuration.allowsSVG || configuration.allowsPDF else { return }
+        guard let executable = Bundle.main.executableURL else {
+            throw ValidationError("\(configuration.allowsSVG ? "--allow-svg" : "--allow-pdf"): this program's path is unknown")
+        }
+        let timeLimit = configuration.workBudget
+        func renderer(_ command: String) -> RenderProcess {
+            var renderer = RenderProcess(executable: executable, arguments: [command])
+            renderer.timeLimit = timeLimit
+            return renderer
+        }
+        if configuration.allowsSVG { configuration.registry.register(SVGDecoder(renderer: .childProcess(renderer("render-svg")))) }
+        if configuration.allowsPDF { configuration.registry.register(PDFDecoder(renderer: .childProcess(renderer("render-pdf")))) }
     }
 
     /// The server's connection limits: its timeouts, how many connections it holds (in all and

@@ -7,7 +7,7 @@ struct WebImageCommand: AsyncParsableCommand {
         commandName: "webimage",
         abstract: "Download, cache, inspect and convert images.",
         version: versionText,
-        subcommands: [InfoCommand.self, ConvertCommand.self, FetchCommand.self, PrefetchCommand.self, CacheCommand.self, DemoCommand.self, ServeCommand.self, RenderSVGCommand.self]
+        subcommands: [InfoCommand.self, ConvertCommand.self, FetchCommand.self, PrefetchCommand.self, CacheCommand.self, DemoCommand.self, ServeCommand.self, RenderSVGCommand.self, RenderPDFCommand.self]
     )
 
     /// `webimage --version`: this package's version, then the codec libraries it runs with (what

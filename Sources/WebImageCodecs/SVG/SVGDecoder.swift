@@ -38,8 +38,8 @@ public struct SVGDecoder: ImageDecoder {
         /// time (librsvg 2.54 cannot be interrupted). For documents you trust.
         case inProcess
         /// In a child process that is killed past its time limit or when the caller leaves
-        /// (``SVGRenderProcess``): for documents from anyone.
-        case childProcess(SVGRenderProcess)
+        /// (``RenderProcess``): for documents from anyone.
+        case childProcess(RenderProcess)
     }
 
     /// Where documents are drawn. Default: ``Renderer/inProcess``.
@@ -79,7 +79,7 @@ public struct SVGDecoder: ImageDecoder {
             guard output.width <= 32767, output.height <= 32767 else {
                 throw ImageError.tooLarge("SVG: a \(output.width)×\(output.height) canvas is larger than cairo draws")
             }
-            image = try process.render(data, width: output.width, height: output.height)
+            image = try process.render(data, format: .svg, width: output.width, height: output.height)
         }
         return ImageContainer(image: image, format: .svg)
     }

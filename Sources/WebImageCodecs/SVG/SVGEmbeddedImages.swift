@@ -9,7 +9,7 @@ import WebImageCore
 /// The document's text is scanned for `data:` URLs wherever they stand (`href`, `xlink:href`,
 /// a style); each one's first bytes are decoded (Base64 or percent-encoding) and sniffed for the
 /// size its header states. A URL built from entities escapes the scan: the renderer's own limits
-/// (``SVGRenderProcess``'s memory and time) bound what it can do.
+/// (``RenderProcess``'s memory and time) bound what it can do.
 enum SVGEmbeddedImages {
     /// The most of each URL decoded to find its header: a JPEG's frame header can follow 64 KB
     /// of EXIF and ICC data.

@@ -63,6 +63,13 @@ extension ImageProxy {
         /// serves user uploads rarely means to serve vector files. Off, an SVG source is
         /// refused as an unsupported format, before any of it is parsed.
         public var allowsSVG = false
+        /// Accept PDF sources (a page of one, page 1 unless asked, rasterized by Poppler, which
+        /// reads nothing outside the file here). Off by default, as SVG: a PDF is a program for
+        /// a renderer that cannot be interrupted, so register a `PDFDecoder` that draws in a
+        /// child process (`webimage serve --allow-pdf` does) before turning this on for
+        /// documents from anyone. Off, a PDF source is refused as an unsupported format, before
+        /// any of it is parsed.
+        public var allowsPDF = false
         /// What `format=auto` may answer in, in order of preference: the first the client's
         /// `Accept` names explicitly (`*/*` and `image/*` name none), else the source's own
         /// format. Formats without an encoder in ``registry`` are left out. Default: AVIF, then

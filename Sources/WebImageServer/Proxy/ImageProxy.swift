@@ -76,7 +76,7 @@ public final class ImageProxy: Sendable {
             memoryLimit: configuration.cachesDisabled ? 0 : configuration.variantMemoryLimit, disk: disk,
             lifetime: configuration.maxAge > 0 ? .seconds(configuration.maxAge) : nil)
 
-        let registry = configuration.allowsSVG ? configuration.registry : Self.decodingNoSVG(configuration.registry)
+        let registry = Self.decoding(configuration.registry, without: Self.refusedFormats(configuration))
         var http = Self.originHTTPConfiguration(configuration, registry: registry, originGuard: originGuard)
         egress = try EgressGuard(originGuard: originGuard, logger: configuration.logger)
         http.socksProxy = .init(host: "127.0.0.1", port: egress.port)
@@ -166,14 +166,23 @@ public final class ImageProxy: Sendable {
     ///
     /// - Throws: `ImageError/invalidURL(_:)` when the location is not `s3://bucket[/prefix]`
     ///   or no S3 service is configured.
-    /// `registry`'s coders without its SVG decoder (``Configuration/allowsSVG`` off): the
-    /// loaders then refuse an SVG body as soon as it is sniffed. A snapshot: coders registered
-    /// in `registry` later are not seen.
-    static func decodingNoSVG(_ registry: CoderRegistry) -> CoderRegistry {
-        guard registry.decoder(for: .svg) != nil else { return registry }
+    /// The formats `configuration` does not accept (``Configuration/allowsSVG``,
+    /// ``Configuration/allowsPDF``): documents for a renderer, off unless asked.
+    static func refusedFormats(_ configuration: Configuration) -> Set<ImageFormat> {
+        var formats: Set<ImageFormat> = []
+        if !configuration.allowsSVG { formats.insert(.svg) }
+        if !configuration.allowsPDF { formats.insert(.pdf) }
+        return formats
+    }
+
+    /// `registry`'s coders without the decoders of `formats` (a decoder that reads one of them
+    /// is left out for all of its formats): the loaders then refuse such a body as soon as it is
+    /// sniffed. A snapshot: coders registered in `registry` later are not seen.
+    static func decoding(_ registry: CoderRegistry, without formats: Set<ImageFormat>) -> CoderRegistry {
+        guard formats.contains(where: { registry.decoder(for: $0) != nil }) else { return registry }
         let copy = CoderRegistry(encoders: ImageFormat.allCases.compactMap { registry.encoder(for: $0) })
-        for format in registry.decodableFormats where format != .svg {
-            if let decoder = registry.decoder(for: format), !decoder.formats.contains(.svg) { copy.register(decoder) }
+        for format in registry.decodableFormats where !formats.contains(format) {
+            if let decoder = registry.decoder(for: format), decoder.formats.isDisjoint(with: formats) { copy.register(decoder) }
         }
         return copy
     }

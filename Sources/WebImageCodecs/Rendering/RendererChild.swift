@@ -7,7 +7,7 @@ import CCodecShims
 import Foundation
 import WebImageCore
 
-/// One renderer child of ``SVGRenderProcess``: its process, the socket its standard input reads
+/// One renderer child of ``RenderProcess``: its process, the socket its standard input reads
 /// (a socket, so that writing to a child that died is an error, `MSG_NOSIGNAL`, not a SIGPIPE
 /// for the whole server), and those of its output and errors.
 final class RendererChild {
@@ -16,8 +16,11 @@ final class RendererChild {
     private var output: Int32 = -1
     private var errors: Int32 = -1
     private var status: Int32?
+    /// The format's name in messages: "SVG", "PDF".
+    private let name: String
 
-    init(executable: URL, arguments: [String]) throws {
+    init(executable: URL, arguments: [String], name: String) throws {
+        self.name = name
         // Socket pairs for all three streams: made close-on-exec at once (pipe2 is not imported),
         // so that no other child started meanwhile inherits them.
         var socket: [Int32] = [-1, -1], outputPipe: [Int32] = [-1, -1], errorPipe: [Int32] = [-1, -1]
@@ -26,7 +29,7 @@ final class RendererChild {
               socketpair(AF_UNIX, kind, 0, &errorPipe) == 0 else {
             let error = errno
             for fd in socket + outputPipe + errorPipe where fd >= 0 { close(fd) }
-            throw ImageError.corruptData("SVG: no socket for the renderer (errno \(error))")
+            throw ImageError.corruptData("\(name): no socket for the renderer (errno \(error))")
         }
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
@@ -37,7 +40,7 @@ final class RendererChild {
         (input, output, errors) = (socket[0], outputPipe[0], errorPipe[0])
         guard spawned == 0 else {
             end()
-            throw ImageError.corruptData("SVG: the renderer \(executable.path) could not be started (errno \(spawned))")
+            throw ImageError.corruptData("\(name): the renderer \(executable.path) could not be started (errno \(spawned))")
         }
     }
 
@@ -50,7 +53,7 @@ final class RendererChild {
         try document.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
-                try WorkDeadline.check("sending the document to the SVG renderer")
+                try WorkDeadline.check("sending the document to the \(name) renderer")
                 let sent = Glibc.send(input, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
                 if sent < 0, errno == EINTR { continue }
                 guard sent > 0 else { return } // the child stopped reading: its status says why
@@ -66,14 +69,14 @@ final class RendererChild {
         var received = 0
         while received < buffer.count {
             do {
-                try WorkDeadline.check("rendering the SVG document")
+                try WorkDeadline.check("rendering the \(name) document")
             } catch {
                 kill()
                 throw error
             }
             guard ContinuousClock.now < deadline else {
                 kill()
-                throw ImageError.timeout("SVG: the renderer took longer than its time limit")
+                throw ImageError.timeout("\(name): the renderer took longer than its time limit")
             }
             var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, 50)
