@@ -11,7 +11,7 @@ struct RenderPDFCommand: ParsableCommand {
         shouldDisplay: false
     )
 
-    @Argument(help: "WIDTH HEIGHT MEMORY-BYTES SECONDS PAGE BACKGROUND(0|1)")
+    @Argument(help: "WIDTH HEIGHT MEMORY-BYTES SECONDS PAGE BACKGROUND(0|1) SCALE-X SCALE-Y")
     var values: [String] = []
 
     func run() throws {

@@ -76,13 +76,16 @@ public struct RenderProcess: Sendable, Hashable {
     /// format's own), limits this process, reads the document from standard input, draws it in
     /// this process and writes the pixels to standard output. Errors go to standard error, one
     /// line, with exit status 1. `webimage render-svg` is `serve(.svg, …)`, `webimage render-pdf`
-    /// `serve(.pdf, …)` (its own arguments: PAGE, counting from 1, and BACKGROUND, 1 for a white
-    /// page, 0 for a transparent one).
+    /// `serve(.pdf, …)`, whose own arguments are PAGE (counting from 1), BACKGROUND (1 for a
+    /// white page, 0 for a transparent one) and the scales from points to pixels of each axis,
+    /// SCALE-X and SCALE-Y: the parent's, so that the child draws what the parent worked out
+    /// (pixels a side are rounded up from the page's size, which WIDTH and HEIGHT alone would
+    /// not undo).
     package static func serve(_ format: ImageFormat, arguments: [String]) -> Int32 {
-        let extraCount = format == .pdf ? 2 : 0
+        let extraCount = format == .pdf ? 4 : 0
         guard arguments.count == 4 + extraCount, let width = Int(arguments[0]), let height = Int(arguments[1]),
               let memory = UInt64(arguments[2]), let seconds = UInt(arguments[3]), width > 0, height > 0 else {
-            let usage = format == .pdf ? "WIDTH HEIGHT MEMORY-BYTES SECONDS PAGE BACKGROUND(0|1)" : "WIDTH HEIGHT MEMORY-BYTES SECONDS"
+            let usage = format == .pdf ? "WIDTH HEIGHT MEMORY-BYTES SECONDS PAGE BACKGROUND(0|1) SCALE-X SCALE-Y" : "WIDTH HEIGHT MEMORY-BYTES SECONDS"
             FileHandle.standardError.write(Data("usage: \(usage)\n".utf8))
             return 2
         }
@@ -125,10 +128,13 @@ public struct RenderProcess: Sendable, Hashable {
         case .svg:
             return try SVGDecoder.drawInProcess(document, width: width, height: height)
         case .pdf:
-            guard let page = Int(extraArguments[0]), page >= 1, let background = Int(extraArguments[1]), background == 0 || background == 1 else {
-                throw ImageError.corruptData("PDF: the renderer's page and background arguments are not a page number and 0 or 1")
+            guard let page = Int(extraArguments[0]), page >= 1, let background = Int(extraArguments[1]), background == 0 || background == 1,
+                  let scaleX = Double(extraArguments[2]), let scaleY = Double(extraArguments[3]),
+                  scaleX.isFinite, scaleY.isFinite, scaleX > 0, scaleY > 0 else {
+                throw ImageError.corruptData("PDF: the renderer's arguments are not a page, 0 or 1, and two scales")
             }
-            return try PDFDecoder.drawInProcess(document, page: page, width: width, height: height, drawsPageBackground: background == 1)
+            let drawing = PDFDrawing(width: width, height: height, scaleX: scaleX, scaleY: scaleY)
+            return try PDFDecoder.drawInProcess(document, page: page, drawing: drawing, drawsPageBackground: background == 1)
         default:
             throw ImageError.unsupportedFormat("no renderer child draws \(format.rawValue)")
         }
