@@ -16,7 +16,7 @@ import WebImageTestSupport
         #"<filter id="t"><feTurbulence baseFrequency="0.05" numOctaves="100000"/></filter><rect width="64" height="48" filter="url(#t)"/>"#)
 
     static func childRenderer(timeLimit: Duration) throws -> SVGDecoder {
-        var process = SVGRenderProcess(executable: try #require(WebImageExecutable.url), arguments: ["render-svg"])
+        var process = RenderProcess(executable: try #require(WebImageExecutable.url), arguments: ["render-svg"])
         process.timeLimit = timeLimit
         return SVGDecoder(renderer: .childProcess(process))
     }
@@ -74,8 +74,8 @@ import WebImageTestSupport
         #expect(Set(Self.rendererChildren()).isDisjoint(with: children), "the child was killed and reaped")
     }
 
-    /// The process ids of this process's `render-svg` children, from /proc.
-    static func rendererChildren() -> [Int32] {
+    /// The process ids of this process's `command` children (`render-svg`, `render-pdf`), from /proc.
+    static func rendererChildren(_ command: String = "render-svg") -> [Int32] {
         let me = getpid()
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap(Int32.init).filter { pid in
@@ -83,8 +83,8 @@ import WebImageTestSupport
                   let close = stat.lastIndex(of: ")") else { return false }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             guard fields.count > 2, Int32(fields[1]) == me,
-                  let command = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")) else { return false }
-            return String(decoding: command, as: UTF8.self).contains("render-svg")
+                  let arguments = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")) else { return false }
+            return String(decoding: arguments, as: UTF8.self).contains(command)
         }
     }
 
