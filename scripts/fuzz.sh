@@ -44,7 +44,7 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/lsan.supp:print_su
 # debug build's time limit.
 CORPUS=${FUZZ_CORPUS:-Fuzz/.corpus/${FUZZ_BUILD:-debug}}
 ARTIFACTS=Fuzz/.artifacts
-TARGETS=(fuzz-decode fuzz-incremental fuzz-header fuzz-metadata fuzz-proxy-request fuzz-disk-cache fuzz-data-url fuzz-cache-control fuzz-grid fuzz-svg fuzz-placeholder)
+TARGETS=(fuzz-decode fuzz-incremental fuzz-header fuzz-metadata fuzz-proxy-request fuzz-disk-cache fuzz-data-url fuzz-cache-control fuzz-grid fuzz-svg fuzz-pdf fuzz-placeholder)
 
 
 # The seed folders and dictionary of a target.
@@ -53,6 +53,7 @@ seeds_of() {
     fuzz-decode|fuzz-incremental|fuzz-header|fuzz-metadata) echo "Fuzz/.seeds/images" ;;
     fuzz-grid) echo "Fuzz/seeds/grid" ;;
     fuzz-svg) echo "Fuzz/seeds/svg" ;;
+    fuzz-pdf) echo "Fuzz/seeds/pdf" ;;
     fuzz-proxy-request) echo "Fuzz/seeds/proxy-request" ;;
     fuzz-data-url) echo "Fuzz/seeds/data-url" ;;
     fuzz-cache-control) echo "Fuzz/seeds/cache-control" ;;
@@ -64,6 +65,7 @@ dictionary_of() {
   case "$1" in
     fuzz-decode|fuzz-incremental|fuzz-header|fuzz-metadata|fuzz-grid) echo "Fuzz/dictionaries/images.dict" ;;
     fuzz-svg) echo "Fuzz/dictionaries/svg.dict" ;;
+    fuzz-pdf) echo "Fuzz/dictionaries/pdf.dict" ;;
     fuzz-proxy-request) echo "Fuzz/dictionaries/proxy-request.dict" ;;
     fuzz-data-url) echo "Fuzz/dictionaries/data-url.dict" ;;
     fuzz-cache-control) echo "Fuzz/dictionaries/cache-control.dict" ;;
