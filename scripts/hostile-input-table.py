@@ -41,6 +41,8 @@ SOURCES = {
     "JXL": ["Tests/Fixtures/jxl-lossy.jxl", "Tests/Fixtures/jxl-alpha.jxl", "Tests/Fixtures/jxl-16bit.jxl",
             "Tests/Fixtures/jxl-loops.jxl", "Tests/Fixtures/jxl-container.jxl", "Tests/Fixtures/jxl-orientation6.jxl"],
     "SVG": ["Tests/Fixtures/shapes.svg"],
+    "PDF": ["Fuzz/seeds/pdf/text.pdf", "Fuzz/seeds/pdf/shapes.pdf", "Fuzz/seeds/pdf/rotate.pdf", "Fuzz/seeds/pdf/pages.pdf",
+            "Fuzz/seeds/pdf/flate-image.pdf", "Fuzz/seeds/pdf/dct-image.pdf"],
 }
 
 
@@ -105,6 +107,60 @@ def svg_entity_bomb():
     entities = '<!ENTITY a0 "lollollollollollollollollollol">' + "".join(
         f'<!ENTITY a{level} "' + f"&a{level - 1};" * 10 + '">' for level in range(1, 10))
     return svg('<text y="20">&a9;</text>', prologue=f'<?xml version="1.0"?><!DOCTYPE svg [{entities}]>')
+
+
+def pdf(pages, objects=(), trailer=""):
+    """A PDF of `pages` (each a page dictionary's entries, `%d` standing for its content
+    stream's object number, and its content) and more `objects` (numbered from 3 + 2 × pages),
+    with a true cross-reference table."""
+    bodies = [None, None]
+    kids = []
+    for entries, content in pages:
+        bodies.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+        bodies.append(b"<< /Type /Page /Parent 2 0 R " + entries.replace(b"%d", b"%d" % len(bodies)) + b" >>")
+        kids.append(len(bodies))
+    bodies += list(objects)
+    bodies[0] = b"<< /Type /Catalog /Pages 2 0 R >>"
+    bodies[1] = b"<< /Type /Pages /Kids [" + b" ".join(b"%d 0 R" % kid for kid in kids) + b"] /Count %d >>" % len(kids)
+    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(bodies, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(bodies) + 1) + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R " % (len(bodies) + 1) + trailer.encode() + b" >>\nstartxref\n%d\n%%%%EOF\n" % xref
+    return bytes(out)
+
+
+def pdf_page(width, height, content=b"1 0 0 rg 10 10 20 20 re f", resources=b""):
+    return (b"/MediaBox [0 0 %d %d] /Contents %%d 0 R /Resources << %s >>" % (width, height, resources), content)
+
+
+def pdf_form_bomb(depth):
+    """`depth` forms, each drawing the next twice: 2^depth squares from a few kilobytes."""
+    forms = [b"<< /Type /XObject /Subtype /Form /BBox [0 0 100 100] /Length 27 >>\nstream\n0.5 0 0 rg 10 10 20 20 re f\nendstream"]
+    for level in range(depth):
+        forms.append(b"<< /Type /XObject /Subtype /Form /BBox [0 0 100 100] /Resources << /XObject << /X %d 0 R >> >> /Length 11 >>\n"
+                     b"stream\n/X Do /X Do\nendstream" % (5 + level))
+    return pdf([pdf_page(100, 100, b"/X Do", b"/XObject << /X %d 0 R >>" % (4 + depth + 1))], forms)
+
+
+def pdf_image_bomb(side):
+    """A page drawing one DeviceGray image of side × side zeros, Flate-compressed (a thousandth
+    of its size)."""
+    compressor = zlib.compressobj(9)
+    row = b"\0" * side
+    data = b"".join(compressor.compress(row) for _ in range(side)) + compressor.flush()
+    image = (b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 "
+             b"/Filter /FlateDecode /Length %d >>\nstream\n" % (side, side, len(data)) + data + b"\nendstream")
+    return pdf([pdf_page(100, 100, b"q 100 0 0 100 0 0 cm /I Do Q", b"/XObject << /I 5 0 R >>")], [image])
+
+
+def pdf_encrypted():
+    """An /Encrypt dictionary (RC4, revision 2) no empty password opens."""
+    encrypt = b"<< /Filter /Standard /V 1 /R 2 /O <" + b"11" * 32 + b"> /U <" + b"22" * 32 + b"> /P -4 >>"
+    return pdf([pdf_page(100, 100)], [encrypt], trailer="/Encrypt 5 0 R /ID [<" + "ab" * 16 + "> <" + "ab" * 16 + ">]")
 
 
 def isobmff_claiming(path, width, height):
@@ -198,6 +254,13 @@ BOMBS = {
                                                             + "".join(f" L{i % 64} {i * 7 % 48}" for i in range(100000)) + '"/>'), []),
             ("embedded 20000×20000 PNG", lambda: svg('<image width="64" height="48" href="data:image/png;base64,'
                                                      + base64.b64encode(png_bomb(20000, 20000)).decode() + '"/>'), [])],
+    "PDF": [("forms drawing 2^28 squares", lambda: pdf_form_bomb(28), []),
+            ("1,000,000 pt square page", lambda: pdf([pdf_page(1000000, 1000000)]), []),
+            ("14,000 pt square page", lambda: pdf([pdf_page(14000, 14000)]), []),
+            ("page tree claiming 1,000,000,000 pages", lambda: pdf([pdf_page(100, 100)]).replace(b"/Count 1 ", b"/Count 1000000000 "), []),
+            ("20,000 pages", lambda: pdf([pdf_page(10, 10)] * 20000), []),
+            ("image of 30000×30000 zeros", lambda: pdf_image_bomb(30000), []),
+            ("encrypted", pdf_encrypted, [])],
 }
 
 

@@ -9,7 +9,10 @@ import WebImageCore
 /// for a third of the lengths, so that the page tree's other pages are reached too; a document's
 /// first bytes are always `%PDF-`). The time a render takes is libFuzzer's to judge
 /// (`-timeout`): a document that draws for longer (forms that each draw the next twice) is a
-/// finding of Poppler's cost, which the proxy bounds by drawing in a child process.
+/// finding of Poppler's cost, which the proxy bounds by drawing in a child process. So are the
+/// images a page embeds, which Poppler decodes at their own size: scripts/fuzz.sh runs this
+/// target with ASan's allocations over 256 MB returning NULL, as the child's address-space limit
+/// makes them.
 func fuzzPDF(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let data = FuzzInput.data(bytes, count)
     var options = FuzzInput.decodingOptions

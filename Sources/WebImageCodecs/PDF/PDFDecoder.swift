@@ -20,10 +20,14 @@ import WebImageCore
 /// - **Limits**, checked before anything is drawn: the page count
 ///   (``ImageDecodingOptions/maximumPageCount``), a page side of at most 14,400 points (the
 ///   largest page PDF allows), and the page's natural size and the drawing's size within
-///   ``ImageDecodingOptions/maximumPixelCount`` (all ``ImageError/tooLarge(_:)``). **Time**: a
-///   render in this process cannot be stopped (Poppler's GLib interface has no way to
-///   interrupt one); documents from anyone are drawn in a child process that can
-///   (``Renderer/childProcess(_:)``, as `webimage serve --allow-pdf` does).
+///   ``ImageDecodingOptions/maximumPixelCount`` (all ``ImageError/tooLarge(_:)``). **Time and
+///   embedded images**: a render in this process cannot be stopped (Poppler's GLib interface
+///   has no way to interrupt one), and Poppler decodes each image a page draws at the image's
+///   own size, which it shows no one beforehand (an 800-byte document can ask for a
+///   30,000 × 30,000 image: 3.6 GB). Documents from anyone are drawn in a child process
+///   (``Renderer/childProcess(_:)``, as `webimage serve --allow-pdf` and every `webimage`
+///   command do), which is killed past its time limit and whose address-space limit leaves
+///   such an image out.
 /// - **Encrypted documents** that need a password are ``ImageError/unsupportedFormat(_:)``: no
 ///   password is ever tried. (A document encrypted with an empty user password, which any
 ///   viewer opens, is drawn.)
@@ -44,8 +48,9 @@ import WebImageCore
 public struct PDFDecoder: ImageDecoder {
     /// Where pages are drawn.
     public enum Renderer: Sendable, Hashable {
-        /// In this process: bounded by the page and pixel limits, but not in time (Poppler's
-        /// GLib interface cannot interrupt a render). For documents you trust.
+        /// In this process: bounded by the page and pixel limits, but neither in time (Poppler's
+        /// GLib interface cannot interrupt a render) nor in the memory of the images a page
+        /// embeds. For documents you trust.
         case inProcess
         /// In a child process that is killed past its time limit or when the caller leaves
         /// (``RenderProcess``, with `webimage render-pdf` as its child): for documents from anyone.
