@@ -5,6 +5,7 @@ import CGIF
 import CHeif
 import CJxl
 import CLCMS2
+import CPoppler
 import CRsvg
 import CTurboJPEG
 import CWebP
@@ -28,6 +29,7 @@ package enum CodecLibraries {
             ("libheif", String(cString: heif_get_version())),
             ("libjxl", "\(jxl / 1_000_000).\(jxl / 1000 % 1000).\(jxl % 1000)"),
             ("librsvg", "\(rsvg_major_version).\(rsvg_minor_version).\(rsvg_micro_version)"),
+            ("poppler-glib", String(cString: poppler_get_version())),
             // Neither has a run-time version call: the headers' version, which Debian ships
             // in the same source package as the library.
             ("libdeflate", LIBDEFLATE_VERSION_STRING),

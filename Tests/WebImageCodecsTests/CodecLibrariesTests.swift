@@ -7,10 +7,10 @@ import WebImageTestSupport
 /// pkg-config file, the version it runs with is the one pkg-config names (the -dev package's).
 @Test func everyCodecLibraryIsLinkedAndReportsAVersion() throws {
     let versions = Dictionary(CodecLibraries.versions.map { ($0.library, $0.version) }, uniquingKeysWith: { first, _ in first })
-    #expect(versions.count == 13, "\(versions.keys.sorted())")
+    #expect(versions.count == 14, "\(versions.keys.sorted())")
     let pkgConfig = [
         "libpng": "libpng16", "libwebp": "libwebp", "libwebpdemux": "libwebpdemux", "lcms2": "lcms2",
-        "libavif": "libavif", "libheif": "libheif", "libjxl": "libjxl", "librsvg": "librsvg-2.0", "libdeflate": "libdeflate",
+        "libavif": "libavif", "libheif": "libheif", "libjxl": "libjxl", "librsvg": "librsvg-2.0", "poppler-glib": "poppler-glib", "libdeflate": "libdeflate",
     ]
     for (library, package) in pkgConfig {
         let reported = try #require(versions[library], "\(library) is not reported")

@@ -54,6 +54,23 @@ import WebImageTestSupport
         #expect(throws: ImageError.self) { try decoder.decode(PDFDecoderTests.letter, options: PDFDecoderTests.options(page: 2)) }
     }
 
+    /// An image that claims 30,000 × 30,000 pixels (its stream holds 64): Poppler would decode it
+    /// at that size, 3.6 GB, before drawing it at 50 points. In the child, the allocation fails
+    /// at the address-space limit and the image is left out: the page is drawn, at once.
+    @Test(.disabled(if: Sanitizers.reservesShadowMemory, "a sanitized child has no address-space limit (its shadow memory is reserved already)"))
+    func anImageClaimingGigabytesIsLeftOut() throws {
+        var pdf = PDFBuilder()
+        let pixels = Data((0..<64).map { UInt8($0 * 4) })
+        let image = pdf.addStream("/Type /XObject /Subtype /Image /Width 30000 /Height 30000 /ColorSpace /DeviceGray /BitsPerComponent 8", pixels)
+        pdf.addPage(width: 100, height: 100, content: PDFBuilder.rectangle(0, 0, 100, 100, red: 0, green: 0, blue: 1) + "q 50 0 0 50 25 25 cm /I Do Q\n",
+                    resources: "/XObject << /I \(image) 0 R >>")
+        let decoder = try Self.childRenderer(timeLimit: .seconds(60 * Sanitizers.slowdown))
+        let clock = ContinuousClock(), start = clock.now
+        let page = try decoder.decode(pdf.data(), options: .init()).image
+        #expect(clock.now - start < .seconds(5), "left out at once, not decoded for seconds")
+        #expect(page.width == 100 && PDFDecoderTests.rgba(page, 5, 5) == [0, 0, 255, 255])
+    }
+
     /// Past its time limit the child is killed: a typed error, not hours of a core.
     @Test func aRenderPastItsTimeLimitIsStopped() throws {
         let decoder = try Self.childRenderer(timeLimit: .seconds(2))
