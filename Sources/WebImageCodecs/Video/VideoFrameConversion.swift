@@ -38,13 +38,25 @@ enum VideoFrameConversion {
     static func scale(_ frame: UnsafeMutablePointer<AVFrame>, width: Int, height: Int, to format: AVPixelFormat) throws -> VideoFrame {
         let source = frame.pointee
         let sourceFormat = AVPixelFormat(rawValue: source.format)
-        guard let context = sws_getContext(
-            source.width, source.height, sourceFormat, Int32(width), Int32(height), format, SWS_BICUBIC, nil, nil, nil)
-        else {
+        guard let context = sws_alloc_context() else { throw ImageError.tooLarge("video: out of memory for the scaler") }
+        defer { sws_freeContext(context) }
+        let settings = UnsafeMutableRawPointer(context)
+        for (name, value) in [
+            ("srcw", Int64(source.width)), ("srch", Int64(source.height)), ("src_format", Int64(source.format)),
+            ("dstw", Int64(width)), ("dsth", Int64(height)), ("dst_format", Int64(format.rawValue)),
+            ("sws_flags", Int64(SWS_BICUBIC)),
+        ] {
+            _ = av_opt_set_int(settings, name, value, 0)
+        }
+        // 4:2:0 chroma sited between the rows (MPEG-2's convention), as ffmpeg's scale filter
+        // sets it for yuv420p: the same samples when a thumbnail or a non-square frame is scaled.
+        if sourceFormat == AV_PIX_FMT_YUV420P {
+            _ = av_opt_set_int(settings, "src_v_chr_pos", 128, 0)
+        }
+        guard sws_init_context(context, nil, nil) >= 0 else {
             let name = av_get_pix_fmt_name(sourceFormat).map { String(cString: $0) } ?? "format \(source.format)"
             throw ImageError.unsupportedFormat("video: libswscale does not convert \(name) frames")
         }
-        defer { sws_freeContext(context) }
         // The frame's matrix and range (libswscale assumes BT.601 and limited range otherwise;
         // an unspecified matrix stays BT.601, as ffmpeg's command line converts it). RGB
         // sources ignore this.
