@@ -34,6 +34,13 @@ let cLibraries: [Target] = [
     .systemLibrary(name: "CJxl", providers: [.apt(["libjxl-dev"])]),
     // SVG through librsvg (rendered with cairo).
     .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
+    // Video posters through FFmpeg (Debian 12: 5.1): libavformat's demuxers over bytes in memory,
+    // libavcodec's decoders, libswscale. libavformat.pc names libavformat alone for a shared link:
+    // the module map links the other three.
+    .systemLibrary(
+        name: "CFFmpeg", pkgConfig: "libavformat",
+        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
+    ),
     // The GTK 4 view layer (WebImageGTK), its own product so that servers never link GTK.
     .systemLibrary(name: "CGTK", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
 ].map(inSourcesC)
@@ -97,7 +104,7 @@ let package = Package(
         )),
         .target(
             name: "WebImageCodecs",
-            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CYUV", "CHeif", "CJxl", "CRsvg", "CDeflate", "CCodecShims"]
+            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CYUV", "CHeif", "CJxl", "CRsvg", "CDeflate", "CFFmpeg", "CCodecShims"]
         ),
         .target(
             name: "WebImageHTTP",
@@ -299,6 +306,8 @@ if let fuzzerRuntime = Context.environment["WEBIMAGE_FUZZER_RUNTIME"], !fuzzerRu
         // The HEIF/AVIF grid path and SVG documents (hostile-input findings 1, 3 and 4).
         ("fuzz-grid", ["WebImageCodecs"]),
         ("fuzz-svg", ["WebImageCodecs"]),
+        // Video containers and their codecs through FFmpeg (VideoDecoder): posters and probes.
+        ("fuzz-video", ["WebImageCodecs"]),
         // The placeholder hashes' parsers and decoders: a ThumbHash or BlurHash string is a client's input.
         ("fuzz-placeholder", []),
     ]
