@@ -22,6 +22,7 @@ extension CoderRegistry {
             HEIFDecoder(),
             JXLDecoder(),
             SVGDecoder(),
+            VideoDecoder(),
         ]
     }
 
