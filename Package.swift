@@ -36,6 +36,13 @@ let cLibraries: [Target] = [
     .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
     // PDF pages through poppler-glib (rendered with cairo, as pdftocairo does).
     .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
+    // Video posters through FFmpeg (Debian 12: 5.1): libavformat's demuxers over bytes in memory,
+    // libavcodec's decoders, libswscale. libavformat.pc names libavformat alone for a shared link:
+    // the module map links the other three.
+    .systemLibrary(
+        name: "CFFmpeg", pkgConfig: "libavformat",
+        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
+    ),
     // The GTK 4 view layer (WebImageGTK), its own product so that servers never link GTK.
     .systemLibrary(name: "CGTK", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
 ].map(inSourcesC)
@@ -99,7 +106,7 @@ let package = Package(
         )),
         .target(
             name: "WebImageCodecs",
-            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CYUV", "CHeif", "CJxl", "CRsvg", "CPoppler", "CDeflate", "CCodecShims"]
+            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CYUV", "CHeif", "CJxl", "CRsvg", "CPoppler", "CDeflate", "CFFmpeg", "CCodecShims"]
         ),
         .target(
             name: "WebImageHTTP",
@@ -303,6 +310,8 @@ if let fuzzerRuntime = Context.environment["WEBIMAGE_FUZZER_RUNTIME"], !fuzzerRu
         ("fuzz-svg", ["WebImageCodecs"]),
         // PDF pages through poppler-glib, drawn in this process.
         ("fuzz-pdf", ["WebImageCodecs"]),
+        // Video containers and their codecs through FFmpeg (VideoDecoder): posters and probes.
+        ("fuzz-video", ["WebImageCodecs"]),
         // The placeholder hashes' parsers and decoders: a ThumbHash or BlurHash string is a client's input.
         ("fuzz-placeholder", []),
     ]

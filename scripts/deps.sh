@@ -27,6 +27,11 @@ build_packages=(
   libheif-dev            # HEIC/HEIF (libheif over libde265)
   libjxl-dev             # JPEG XL (libjxl, the reference implementation)
   librsvg2-dev           # SVG (librsvg, rendered with cairo)
+  libavformat-dev        # video posters: MP4/MOV and WebM/Matroska demuxed by FFmpeg 5.1
+  libavcodec-dev         # video posters: H.264, HEVC, VP8, VP9, AV1 (dav1d), MJPEG decoded by FFmpeg
+  libswscale-dev         # video posters: YUV to RGB at the size asked
+  libavutil-dev          # video posters: FFmpeg's utilities (display matrix, options)
+  libpoppler-glib-dev    # PDF pages (Poppler, rendered with cairo)
   pkg-config             # systemLibrary targets find their flags with it
 )
 # The shared libraries a program built with the WebImage product needs at run time (the -dev
@@ -35,6 +40,7 @@ build_packages=(
 runtime_packages=(
   libturbojpeg0 libjpeg62-turbo libpng16-16 libdeflate0 libwebp7 libwebpdemux2 libwebpmux3
   libgif7 liblcms2-2 libavif15 libyuv0 libheif1 libjxl0.7 librsvg2-2
+  libavformat59 libavcodec59 libswscale6 libavutil57 libpoppler-glib8
 )
 # What the whole suite needs besides.
 test_packages=(
@@ -50,6 +56,8 @@ test_packages=(
   openssl                # the certificates of the egress TLS test's HTTPS origin
   iproute2               # ip: the SSRF tests compare the host's interface addresses with its listing
   chromium               # headless, the browser of the proxy gallery's placeholder test (scripts/gallery-browser.py)
+  ffmpeg                 # the video tests' reference: makes their clips and decodes the frames ours are compared with
+  poppler-utils          # pdftocairo: the PDF tests' reference renderer
 )
 
 # `source scripts/deps.sh --lists` defines the arrays and stops (scripts/check-readme.py).

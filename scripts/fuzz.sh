@@ -44,7 +44,7 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/lsan.supp:print_su
 # debug build's time limit.
 CORPUS=${FUZZ_CORPUS:-Fuzz/.corpus/${FUZZ_BUILD:-debug}}
 ARTIFACTS=Fuzz/.artifacts
-TARGETS=(fuzz-decode fuzz-incremental fuzz-header fuzz-metadata fuzz-proxy-request fuzz-disk-cache fuzz-data-url fuzz-cache-control fuzz-grid fuzz-svg fuzz-pdf fuzz-placeholder)
+TARGETS=(fuzz-decode fuzz-incremental fuzz-header fuzz-metadata fuzz-proxy-request fuzz-disk-cache fuzz-data-url fuzz-cache-control fuzz-grid fuzz-svg fuzz-pdf fuzz-video fuzz-placeholder)
 
 
 # The seed folders and dictionary of a target.
@@ -54,6 +54,7 @@ seeds_of() {
     fuzz-grid) echo "Fuzz/seeds/grid" ;;
     fuzz-svg) echo "Fuzz/seeds/svg" ;;
     fuzz-pdf) echo "Fuzz/seeds/pdf" ;;
+    fuzz-video) echo "Fuzz/seeds/video" ;;
     fuzz-proxy-request) echo "Fuzz/seeds/proxy-request" ;;
     fuzz-data-url) echo "Fuzz/seeds/data-url" ;;
     fuzz-cache-control) echo "Fuzz/seeds/cache-control" ;;

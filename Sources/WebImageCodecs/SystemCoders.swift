@@ -22,6 +22,8 @@ extension CoderRegistry {
             HEIFDecoder(),
             JXLDecoder(),
             SVGDecoder(),
+            VideoDecoder(),
+            PDFDecoder(),
         ]
     }
 

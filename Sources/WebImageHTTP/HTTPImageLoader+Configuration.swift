@@ -147,7 +147,7 @@ extension HTTPImageLoader {
         /// `image/webp,image/png,image/jpeg,image/gif,image/*;q=0.8` for those four formats:
         /// modern, compact formats first, so that an origin that negotiates picks them.
         package static func acceptHeader(for formats: Set<ImageFormat>) -> String {
-            let preference: [ImageFormat] = [.avif, .jxl, .webp, .heic, .heif, .apng, .png, .jpeg, .gif, .svg, .tiff, .bmp, .ico]
+            let preference: [ImageFormat] = [.avif, .jxl, .webp, .heic, .heif, .apng, .png, .jpeg, .gif, .svg, .tiff, .bmp, .ico, .mp4, .webm, .mov, .mkv, .pdf]
             let known = preference.filter(formats.contains)
             let others = formats.subtracting(preference).map(\.mimeType).sorted()
             var types: [String] = []

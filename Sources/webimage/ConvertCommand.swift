@@ -11,13 +11,15 @@ import WebImage
 struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Convert an image to PNG, JPEG, WebP, GIF, AVIF or JPEG XL, optionally resized.",
+        abstract: "Convert an image, a video's poster frame or a PDF page to PNG, JPEG, WebP, GIF, AVIF or JPEG XL, optionally resized.",
         discussion: """
             The output format follows OUTPUT's extension: .png, .jpg or .jpeg, .webp, .gif, \
             .avif, .jxl. Animated sources stay animated in WebP, GIF, APNG, AVIF and JPEG XL; --frame N picks one composed frame (from 0). The \
             pixels are turned upright by the EXIF orientation unless --keep-orientation is \
             given. Large images are scaled while decoding where the format allows (JPEG, WebP), \
-            so a thumbnail of a huge photo needs little memory.
+            so a thumbnail of a huge photo needs little memory. A video (MP4, MOV, WebM, \
+            Matroska) gives its first frame, or the frame shown at --time SECONDS; a PDF its \
+            first page, or --page N (from 1), drawn at the --resize size.
             """
     )
 
@@ -29,6 +31,12 @@ struct ConvertCommand: AsyncParsableCommand {
 
     @Option(help: "Write only this composed frame of an animation, counting from 0.")
     var frame: Int?
+
+    @Option(help: ArgumentHelp("For a video, the poster frame's time in seconds: the frame a player shows then (default 0, the first frame).", valueName: "SECONDS"))
+    var time: Double?
+
+    @Option(help: "For a PDF, the page to draw, counting from 1.")
+    var page: Int?
 
     @Option(help: ArgumentHelp("Resize to fit a box: WxH, W or Wx (width only), xH (height only).", valueName: "WxH"))
     var resize: ResizeBox?
@@ -81,6 +89,8 @@ struct ConvertCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...100).contains(quality) else { throw ValidationError("--quality must be between 0 and 100") }
         if let frame, frame < 0 { throw ValidationError("--frame counts from 0") }
+        if let time, !(time >= 0 && time.isFinite) { throw ValidationError("--time must be a number of seconds from 0") }
+        if let page, page < 1 { throw ValidationError("--page counts from 1") }
     }
 
     func run() async throws {
@@ -119,6 +129,8 @@ struct ConvertCommand: AsyncParsableCommand {
         var decoding = ImageDecodingOptions()
         decoding.appliesOrientation = !keepOrientation
         decoding.colorSpace = keepColorProfile ? .preserve : .sRGB
+        if let time { decoding.videoTime = time }
+        if let page { decoding.page = page }
         if let resize {
             // Let the decoder scale down on the way in (DCT scaling, WebP's scaler); the resize
             // processor below then makes the exact size.

@@ -9,7 +9,8 @@ import Testing
             .gif: ("image/gif", "gif"), .webp: ("image/webp", "webp"), .tiff: ("image/tiff", "tif"),
             .bmp: ("image/bmp", "bmp"), .ico: ("image/x-icon", "ico"), .heic: ("image/heic", "heic"),
             .heif: ("image/heif", "heif"), .avif: ("image/avif", "avif"), .jxl: ("image/jxl", "jxl"),
-            .svg: ("image/svg+xml", "svg"),
+            .svg: ("image/svg+xml", "svg"), .mp4: ("video/mp4", "mp4"), .mov: ("video/quicktime", "mov"),
+            .webm: ("video/webm", "webm"), .mkv: ("video/x-matroska", "mkv"), .pdf: ("application/pdf", "pdf"),
         ]
         #expect(Set(expected.keys) == Set(ImageFormat.allCases))
         for format in ImageFormat.allCases {
@@ -22,7 +23,8 @@ import Testing
         // Raw values appear in cache metadata and `webimage info --json`; renaming one is a
         // breaking change.
         #expect(ImageFormat.allCases.map(\.rawValue) ==
-            ["jpeg", "png", "apng", "gif", "webp", "tiff", "bmp", "ico", "heic", "heif", "avif", "jxl", "svg"])
+            ["jpeg", "png", "apng", "gif", "webp", "tiff", "bmp", "ico", "heic", "heif", "avif", "jxl", "svg",
+             "mp4", "mov", "webm", "mkv", "pdf"])
     }
 
     // MARK: ISO-BMFF: HEIC, HEIF, AVIF
@@ -50,13 +52,53 @@ import Testing
     }
 
     @Test(arguments: [
-        ("isom", ["isom", "iso2", "avc1", "mp41"]), // an MP4 video
-        ("qt  ", ["qt  "]),                         // a QuickTime movie
+        ("isom", ["isom", "iso2", "avc1", "mp41"], ImageFormat.mp4), // ffmpeg's MP4
+        ("mp42", ["mp42", "isom"], .mp4),                            // a phone's MP4
+        ("iso5", ["iso5", "dash"], .mp4),                            // a DASH segment's movie header
+        ("3gp4", ["3gp4", "isom"], .mp4),                            // 3GPP
+        ("qt  ", ["qt  "], .mov),                                    // a QuickTime movie (an iPhone's video)
+    ] as [(String, [String], ImageFormat)])
+    func moviesAreSniffedByTheirMajorBrand(major: String, compatible: [String], format: ImageFormat) {
+        #expect(ImageFormat(sniffing: Bytes.ftyp(major, compatible)) == format)
+        #expect(ImageHeader(sniffing: Bytes.ftyp(major, compatible)) == .init(format: format))
+    }
+
+    @Test(arguments: [
         ("crx ", ["crx ", "isom"]),                 // a Canon CR3 raw file
         ("M4A ", ["M4A ", "mp42", "isom"]),         // AAC audio
     ])
     func otherISOBMFFFilesAreNotImages(major: String, compatible: [String]) {
         #expect(ImageFormat(sniffing: Bytes.ftyp(major, compatible)) == nil)
+    }
+
+    // MARK: Matroska, WebM and PDF
+
+    /// An EBML header with these elements (ID bytes, body), as Matroska muxers write it.
+    static func ebml(_ elements: [([UInt8], [UInt8])]) -> [UInt8] {
+        let body = elements.flatMap { id, value in id + [0x80 | UInt8(value.count)] + value }
+        return [0x1A, 0x45, 0xDF, 0xA3, 0x80 | UInt8(body.count)] + body
+    }
+
+    @Test func matroskaAndWebMAreToldByTheirDocType() {
+        let version: ([UInt8], [UInt8]) = ([0x42, 0x86], [1])   // EBMLVersion, before the DocType
+        let webm = Self.ebml([version, ([0x42, 0x82], Array("webm".utf8)), ([0x42, 0x87], [4])])
+        let matroska = Self.ebml([version, ([0x42, 0x82], Array("matroska".utf8))])
+        #expect(ImageFormat(sniffing: webm) == .webm)
+        #expect(ImageFormat(sniffing: matroska) == .mkv)
+        // Cut before the DocType: the family, Matroska. Cut inside the magic: nothing.
+        #expect(ImageFormat(sniffing: Array(webm.prefix(8))) == .mkv)
+        #expect(ImageFormat(sniffing: Array(webm.prefix(3))) == nil)
+        // A DocType element whose size runs past the header is not read past it.
+        var lying = webm
+        lying[4] = 0x84
+        #expect(ImageFormat(sniffing: lying) == .mkv)
+    }
+
+    @Test func pdfIsItsSignatureAtTheStart() {
+        #expect(ImageFormat(sniffing: Array("%PDF-1.7\n".utf8)) == .pdf)
+        #expect(ImageFormat(sniffing: Array("%PDF".utf8)) == nil)
+        #expect(ImageFormat(sniffing: Array("%!PS-Adobe-3.0".utf8)) == nil)
+        #expect(ImageFormat(sniffing: Array(" %PDF-1.7".utf8)) == nil)
     }
 
     @Test func isoBMFFBoxSizesOfZeroAndOne() {

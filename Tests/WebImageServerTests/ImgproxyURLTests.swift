@@ -64,6 +64,16 @@ import WebImage
         #expect(ImgproxySigner(key: "00", salt: "00", signatureSize: 0) == nil)
     }
 
+    /// imgproxy's `page` counts from 0, ours from 1; `video_thumbnail_second` is the poster's time.
+    @Test func pageAndVideoThumbnailSecond() throws {
+        let url = try parse("/insecure/pg:2/vts:7.5/rs:fit:300:0/plain/http://example.com/a.pdf")
+        #expect(url.recipe.page == 3 && url.recipe.videoTime == 7.5)
+        let long = try parse("/insecure/page:0/video_thumbnail_second:0/plain/http://example.com/a.mp4")
+        #expect(long.recipe.page == 1 && long.recipe.videoTime == 0)
+        #expect(refusal("/insecure/pg:-1/plain/http://example.com/a.pdf")?.0 == 400)
+        #expect(refusal("/insecure/vts:x/plain/http://example.com/a.mp4")?.0 == 400)
+    }
+
     @Test func plainAndBase64Sources() throws {
         let plain = try parse("/insecure/rs:fit:300:200/plain/http://example.com/images/curiosity.jpg@png")
         #expect(plain.recipe.source == .remote(URL(string: "http://example.com/images/curiosity.jpg")!))

@@ -78,6 +78,23 @@ import WebImageCore
         #expect(try key("w=100&q=50", "png") == key("w=100", "png"))
         #expect(try key("w=100&q=50") != key("w=100"))
         #expect(try key("w=100", "png") != key("w=100", "source"))
+        // A video's time and a PDF's page are variants; their defaults are the first frame and page.
+        #expect(try key("w=100&t=0") == key("w=100"))
+        #expect(try key("w=100&page=1") == key("w=100"))
+        #expect(try key("w=100&t=1.5") != key("w=100"))
+        #expect(try key("w=100&t=1.5") != key("w=100&t=2"))
+        #expect(try key("w=100&page=2") != key("w=100"))
+    }
+
+    /// `t` (a video's poster time) and `page` (a PDF's page), with their ranges.
+    @Test func videoTimeAndPage() throws {
+        let request = try ProxyRequest(query: source + "&t=12.5&page=3")
+        #expect(request.videoTime == 12.5 && request.page == 3)
+        #expect(request.recipe.videoTime == 12.5 && request.recipe.page == 3)
+        for (query, message) in [("t=-1", "t must be a number from 0 to 86400"), ("t=86401", "t must be a number from 0 to 86400"),
+                                 ("page=0", "page must be an integer from 1 to 1000000"), ("page=x", "page must be an integer from 1 to 1000000")] {
+            #expect(throws: ProxyError.badRequest(message)) { try ProxyRequest(query: source + "&" + query) }
+        }
     }
 
     @Test func acceptNegotiation() {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a caller asks of a decode: limits, frames, orientation, and a size to decode to.
 ///
 /// ```swift
@@ -47,6 +49,30 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// so that the pixels mean what they say and an output needs no profile (the default), or
     /// keep the stored values and carry the profile in ``ImageContainer/iccProfile``.
     public var colorSpace: ColorSpace = .sRGB
+    /// For a video, the time of the frame to decode, in seconds from the start: the frame a
+    /// player shows at that time (the last frame that starts at or before it), not the nearest
+    /// key frame. Default 0: the first frame. Past the end, the last frame.
+    ///
+    /// ```swift
+    /// var options = ImageDecodingOptions()
+    /// options.videoTime = 12.5
+    /// let poster = try registry.decode(movie, options: options)
+    /// ```
+    public var videoTime: TimeInterval = 0
+    /// For a PDF, the page to draw, counting from 1 (the default).
+    public var page = 1
+    /// For a PDF, whether the page is drawn on white, as viewers show it (the default); `false`
+    /// leaves transparent what the page does not paint.
+    public var drawsPageBackground = true
+    /// The longest video a decode accepts, as its container or stream states it; a longer one
+    /// (or one that claims more frames than this at 60 a second) fails with
+    /// ``ImageError/tooLarge(_:)`` before any frame is decoded. Default: 4 hours. The work of a
+    /// poster is bounded besides by ``maximumFrameCount``: the most frames decoded to reach
+    /// ``videoTime`` from the key frame before it.
+    public var maximumVideoDuration: TimeInterval = 4 * 3600
+    /// The most pages a PDF may have; a document with more fails with
+    /// ``ImageError/tooLarge(_:)``. Default: 10,000.
+    public var maximumPageCount = 10_000
 
     public init() {}
 

@@ -2,6 +2,10 @@ import Foundation
 
 /// An image file format, sniffed from the file's first bytes (never from a URL or file name).
 ///
+/// Besides images, two kinds of source decode to a still image through the same pipeline: videos
+/// (``mp4``, ``mov``, ``webm``, ``mkv``), whose decode is a poster frame, and PDF documents
+/// (``pdf``), whose decode is a page. No encoder writes them: an output is always an image.
+///
 /// Servers mislabel images and file names lie (a `.png` that is really an APNG, a `.jpg` that
 /// is a WebP), so the library decides how to decode from the bytes alone.
 ///
@@ -15,6 +19,16 @@ import Foundation
 /// ``ImageHeader``.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Sniffable {
     case jpeg, png, apng, gif, webp, tiff, bmp, ico, heic, heif, avif, jxl, svg
+    /// An MPEG-4 movie (ISO BMFF with a video brand): H.264, HEVC, AV1 or MJPEG video.
+    case mp4
+    /// A QuickTime movie (`ftyp` major brand `qt  `).
+    case mov
+    /// A WebM movie (Matroska with DocType `webm`): VP8, VP9 or AV1 video.
+    case webm
+    /// A Matroska movie of any other DocType.
+    case mkv
+    /// A PDF document; its decode is one page.
+    case pdf
 
     /// Sniffs the format from the start of `data`; `nil` when the bytes are no format the
     /// library knows, or too few to tell.
@@ -61,6 +75,11 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Sniffable {
         case .avif: "image/avif"
         case .jxl: "image/jxl"
         case .svg: "image/svg+xml"
+        case .mp4: "video/mp4"
+        case .mov: "video/quicktime"
+        case .webm: "video/webm"
+        case .mkv: "video/x-matroska"
+        case .pdf: "application/pdf"
         }
     }
 
@@ -84,6 +103,23 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Sniffable {
         case .avif: "avif"
         case .jxl: "jxl"
         case .svg: "svg"
+        case .mp4: "mp4"
+        case .mov: "mov"
+        case .webm: "webm"
+        case .mkv: "mkv"
+        case .pdf: "pdf"
         }
     }
+
+    /// Whether the format is a movie, whose decode is a poster frame.
+    package var isVideo: Bool {
+        switch self {
+        case .mp4, .mov, .webm, .mkv: true
+        default: false
+        }
+    }
+
+    /// Whether the format is a movie or a document rather than an image: sources the library
+    /// decodes to a still, never outputs.
+    package var isImage: Bool { !isVideo && self != .pdf }
 }

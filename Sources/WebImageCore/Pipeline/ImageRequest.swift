@@ -21,6 +21,18 @@ public struct ImageRequest: Sendable {
     /// Decode to at most this size (JPEG and WebP never materialise the full bitmap). Enters
     /// the cache key.
     public var thumbnail: ImageDecodingOptions.Thumbnail?
+    /// For a video source, the time of the poster frame in seconds (``ImageDecodingOptions/videoTime``);
+    /// `nil` (the default) keeps the manager's, the first frame. Enters the cache key.
+    ///
+    /// ```swift
+    /// var request = ImageRequest(url: URL(string: "https://example.com/talk.mp4")!, thumbnail: .maxPixelSize(300))
+    /// request.videoTime = 42
+    /// let poster = try await manager.image(for: request)
+    /// ```
+    public var videoTime: TimeInterval?
+    /// For a PDF source, the page to draw, counting from 1 (``ImageDecodingOptions/page``); `nil`
+    /// (the default) keeps the manager's, the first page. Enters the cache key.
+    public var page: Int?
     /// The scale the image is meant for (2 for `@2x` artwork). `nil` reads `@2x` / `@3x` from the
     /// file name, as SDWebImage does, and is 1 otherwise. Carried to ``ImageResponse/scale``.
     public var scale: Double?
@@ -74,6 +86,8 @@ public struct ImageRequest: Sendable {
         self.processors = processors
         self.thumbnail = thumbnail
         self.placeholder = placeholder
+        self.videoTime = nil
+        self.page = nil
         self.scale = nil
         self.headers = [:]
         self.retryPolicy = nil
@@ -97,7 +111,8 @@ public struct ImageRequest: Sendable {
     }
 
     /// The key of the decoded, processed image in memory: the data key's source with what
-    /// changes the pixels (thumbnail, first frame only, scale-down, processors) as its variant.
+    /// changes the pixels (thumbnail, first frame only, scale-down, video time, page, processors) as its
+    /// variant.
     package var imageKey: ImageCacheKey? {
         dataKey.map(imageKey(forDataKey:))
     }
@@ -125,6 +140,8 @@ public struct ImageRequest: Sendable {
         if let thumbnail { parts.append(thumbnail.cacheIdentifier) }
         if options.contains(.decodeFirstFrameOnly) { parts.append("first-frame") }
         if options.contains(.scaleDownLargeImages) { parts.append("scale-down") }
+        if let videoTime { parts.append("t=\(videoTime)") }
+        if let page { parts.append("page=\(page)") }
         return parts
     }
 

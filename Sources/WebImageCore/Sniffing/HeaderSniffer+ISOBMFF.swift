@@ -10,8 +10,10 @@ extension HeaderSniffer {
     /// - `mif1`, `mif2`, `msf1` with neither of the above → ``ImageFormat/heif``
     ///
     /// Compatible brands decide when the major brand is a generic one: libavif and others
-    /// write `mif1` as the major brand with `avif` among the compatible ones. Any other `ftyp`
-    /// (an MP4 or QuickTime movie, a JPEG XL container's inner box) is not an image we know.
+    /// write `mif1` as the major brand with `avif` among the compatible ones. A file with none
+    /// of those whose major brand is a movie's is a movie: ``ImageFormat/mov`` for QuickTime's
+    /// `qt  `, else ``ImageFormat/mp4`` (`isom`, `iso2`…, `mp41`, `mp42`, `avc1`, `M4V `, `dash`,
+    /// 3GPP's). Any other `ftyp` is not a format we know.
     func sniffISOBMFF() -> ImageHeader? {
         guard reader.u32be(4) == FourCC.ftyp, let size32 = reader.u32be(0) else { return nil }
         // Size 1: a 64-bit size follows the type. Size 0: the box runs to the end of the file.
@@ -44,7 +46,13 @@ extension HeaderSniffer {
                 offset += 4
             }
         }
-        guard let family else { return nil }
+        guard let family else {
+            // By the major brand (an audio file, `M4A `, or a camera's raw file, `crx `, lists
+            // `isom` among its compatible brands too), once every compatible brand is seen: an
+            // image brand further down the list would make it an image.
+            guard Self.isBMFFMovieBrand(major), boxSize <= reader.count else { return nil }
+            return ImageHeader(format: major == 0x7174_2020 ? .mov : .mp4) // qt
+        }
         var header = ImageHeader(format: family)
         // A sequence brand as the major brand says the file's main content is an animation;
         // anything else leaves it open (a still image may carry a sequence beside it).
@@ -70,6 +78,19 @@ extension HeaderSniffer {
             .heif
         default:
             nil
+        }
+    }
+
+    /// The brands of MP4, QuickTime and 3GPP movies.
+    private static func isBMFFMovieBrand(_ brand: UInt32) -> Bool {
+        switch brand {
+        case 0x6973_6F6D, 0x6973_6F32, 0x6973_6F33, 0x6973_6F34, 0x6973_6F35, 0x6973_6F36, // isom iso2…iso6
+             0x6D70_3431, 0x6D70_3432, 0x6176_6331, 0x4D34_5620, 0x6461_7368, // mp41 mp42 avc1 "M4V " dash
+             0x7174_2020, 0x6D6D_7034, 0x6634_7620: // "qt  " mmp4 "f4v "
+            true
+        default:
+            // 3GPP and 3GPP2: `3gp4`…`3gp9`, `3g2a`…`3g2c`.
+            brand >> 8 == 0x33_6770 || brand >> 8 == 0x33_6732
         }
     }
 

@@ -21,7 +21,7 @@ struct HeaderSniffer {
     }
 
     func sniff() -> ImageHeader? {
-        // Dispatch on the first byte so that a load tries one or two signatures, not thirteen.
+        // Dispatch on the first byte so that a load tries one or two signatures, not eighteen.
         guard let first = reader.u8(0) else { return nil }
         switch first {
         case 0xFF: return sniffJPEG() ?? sniffBareJXL()
@@ -31,6 +31,8 @@ struct HeaderSniffer {
         case UInt8(ascii: "I"), UInt8(ascii: "M"): return sniffTIFF()
         case UInt8(ascii: "B"): return sniffBMP()
         case 0x00: return sniffICO() ?? sniffJXLContainer() ?? sniffISOBMFF()
+        case UInt8(ascii: "%"): return sniffPDF()
+        case 0x1A: return sniffEBML()
         default:
             // An ISO-BMFF file starts with its `ftyp` box size: 0 for any real box (a few
             // dozen bytes), but tried for every first byte not taken above. SVG starts with a

@@ -38,6 +38,9 @@ struct MetadataReader {
             metadata.isAnimated = false
         case .jxl: readJXL()
         case .heic, .heif, .avif: try readISOBMFF()
+        case .mp4, .mov, .webm, .mkv, .pdf:
+            // Their decoders apply the container's rotation or the page's own: as stored is upright.
+            metadata.orientation = .up
         }
         return metadata
     }

@@ -175,6 +175,10 @@ struct RenderRecipe: Sendable, Hashable {
     var quality = 80
     /// Leave the source's ICC profile out of the output (the encoders embed it otherwise).
     var stripsICC = false
+    /// A video source's poster time in seconds; `nil` for the first frame.
+    var videoTime: Double?
+    /// A PDF source's page, from 1; `nil` for the first.
+    var page: Int?
     /// Which URL dialect asked (labels metrics and logs; not part of the key).
     var dialect = "image"
 
@@ -259,6 +263,8 @@ struct RenderRecipe: Sendable, Hashable {
             fields.append("round=\(roundCorner.horizontalRadius)|\(roundCorner.verticalRadius),"
                 + roundCorner.colour.map(String.init).joined(separator: ",") + (roundCorner.transparent ? ",t" : ""))
         }
+        if let videoTime, videoTime > 0 { fields.append("t=\(ProxyRequest.text(videoTime))") }
+        if let page, page > 1 { fields.append("page=\(page)") }
         if let maxBytes { fields.append("mb=\(maxBytes)") }
         if stripsICC { fields.append("noicc") }
         if let canvas { fields.append(canvas.key) }
@@ -294,6 +300,8 @@ extension ProxyRequest {
         recipe.format = outputFormat.imageFormat
         recipe.negotiatesFormat = outputFormat == .auto
         recipe.quality = quality
+        recipe.videoTime = videoTime
+        recipe.page = page
         return recipe
     }
 }

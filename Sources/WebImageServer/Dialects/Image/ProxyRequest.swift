@@ -15,7 +15,8 @@ import WebImageCore
 /// configured, or `local:///path` for the folder served with `--origin-dir`), `w` and `h` (CSS pixels, 1 to the limit), `fit` (`contain`, `cover`,
 /// `fill`; default `contain`), `format` (`auto`, `jpeg`, `png`, `webp`, `gif`, `avif`, `jxl`; default `auto`),
 /// `q` (1–100, default 80), `blur` (a Gaussian sigma in CSS pixels, 0–100), `dpr` (1–4,
-/// multiplies `w`, `h` and `blur`), and `sig` (the signature, checked by ``URLSigner``). An
+/// multiplies `w`, `h` and `blur`), `t` (a video source's poster time in seconds, default 0:
+/// the first frame), `page` (a PDF source's page, from 1), and `sig` (the signature, checked by ``URLSigner``). An
 /// unknown or repeated parameter is an error, so that typos fail loudly instead of serving
 /// the original. Values are percent-decoded; `+` is kept as it is (it is not a space).
 public struct ProxyRequest: Sendable, Hashable {
@@ -73,6 +74,10 @@ public struct ProxyRequest: Sendable, Hashable {
     public var quality = 80
     public var blur = 0.0
     public var dpr = 1.0
+    /// For a video source, the time of the poster frame in seconds (`t`); `nil`: the first frame.
+    public var videoTime: Double?
+    /// For a PDF source, the page (`page`, from 1); `nil`: the first page.
+    public var page: Int?
 
     public init(source: Source) {
         self.source = source
@@ -120,9 +125,19 @@ public struct ProxyRequest: Sendable, Hashable {
         if let blur = values["blur"] {
             self.blur = try Self.number(blur, "blur", in: 0...limits.maximumBlur)
         }
+        if let t = values["t"] {
+            videoTime = try Self.number(t, "t", in: 0...Self.maximumVideoTime)
+        }
+        if let page = values["page"] {
+            self.page = try Self.integer(page, "page", in: 1...Self.maximumPage)
+        }
     }
 
-    static let parameters: Set<String> = ["url", "w", "h", "fit", "format", "q", "blur", "dpr", URLSigner.parameter]
+    static let parameters: Set<String> = ["url", "w", "h", "fit", "format", "q", "blur", "dpr", "t", "page", URLSigner.parameter]
+    /// The largest `t` a URL may give: a day (the decoder's duration limit refuses longer sources).
+    static let maximumVideoTime = 86_400.0
+    /// The largest `page` a URL may give (the decoder's page-count limit refuses larger documents).
+    static let maximumPage = 1_000_000
 
     /// The percent-decoded values of a raw query's parameters, by name, once each is one of
     /// `known` and given once: the rule of every query the proxy reads (`/image`'s, `/info`'s).

@@ -60,6 +60,10 @@ struct ImgproxyOptions: Sendable {
     var returnsAttachment = false
     /// `watermark`; `nil` when off (opacity 0).
     var watermark: Watermark?
+    /// `page` (imgproxy counts from 0): which page of a PDF source; `nil` for the first.
+    var page: Int?
+    /// `video_thumbnail_second`: the time of a video source's poster frame; `nil` for the first frame.
+    var videoThumbnailSecond: Double?
 
     /// `watermark:%opacity:%position:%x_offset:%y_offset:%scale`.
     struct Watermark: Sendable, Hashable {
@@ -91,6 +95,7 @@ struct ImgproxyOptions: Sendable {
         if try applyPlacementOption(name, arguments, limits: limits) { return }
         if try applyPixelOption(name, arguments, limits: limits) { return }
         if try applyDeliveryOption(name, arguments) { return }
+        if try applySourceOption(name, arguments) { return }
         switch name {
         case "preset", "pr":
             guard !arguments.isEmpty else { throw .badRequest("\(name) takes preset names") }
@@ -272,6 +277,22 @@ struct ImgproxyOptions: Sendable {
         case "return_attachment", "att":
             try count(arguments, name, 1...1)
             returnsAttachment = try Self.boolean(arguments[0], name)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// The options that pick the still of a source that has several (`page`,
+    /// `video_thumbnail_second`); `false` when `name` is none of them (nothing is changed then).
+    private mutating func applySourceOption(_ name: String, _ arguments: [Substring]) throws(ProxyError) -> Bool {
+        switch name {
+        case "page", "pg":
+            try count(arguments, name, 1...1)
+            page = try Self.integer(arguments[0], name, in: 0...ProxyRequest.maximumPage - 1)
+        case "video_thumbnail_second", "vts":
+            try count(arguments, name, 1...1)
+            videoThumbnailSecond = try Self.number(arguments[0], name, in: 0...ProxyRequest.maximumVideoTime)
         default:
             return false
         }

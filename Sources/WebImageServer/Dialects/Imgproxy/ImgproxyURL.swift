@@ -164,6 +164,8 @@ package struct ImgproxyURL: Sendable {
         if options.quality > 0 { recipe.quality = options.quality }
         recipe.formatQuality = options.formatQuality
         recipe.stripsICC = options.stripsColorProfile
+        recipe.page = options.page.map { $0 + 1 }
+        recipe.videoTime = options.videoThumbnailSecond
         if let canvas = try Self.canvas(options, width: width, height: height, maximum: maximum) { recipe.canvas = canvas }
         return recipe
     }

@@ -1,0 +1,38 @@
+import CFFmpeg
+import WebImageCore
+
+/// FFmpeg's process-wide state, set once before the first video is opened.
+enum FFmpegSetup {
+    /// FFmpeg logs to standard error by default: every malformed file a server is sent would
+    /// print its complaints there. Our errors say what failed, so its log is silenced. The level
+    /// is process-wide (an application that logs FFmpeg itself sets it again after).
+    ///
+    /// A `static let` is initialised exactly once, under the runtime's own lock, however many
+    /// threads decode their first video at the same time.
+    private static let silenced: Bool = {
+        av_log_set_level(AV_LOG_QUIET)
+        return true
+    }()
+
+    /// Runs the one-time setup (cheap after the first call).
+    static func prepare() {
+        _ = silenced
+    }
+
+    /// FFmpeg's message for an error code, on one line.
+    static func message(_ status: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 128)
+        guard av_strerror(status, &buffer, buffer.count) == 0 else { return "error \(status)" }
+        let text = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return LibraryMessage.oneLine(String(decoding: text, as: UTF8.self))
+    }
+
+    /// An FFmpeg failure as an ``ImageError``: memory as ``ImageError/tooLarge(_:)``, anything else
+    /// as ``ImageError/corruptData(_:)`` (a file FFmpeg cannot read is, to us, a damaged one).
+    static func error(_ status: Int32, doing: String) -> ImageError {
+        if status == wi_averror_enomem {
+            return .tooLarge("video: out of memory \(doing)")
+        }
+        return .corruptData("video: \(message(status)) (\(doing))")
+    }
+}
