@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCodecs_PDF_PDFDecoder_1() async throws {
-#sourceLocation(file: "Sources/WebImageCodecs/PDF/PDFDecoder.swift", line: 39)
+#sourceLocation(file: "Sources/WebImageCodecs/PDF/PDFDecoder.swift", line: 43)
     var options = ImageDecodingOptions()
     options.page = 2
     options.thumbnail = .maxPixelSize(256)   // drawn at 256 px

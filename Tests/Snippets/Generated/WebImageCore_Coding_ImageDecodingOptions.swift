@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCore_Coding_ImageDecodingOptions_1() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Coding/ImageDecodingOptions.swift", line: 4)
+#sourceLocation(file: "Sources/WebImageCore/Coding/ImageDecodingOptions.swift", line: 6)
     var options = ImageDecodingOptions()
     options.thumbnail = .maxPixelSize(256)   // longest side 256 px; a JPEG decodes at 1/8 scale
     options.firstFrameOnly = true
@@ -15,7 +15,16 @@ func snippet_WebImageCore_Coding_ImageDecodingOptions_1() async throws {
 }
 
 func snippet_WebImageCore_Coding_ImageDecodingOptions_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Coding/ImageDecodingOptions.swift", line: 56)
+#sourceLocation(file: "Sources/WebImageCore/Coding/ImageDecodingOptions.swift", line: 57)
+    var options = ImageDecodingOptions()
+    options.videoTime = 12.5
+    let poster = try registry.decode(movie, options: options)
+#sourceLocation()
+    _ = (options, poster)
+}
+
+func snippet_WebImageCore_Coding_ImageDecodingOptions_3() async throws {
+#sourceLocation(file: "Sources/WebImageCore/Coding/ImageDecodingOptions.swift", line: 82)
     var options = ImageDecodingOptions()
     options.colorSpace = .preserve   // the stored values, and the profile to embed again
 #sourceLocation()

@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCore_Model_ImageFormat_1() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Model/ImageFormat.swift", line: 9)
+#sourceLocation(file: "Sources/WebImageCore/Model/ImageFormat.swift", line: 13)
     let format = ImageFormat(sniffing: data)   // .webp
     print(format?.mimeType ?? "")             // image/webp
     print(format?.fileExtension ?? "")        // webp
@@ -14,7 +14,7 @@ func snippet_WebImageCore_Model_ImageFormat_1() async throws {
 }
 
 func snippet_WebImageCore_Model_ImageFormat_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Model/ImageFormat.swift", line: 29)
+#sourceLocation(file: "Sources/WebImageCore/Model/ImageFormat.swift", line: 43)
     let jpeg = ImageFormat(sniffing: [0xFF, 0xD8, 0xFF, 0xE0])   // .jpeg
     let none = ImageFormat(sniffing: Data("hello".utf8))         // nil
 #sourceLocation()
@@ -22,13 +22,13 @@ func snippet_WebImageCore_Model_ImageFormat_2() async throws {
 }
 
 func snippet_WebImageCore_Model_ImageFormat_3() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Model/ImageFormat.swift", line: 44)
+#sourceLocation(file: "Sources/WebImageCore/Model/ImageFormat.swift", line: 58)
     print(ImageFormat.apng.mimeType)   // image/apng
 #sourceLocation()
 }
 
 func snippet_WebImageCore_Model_ImageFormat_4() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Model/ImageFormat.swift", line: 71)
+#sourceLocation(file: "Sources/WebImageCore/Model/ImageFormat.swift", line: 90)
     print(ImageFormat.apng.fileExtension)   // png: APNG files keep the PNG extension
 #sourceLocation()
 }

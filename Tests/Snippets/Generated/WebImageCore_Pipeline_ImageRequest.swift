@@ -16,7 +16,16 @@ func snippet_WebImageCore_Pipeline_ImageRequest_1() async throws {
 }
 
 func snippet_WebImageCore_Pipeline_ImageRequest_2() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageRequest.swift", line: 37)
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageRequest.swift", line: 28)
+    var request = ImageRequest(url: URL(string: "https://example.com/talk.mp4")!, thumbnail: .maxPixelSize(300))
+    request.videoTime = 42
+    let poster = try await manager.image(for: request)
+#sourceLocation()
+    _ = (request, poster)
+}
+
+func snippet_WebImageCore_Pipeline_ImageRequest_3() async throws {
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageRequest.swift", line: 49)
     var request = ImageRequest(url: url)
     request.retryPolicy = RetryPolicy(maximumAttempts: 5)
     let response = try await manager.image(for: request)
@@ -24,8 +33,8 @@ func snippet_WebImageCore_Pipeline_ImageRequest_2() async throws {
     _ = (request, response)
 }
 
-func snippet_WebImageCore_Pipeline_ImageRequest_3() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageRequest.swift", line: 58)
+func snippet_WebImageCore_Pipeline_ImageRequest_4() async throws {
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageRequest.swift", line: 70)
     let request = ImageRequest(url: post.imageURL, placeholder: .thumbHash(post.imageThumbHash))
     view.setImage(with: request, using: binder)   // the hash's picture at once, then the image
 #sourceLocation()
