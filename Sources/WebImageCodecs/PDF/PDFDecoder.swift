@@ -36,8 +36,8 @@ import WebImageCore
 ///   viewer's to follow on a click), launches nothing and fetches nothing, and reads no
 ///   external stream. Fonts the document does not embed are taken from the system's fonts
 ///   through fontconfig, as by every Poppler program.
-/// - The pixels are sRGB, straight alpha, as pdftocairo's PNG output (Poppler's cairo output
-///   manages no colour: DeviceRGB is taken as sRGB).
+/// - The pixels are sRGB (Poppler's display colour space), straight alpha, as pdftocairo's PNG
+///   output is.
 ///
 /// ```swift
 /// var options = ImageDecodingOptions()
