@@ -6,7 +6,7 @@ import WebImageCodecs
 /// a walk over the file's chunks or blocks without decoding any pixels, so a 42-frame GIF costs
 /// one pass over its bytes, not 42 frame decodes; and what only a decoder knows, from one small
 /// decode of the first frame: its colour, its placeholders (ThumbHash, BlurHash) and its
-/// dominant colour.
+/// dominant colour. For a video or a PDF, what their probes say besides (``MediaFileInfo``).
 struct ImageFileInfo {
     /// The path as the user typed it.
     var file: String
@@ -16,6 +16,8 @@ struct ImageFileInfo {
     var placeholders: PlaceholderReport?
     /// `nil` when the file does not decode.
     var color: ColorReport? { placeholders?.color }
+    /// A video's or a PDF's facts; `nil` for an image.
+    var media: MediaFileInfo?
 
     /// Why a file cannot be reported; the message is what the user sees after the path.
     struct Failure: Error, CustomStringConvertible {
@@ -51,6 +53,13 @@ struct ImageFileInfo {
         }
         self.file = file
         self.bytes = data.count
+        media = MediaFileInfo(data, format: metadata.format)
+        if let media {
+            metadata.pixelWidth = metadata.pixelWidth ?? media.width
+            metadata.pixelHeight = metadata.pixelHeight ?? media.height
+            metadata.frameCount = metadata.frameCount ?? media.frameCount
+            metadata.bitDepth = metadata.bitDepth ?? media.bitDepth
+        }
         placeholders = Self.placeholderReport(data)
     }
 
@@ -102,6 +111,7 @@ struct ImageFileInfo {
                 ("blurHash", try Self.jsonString(placeholders.blurHash.string)),
             ]
         }
+        if let media { fields += media.jsonFields }
         if metadata.isTruncated { fields.append(("truncated", "true")) }
         return "{" + fields.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
     }
@@ -122,6 +132,7 @@ struct ImageFileInfo {
             .init("FRAMES", alignment: .right), .init("LOOP"), .init("DURATIONS (ms)"),
             .init("BITS", alignment: .right), .init("TO SRGB"), .init("COLOUR PROFILE"),
             .init("DOMINANT"), .init("THUMBHASH"), .init("BLURHASH"),
+            .init("DURATION (s)", alignment: .right), .init("FPS", alignment: .right), .init("CODEC"), .init("PAGES", alignment: .right),
         ])
         for record in records {
             let metadata = record.metadata
@@ -142,6 +153,10 @@ struct ImageFileInfo {
                 record.placeholders?.dominantColor.hex ?? "-",
                 record.placeholders?.thumbHash.base64 ?? "-",
                 record.placeholders?.blurHash.string ?? "-",
+                record.media?.duration.map(MediaFileInfo.seconds) ?? "-",
+                record.media?.frameRate.map(MediaFileInfo.seconds) ?? "-",
+                record.media?.codec ?? "-",
+                record.media?.pageCount.map(String.init) ?? "-",
             ])
         }
         return table.rendered

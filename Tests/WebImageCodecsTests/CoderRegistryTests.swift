@@ -26,11 +26,12 @@ import WebImageTestSupport
     }
 
     /// AVIF, HEIC/HEIF, JPEG XL and SVG are decoded; AVIF is encoded too (libaom at speed 10).
-    @Test func theSystemRegistryDecodesTenFormatsAndEncodesSix() {
+    @Test func theSystemRegistryDecodesFifteenFormatsAndEncodesSix() {
         let registry = CoderRegistry.system()
-        #expect(registry.decodableFormats == [.jpeg, .png, .apng, .gif, .webp, .avif, .heic, .heif, .jxl, .svg])
+        #expect(registry.decodableFormats == [.jpeg, .png, .apng, .gif, .webp, .avif, .heic, .heif, .jxl, .svg, .mp4, .mov, .webm, .mkv, .pdf])
         for format in [ImageFormat.jpeg, .png, .gif, .webp, .avif, .jxl] { #expect(registry.encoder(for: format) != nil) }
-        #expect(registry.encoder(for: .heic) == nil)
+        // Videos and documents are sources only: an output is always an image.
+        for format in [ImageFormat.heic, .mp4, .mov, .webm, .mkv, .pdf] { #expect(registry.encoder(for: format) == nil) }
     }
 
     /// A user's decoder registered later replaces the built-in one for its formats.

@@ -42,7 +42,7 @@ import WebImageCore
 /// var options = ImageDecodingOptions()
 /// options.videoTime = 12.5                  // the frame shown at 12.5 s
 /// options.thumbnail = .maxPixelSize(320)
-/// let poster = try CoderRegistry.system().decode(mp4Bytes, options: options)
+/// let poster = try CoderRegistry.system().decode(bytes, options: options)
 /// ```
 public struct VideoDecoder: ImageDecoder {
     public init() {}

@@ -56,7 +56,7 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// ```swift
     /// var options = ImageDecodingOptions()
     /// options.videoTime = 12.5
-    /// let poster = try registry.decode(movie, options: options)
+    /// let poster = try CoderRegistry.system().decode(bytes, options: options)
     /// ```
     public var videoTime: TimeInterval = 0
     /// For a PDF, the page to draw, counting from 1 (the default).

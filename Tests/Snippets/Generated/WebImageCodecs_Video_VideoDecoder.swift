@@ -9,7 +9,7 @@ func snippet_WebImageCodecs_Video_VideoDecoder_1() async throws {
     var options = ImageDecodingOptions()
     options.videoTime = 12.5                  // the frame shown at 12.5 s
     options.thumbnail = .maxPixelSize(320)
-    let poster = try CoderRegistry.system().decode(mp4Bytes, options: options)
+    let poster = try CoderRegistry.system().decode(bytes, options: options)
 #sourceLocation()
     _ = (options, poster)
 }

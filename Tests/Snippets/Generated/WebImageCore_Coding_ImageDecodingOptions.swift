@@ -18,7 +18,7 @@ func snippet_WebImageCore_Coding_ImageDecodingOptions_2() async throws {
 #sourceLocation(file: "Sources/WebImageCore/Coding/ImageDecodingOptions.swift", line: 57)
     var options = ImageDecodingOptions()
     options.videoTime = 12.5
-    let poster = try registry.decode(movie, options: options)
+    let poster = try CoderRegistry.system().decode(bytes, options: options)
 #sourceLocation()
     _ = (options, poster)
 }
