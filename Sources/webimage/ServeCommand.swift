@@ -94,6 +94,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Accept PDF sources (a page rasterized by Poppler in a child process, nothing outside the file read); off by default. Env: WEBIMAGE_ALLOW_PDF.")
     var allowPDF = false
 
+    @Flag(help: "Accept video sources (MP4, MOV, WebM, Matroska: a poster frame decoded by FFmpeg from the bytes alone); off by default. Env: WEBIMAGE_ALLOW_VIDEO.")
+    var allowVideo = false
+
     @Option(help: ArgumentHelp("What format=auto answers in, in order of preference, when the client's Accept names it (default avif,webp; \"none\" for the source's format always). Env: WEBIMAGE_AUTO_FORMATS.", valueName: "formats"))
     var autoFormats: String?
 
@@ -259,6 +262,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.keepsColorProfile = enabled(keepColorProfile, "WEBIMAGE_KEEP_COLOR_PROFILE")
         configuration.allowsSVG = enabled(allowSVG, "WEBIMAGE_ALLOW_SVG")
         configuration.allowsPDF = enabled(allowPDF, "WEBIMAGE_ALLOW_PDF")
+        configuration.allowsVideo = enabled(allowVideo, "WEBIMAGE_ALLOW_VIDEO")
         try Self.registerRenderers(&configuration)
         if let formats = autoFormats ?? ProcessInfo.processInfo.environment["WEBIMAGE_AUTO_FORMATS"] {
             configuration.autoFormats = try Self.autoFormats(formats)

@@ -7,27 +7,18 @@ import WebImageTestSupport
 /// Clips made by the `ffmpeg` command line for the video tests, and ffmpeg's own decode of a
 /// frame as the reference.
 enum VideoTestFiles {
-    /// The `ffmpeg` executable, when installed (`make deps` installs it).
-    static let ffmpeg: URL? = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"]
-        .first { FileManager.default.isExecutableFile(atPath: $0) }
-        .map { URL(fileURLWithPath: $0) }
-    static var ffmpegInstalled: Bool { ffmpeg != nil }
+    static var ffmpegInstalled: Bool { VideoClips.ffmpeg != nil }
+    static let pattern = VideoClips.pattern
 
-    /// The 2-second, 25 fps test pattern the clips are made of: every frame differs (a moving
-    /// gradient and a clock), so the frame at a time is recognisable.
-    static let pattern = "testsrc2=size=160x120:rate=25:duration=2"
-
-    /// Runs `ffmpeg` with `arguments`; fails the test with its error output.
+    /// Runs `ffmpeg` with `arguments`.
     static func run(_ arguments: [String]) throws {
-        let tool = try #require(ffmpeg, "ffmpeg is not installed (make deps)")
-        let run = try CommandRun(tool, ["-hide_banner", "-v", "error", "-y"] + arguments)
-        try #require(run.status == 0, "ffmpeg \(arguments.joined(separator: " ")): \(run.stderr)")
+        try VideoClips.run(arguments)
     }
 
     /// A clip of ``pattern`` (or `source`) encoded with `encoding`, written as `name` in `folder`.
     static func make(_ name: String, in folder: TemporaryDirectory, _ encoding: [String], source: String = pattern) throws -> URL {
         let url = folder.url.appendingPathComponent(name)
-        try run(["-f", "lavfi", "-i", source] + encoding + [url.path])
+        try VideoClips.make(url, encoding, source: source)
         return url
     }
 

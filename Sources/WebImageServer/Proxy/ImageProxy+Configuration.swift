@@ -70,6 +70,13 @@ extension ImageProxy {
         /// documents from anyone. Off, a PDF source is refused as an unsupported format, before
         /// any of it is parsed.
         public var allowsPDF = false
+        /// Accept video sources (MP4, MOV, WebM, Matroska), answered with a poster frame: the
+        /// first, or the one shown at `t` seconds. Off by default, as in imgproxy: FFmpeg is a
+        /// large parser to expose to any URL. Its decoder reads only the bytes the proxy fetched
+        /// (no file, URL or playlist a container names), within the source limits, the work
+        /// budget and a bound on the frames decoded to reach `t`. Off, a video source is refused
+        /// as an unsupported format, before any of it is parsed.
+        public var allowsVideo = false
         /// What `format=auto` may answer in, in order of preference: the first the client's
         /// `Accept` names explicitly (`*/*` and `image/*` name none), else the source's own
         /// format. Formats without an encoder in ``registry`` are left out. Default: AVIF, then

@@ -167,11 +167,13 @@ public final class ImageProxy: Sendable {
     /// - Throws: `ImageError/invalidURL(_:)` when the location is not `s3://bucket[/prefix]`
     ///   or no S3 service is configured.
     /// The formats `configuration` does not accept (``Configuration/allowsSVG``,
-    /// ``Configuration/allowsPDF``): documents for a renderer, off unless asked.
+    /// ``Configuration/allowsPDF``, ``Configuration/allowsVideo``): documents for a renderer and
+    /// movies, off unless asked.
     static func refusedFormats(_ configuration: Configuration) -> Set<ImageFormat> {
         var formats: Set<ImageFormat> = []
         if !configuration.allowsSVG { formats.insert(.svg) }
         if !configuration.allowsPDF { formats.insert(.pdf) }
+        if !configuration.allowsVideo { formats.formUnion(ImageFormat.allCases.filter(\.isVideo)) }
         return formats
     }
 

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+@_spi(Testing) import WebImageServer
+import WebImage
+import WebImageS3
+import WebImageTestSupport
+
+/// A video and a PDF through the proxy from each kind of origin (`--origin-dir`, an HTTP origin
+/// on loopback, S3): a poster or a page at the size asked, cached, revalidated with a `304`,
+/// another time or page another variant, and refused past the source limits.
+@Suite(.enabled(if: Requirement.met(VideoClips.ffmpeg != nil), "ffmpeg is not installed (make deps)"))
+struct ProxyMediaSourceTests {
+    /// A source of one kind: its bytes, its name, what `w=80` makes of it and the variant
+    /// parameter that picks another still.
+    struct Source: Sendable, CustomTestStringConvertible {
+        var name: String
+        var contentType: String
+        var size: (width: Int, height: Int)
+        var otherStill: String
+        var testDescription: String { name }
+
+        /// A 160 × 120 H.264 clip (`VideoClips.h264`): 80 × 60 at `w=80`.
+        static let video = Source(name: "clip.mp4", contentType: "video/mp4", size: (80, 60), otherStill: "t=1.5")
+        /// Two pages, 200 × 100 pt and 100 × 200 pt: 80 × 40 at `w=80`.
+        static let pdf = Source(name: "pages.pdf", contentType: "application/pdf", size: (80, 40), otherStill: "page=2")
+
+        func bytes() throws -> Data {
+            name == Self.video.name ? try VideoClips.h264() : PDFBuilder.pages([(200, 100), (100, 200)])
+        }
+    }
+
+    enum Origin: String, CaseIterable, Sendable { case folder, http, s3 }
+
+    /// A proxy that accepts videos and PDFs, serving `source` from `origin`; its `/image` path
+    /// for `parameters`; and what to stop afterwards.
+    func proxy(for source: Source, from origin: Origin, configure: @escaping (inout ImageProxy.Configuration) -> Void = { _ in })
+        async throws -> (harness: ProxyHarness, path: @Sendable (String) -> String, cleanup: @Sendable () async -> Void) {
+        let data = try source.bytes()
+        func allowing(_ configuration: inout ImageProxy.Configuration) {
+            configuration.allowsVideo = true
+            configuration.allowsPDF = true
+            configure(&configuration)
+        }
+        switch origin {
+        case .folder:
+            let folder = TemporaryDirectory("media-origin")
+            try data.write(to: folder.url.appendingPathComponent(source.name))
+            let harness = try await ProxyHarness.start { configuration in
+                configuration.originDirectory = folder.url
+                allowing(&configuration)
+            }
+            return (harness, { ProxyHarness.imagePath(url: "local:///\(source.name)", $0) }, { await harness.stop(); folder.remove() })
+        case .http:
+            let harness = try await ProxyHarness.start(configure: allowing)
+            harness.origin.register("/\(source.name)", data: data, contentType: source.contentType)
+            return (harness, { harness.imagePath("/\(source.name)", $0) }, { await harness.stop() })
+        case .s3:
+            let bucket = try await ProxyS3Tests.Bucket.make(.seaweedFS)
+            try await bucket.client.putObject(bucket: bucket.name, key: source.name, data: data, contentType: source.contentType)
+            let harness = try await ProxyHarness.start { configuration in
+                configuration.s3 = bucket.configuration
+                configuration.allowedBuckets = [bucket.name]
+                allowing(&configuration)
+            }
+            return (harness, { ProxyHarness.imagePath(url: "s3://\(bucket.name)/\(source.name)", $0) }, { await harness.stop(); await bucket.shutdown() })
+        }
+    }
+
+    static let cases: [(Source, Origin)] = [Source.video, .pdf].flatMap { source in Origin.allCases.map { (source, $0) } }
+
+    @Test(arguments: cases)
+    func servedCachedAndRevalidated(_ source: Source, _ origin: Origin) async throws {
+        try #require(origin != .s3 || Requirement.met(S3TestServer.allInstalled), "SeaweedFS is not installed (scripts/deps.sh --test)")
+        let (harness, path, cleanup) = try await proxy(for: source, from: origin)
+        defer { Task { await cleanup() } }
+
+        let first = try await harness.request(path("w=80"))
+        #expect(first.status == 200, "\(first.text)")
+        #expect(first.header("X-Cache") == "miss")
+        // format=auto never answers a video or a document: a poster or page on white is a JPEG.
+        #expect(first.format == .jpeg && first.header("Content-Type") == "image/jpeg")
+        let image = try first.decoded().image
+        #expect(image.width == source.size.width && image.height == source.size.height)
+
+        let again = try await harness.request(path("w=80"))
+        #expect(again.status == 200 && again.header("X-Cache") == "memory" && again.body == first.body)
+        let etag = try #require(first.header("ETag"))
+        let revalidated = try await harness.request(path("w=80"), headers: [("If-None-Match", etag)])
+        #expect(revalidated.status == 304 && revalidated.body.isEmpty)
+
+        // Another time or page is another variant of the same original, fetched once.
+        let other = try await harness.request(path("w=80&" + source.otherStill))
+        #expect(other.status == 200 && other.header("ETag") != etag && other.body != first.body)
+        if origin == .http { #expect(harness.origin.requestCount(path: "/\(source.name)") == 1) }
+    }
+
+    @Test(arguments: cases)
+    func refusedPastTheLimits(_ source: Source, _ origin: Origin) async throws {
+        try #require(origin != .s3 || Requirement.met(S3TestServer.allInstalled), "SeaweedFS is not installed (scripts/deps.sh --test)")
+        // The clip's frames and the page are 19,200 and 20,000 pixels.
+        let (harness, path, cleanup) = try await proxy(for: source, from: origin) { $0.limits.maximumSourcePixels = 10_000 }
+        defer { Task { await cleanup() } }
+        let reply = try await harness.request(path("w=80"))
+        #expect(reply.status == 413, "\(reply.status) \(reply.text)")
+    }
+
+    /// Off by default: a video source is refused as an unsupported format (a PDF's refusal is in
+    /// ProxyPDFTests).
+    @Test func videoSourcesAreRefusedByDefault() async throws {
+        let harness = try await ProxyHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/clip.mp4", data: try VideoClips.h264(), contentType: "video/mp4")
+        let reply = try await harness.get("/clip.mp4", "w=80")
+        #expect(reply.status == 415)
+    }
+}
