@@ -41,6 +41,8 @@ SOURCES = {
     "JXL": ["Tests/Fixtures/jxl-lossy.jxl", "Tests/Fixtures/jxl-alpha.jxl", "Tests/Fixtures/jxl-16bit.jxl",
             "Tests/Fixtures/jxl-loops.jxl", "Tests/Fixtures/jxl-container.jxl", "Tests/Fixtures/jxl-orientation6.jxl"],
     "SVG": ["Tests/Fixtures/shapes.svg"],
+    "MP4": ["Fuzz/seeds/video/h264.mp4", "Fuzz/seeds/video/hevc10.mp4", "Fuzz/seeds/video/rotated.mp4", "Fuzz/seeds/video/mjpeg.mov"],
+    "WebM": ["Fuzz/seeds/video/vp9.webm", "Fuzz/seeds/video/av1.mkv"],
     "PDF": ["Fuzz/seeds/pdf/text.pdf", "Fuzz/seeds/pdf/shapes.pdf", "Fuzz/seeds/pdf/rotate.pdf", "Fuzz/seeds/pdf/pages.pdf",
             "Fuzz/seeds/pdf/flate-image.pdf", "Fuzz/seeds/pdf/dct-image.pdf"],
 }
@@ -163,6 +165,20 @@ def pdf_encrypted():
     return pdf([pdf_page(100, 100)], [encrypt], trailer="/Encrypt 5 0 R /ID [<" + "ab" * 16 + "> <" + "ab" * 16 + ">]")
 
 
+def mp4_patched(box, offset, value, size=4):
+    """The H.264 seed with the big-endian field `offset` bytes after the type of its first `box`
+    set to `value`: what the file claims, not what it holds."""
+    data = bytearray(fixture("Fuzz/seeds/video/h264.mp4"))
+    at = data.rindex(box) + len(box) + offset  # the last: `avc1` is also among ftyp's brands
+    data[at:at + size] = value.to_bytes(size, "big")
+    return bytes(data)
+
+
+def hls_playlist():
+    """A playlist whose segments are a file and a URL: FFmpeg would open both if asked to."""
+    return b"#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nfile:///etc/passwd\n#EXTINF:2,\nhttp://127.0.0.1:9/a.ts\n#EXT-X-ENDLIST\n"
+
+
 def isobmff_claiming(path, width, height):
     """A real AVIF or HEIC whose every `ispe` box (the image size the container states) claims
     width × height: what a decoder must refuse before it allocates."""
@@ -254,6 +270,12 @@ BOMBS = {
                                                             + "".join(f" L{i % 64} {i * 7 % 48}" for i in range(100000)) + '"/>'), []),
             ("embedded 20000×20000 PNG", lambda: svg('<image width="64" height="48" href="data:image/png;base64,'
                                                      + base64.b64encode(png_bomb(20000, 20000)).decode() + '"/>'), [])],
+    # The visual sample entry's width and height follow its type by 28 bytes; stts's first count by 12.
+    "MP4": [("sample entry claiming 65535×65535", lambda: mp4_patched(b"avc1", 24, 0xFFFF_FFFF), []),
+            ("stts claiming 1,000,000 frames", lambda: mp4_patched(b"stts", 8, 1_000_000), []),
+            ("mvhd claiming 1,000 hours", lambda: mp4_patched(b"mvhd", 16, 3_600_000_000), []),
+            ("an HLS playlist naming a file and a URL", hls_playlist, [])],
+    "WebM": [("EBML header alone", lambda: fixture("Fuzz/seeds/video/vp9.webm")[:40], [])],
     "PDF": [("forms drawing 2^28 squares", lambda: pdf_form_bomb(28), []),
             ("1,000,000 pt square page", lambda: pdf([pdf_page(1000000, 1000000)]), []),
             ("14,000 pt square page", lambda: pdf([pdf_page(14000, 14000)]), []),
