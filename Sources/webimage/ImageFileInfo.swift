@@ -6,7 +6,7 @@ import WebImageCodecs
 /// a walk over the file's chunks or blocks without decoding any pixels, so a 42-frame GIF costs
 /// one pass over its bytes, not 42 frame decodes; and what only a decoder knows, from one small
 /// decode of the first frame: its colour, its placeholders (ThumbHash, BlurHash) and its
-/// dominant colour. For a video or a PDF, what their probes say besides (``MediaFileInfo``).
+/// dominant colour. For a video or a PDF, what their probes say besides (``MediaReport``).
 struct ImageFileInfo {
     /// The path as the user typed it.
     var file: String
@@ -17,7 +17,7 @@ struct ImageFileInfo {
     /// `nil` when the file does not decode.
     var color: ColorReport? { placeholders?.color }
     /// A video's or a PDF's facts; `nil` for an image.
-    var media: MediaFileInfo?
+    var media: MediaReport?
 
     /// Why a file cannot be reported; the message is what the user sees after the path.
     struct Failure: Error, CustomStringConvertible {
@@ -53,7 +53,8 @@ struct ImageFileInfo {
         }
         self.file = file
         self.bytes = data.count
-        media = MediaFileInfo(data, format: metadata.format)
+        // A probe that fails leaves the row to what the headers say, as for an image that does not decode.
+        media = (try? MediaReport(data, format: metadata.format, options: ImageDecodingOptions())) ?? nil
         if let media {
             metadata.pixelWidth = metadata.pixelWidth ?? media.width
             metadata.pixelHeight = metadata.pixelHeight ?? media.height
@@ -153,8 +154,8 @@ struct ImageFileInfo {
                 record.placeholders?.dominantColor.hex ?? "-",
                 record.placeholders?.thumbHash.base64 ?? "-",
                 record.placeholders?.blurHash.string ?? "-",
-                record.media?.duration.map(MediaFileInfo.seconds) ?? "-",
-                record.media?.frameRate.map(MediaFileInfo.seconds) ?? "-",
+                record.media?.duration.map(MediaReport.seconds) ?? "-",
+                record.media?.frameRate.map(MediaReport.seconds) ?? "-",
                 record.media?.codec ?? "-",
                 record.media?.pageCount.map(String.init) ?? "-",
             ])

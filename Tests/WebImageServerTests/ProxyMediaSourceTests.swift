@@ -94,6 +94,25 @@ struct ProxyMediaSourceTests {
         if origin == .http { #expect(harness.origin.requestCount(path: "/\(source.name)") == 1) }
     }
 
+    /// `/info` gives a video's size, frames and duration, a PDF's page count and first page's size.
+    @Test func infoDescribesVideosAndDocuments() async throws {
+        let (harness, path, cleanup) = try await proxy(for: .video, from: .http)
+        defer { Task { await cleanup() } }
+        harness.origin.register("/pages.pdf", data: try Source.pdf.bytes(), contentType: "application/pdf")
+        let videoPath = path("").replacingOccurrences(of: "/image?", with: "/info?"), pdfPath = harness.imagePath("/pages.pdf").replacingOccurrences(of: "/image?", with: "/info?")
+        // Compared as JSON writes them.
+        for (target, expected) in [(videoPath, ["format": "mp4", "width": "160", "height": "120", "frames": "50", "duration": "2"]),
+                                   (pdfPath, ["format": "pdf", "width": "200", "height": "100", "pages": "2"])] {
+            let reply = try await harness.request(target)
+            #expect(reply.status == 200, "\(target): \(reply.text)")
+            let object = try #require(try JSONSerialization.jsonObject(with: reply.body) as? [String: Any])
+            for (key, value) in expected {
+                #expect(object[key].map { "\($0)" } == value, "\(target): \(key) is \(object[key] ?? "absent")")
+            }
+            #expect(object["thumbHash"] is String)
+        }
+    }
+
     @Test(arguments: cases)
     func refusedPastTheLimits(_ source: Source, _ origin: Origin) async throws {
         try #require(origin != .s3 || Requirement.met(S3TestServer.allInstalled), "SeaweedFS is not installed (scripts/deps.sh --test)")
@@ -105,12 +124,20 @@ struct ProxyMediaSourceTests {
     }
 
     /// Off by default: a video source is refused as an unsupported format (a PDF's refusal is in
-    /// ProxyPDFTests).
+    /// ProxyPDFTests), and the gallery of the origin folder leaves out what is refused.
     @Test func videoSourcesAreRefusedByDefault() async throws {
         let harness = try await ProxyHarness.start()
         defer { Task { await harness.stop() } }
         harness.origin.register("/clip.mp4", data: try VideoClips.h264(), contentType: "video/mp4")
         let reply = try await harness.get("/clip.mp4", "w=80")
         #expect(reply.status == 415)
+
+        let folder = TemporaryDirectory("media-gallery")
+        defer { folder.remove() }
+        try VideoClips.h264().write(to: folder.url.appendingPathComponent("clip.mp4"))
+        try PDFBuilder.pages([(20, 10)]).write(to: folder.url.appendingPathComponent("page.pdf"))
+        try Fixture.png.write(to: folder.url.appendingPathComponent("photo.png"))
+        #expect(Gallery(directory: folder.url, formats: harness.proxy.decodableFormats).names == ["photo.png"])
+        #expect(Gallery(directory: folder.url).names == ["clip.mp4", "page.pdf", "photo.png"])
     }
 }

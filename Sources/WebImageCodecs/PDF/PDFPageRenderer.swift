@@ -1,4 +1,7 @@
+// cairo.h is in both CRsvg's and CPoppler's headers; Clang gives its declarations to one of the
+// two modules, which one depending on the build, so a file that calls cairo imports both.
 import CPoppler
+import CRsvg
 import WebImageCore
 
 /// Draws one page with poppler-glib into a cairo image surface, the way `pdftocairo -png`

@@ -12,8 +12,10 @@ import WebImageCore
 /// - `width`, `height`: pixels as displayed, after the EXIF (or `irot`/`imir`) orientation.
 /// - `format`, `mimeType`: sniffed from the bytes (`apng` for an animated PNG), never from a
 ///   name or a `Content-Type`.
-/// - `frames`: frames in the file (1 for a still image); `duration`: an animation's frame
-///   delays added up as stored, in seconds (animations only).
+/// - `frames`: frames in the file (1 for a still image; for a video, as its container claims);
+///   `duration`: an animation's frame delays added up as stored, or a video's duration, in
+///   seconds (animations and videos only). `pages`: a PDF's page count; its `width` and `height`
+///   are its first page's in points.
 /// - `orientation`: the stored EXIF orientation, 1 to 8.
 /// - `hasAlpha`: whether the file declares transparency, else whether the decoded pixels have any.
 /// - `colorSpace`: the description of the profile the pixels are converted from (an embedded
@@ -34,6 +36,7 @@ struct SourceInfo: Codable, Sendable, Equatable {
     var mimeType: String
     var frames: Int?
     var duration: Double?
+    var pages: Int?
     var orientation: Int?
     var hasAlpha: Bool?
     var colorSpace: String
@@ -54,7 +57,13 @@ struct SourceInfo: Codable, Sendable, Equatable {
         _ data: Data, registry: CoderRegistry, options: ImageDecodingOptions,
         blurHashComponents: BlurHash.Components = .init(x: 4, y: 3)
     ) throws -> (SourceInfo, isComplete: Bool) {
-        let metadata = try ImageMetadata(reading: data, maximumFrameCount: options.maximumFrameCount)
+        var metadata = try ImageMetadata(reading: data, maximumFrameCount: options.maximumFrameCount)
+        let media = try MediaReport(data, format: metadata.format, options: options)
+        if let media {
+            (metadata.pixelWidth, metadata.pixelHeight, metadata.frameCount) = (media.width, media.height, media.frameCount)
+            // A video without a claimed frame count has an unknown number of frames, not one.
+            if metadata.format.isVideo { metadata.isAnimated = true }
+        }
         try checkLimits(metadata, options: options)
         let container = try PlaceholderReport.decode(data, registry: registry, options: options)
         let report = try PlaceholderReport(decoded: container, blurHashComponents: blurHashComponents)
@@ -62,7 +71,8 @@ struct SourceInfo: Codable, Sendable, Equatable {
         let info = SourceInfo(
             width: metadata.orientedWidth, height: metadata.orientedHeight,
             format: metadata.format.rawValue, mimeType: metadata.format.mimeType,
-            frames: frames, duration: (frames ?? 0) > 1 ? seconds(metadata.frameDurations) : nil,
+            frames: frames, duration: media?.duration ?? ((frames ?? 0) > 1 ? seconds(metadata.frameDurations) : nil),
+            pages: media?.pageCount,
             orientation: metadata.orientation?.rawValue,
             hasAlpha: metadata.hasAlpha ?? report.thumbHash.hasAlpha,
             colorSpace: report.color.profileDescription ?? "sRGB",
@@ -81,7 +91,7 @@ struct SourceInfo: Codable, Sendable, Equatable {
         guard !overflow, pixels <= options.maximumPixelCount else {
             throw ImageError.tooLarge("\(width)×\(height) is more than \(options.maximumPixelCount) pixels")
         }
-        if let frames = metadata.frameCount, frames > 1 {
+        if let frames = metadata.frameCount, frames > 1, !metadata.format.isVideo {
             try options.checkAnimationWork(frameCount: frames, canvasWidth: width, canvasHeight: height, format: metadata.format.rawValue)
         }
     }

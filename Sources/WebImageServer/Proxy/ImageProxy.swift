@@ -166,6 +166,9 @@ public final class ImageProxy: Sendable {
     ///
     /// - Throws: `ImageError/invalidURL(_:)` when the location is not `s3://bucket[/prefix]`
     ///   or no S3 service is configured.
+    /// The source formats this proxy decodes: its registry's, without the ones refused.
+    package var decodableFormats: Set<ImageFormat> { manager.configuration.registry.decodableFormats }
+
     /// The formats `configuration` does not accept (``Configuration/allowsSVG``,
     /// ``Configuration/allowsPDF``, ``Configuration/allowsVideo``): documents for a renderer and
     /// movies, off unless asked.

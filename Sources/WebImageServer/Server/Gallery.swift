@@ -24,9 +24,10 @@ package struct Gallery: Sendable {
     package static let widths = [160, 320, 480, 640]
 
     /// Lists the images directly in `directory` (formats sniffed from the bytes; other files,
-    /// hidden files and anything that is not a regular file, such as a FIFO, are left out). A
-    /// missing folder gives an empty gallery.
-    package init(directory: URL?) {
+    /// hidden files and anything that is not a regular file, such as a FIFO, are left out, and
+    /// so are formats outside `formats`, those the proxy refuses: a video without
+    /// `--allow-video`). A missing folder gives an empty gallery.
+    package init(directory: URL?, formats: Set<ImageFormat>? = nil) {
         self.directory = directory
         guard let directory, let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else {
             self.names = []
@@ -34,7 +35,8 @@ package struct Gallery: Sendable {
         }
         self.names = names.filter { name in
             guard !name.hasPrefix("."), let head = try? POSIXFile.readRegularFile(directory.appendingPathComponent(name).path, upTo: 64) else { return false }
-            return ImageFormat(sniffing: head) != nil
+            guard let format = ImageFormat(sniffing: head) else { return false }
+            return formats?.contains(format) ?? true
         }.sorted()
     }
 

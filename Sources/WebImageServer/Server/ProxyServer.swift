@@ -63,7 +63,7 @@ public struct ProxyServer: Sendable {
     /// The routes over `proxy`, with its configuration's origin folder as the gallery at `/`.
     public init(proxy: ImageProxy) {
         self.proxy = proxy
-        gallery = Gallery(directory: proxy.configuration.originDirectory)
+        gallery = Gallery(directory: proxy.configuration.originDirectory, formats: proxy.decodableFormats)
         cacheControl = "public, max-age=\(proxy.configuration.maxAge)" + (proxy.signer != nil ? ", immutable" : "")
         thumbor = ThumborRoute(proxy.configuration.thumbor)
         let policy = SigningPolicy(proxy.configuration)
