@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCodecs_SVG_SVGDecoder_1() async throws {
-#sourceLocation(file: "Sources/WebImageCodecs/SVG/SVGDecoder.swift", line: 27)
+#sourceLocation(file: "Sources/WebImageCodecs/SVG/SVGDecoder.swift", line: 30)
     var options = ImageDecodingOptions()
     options.thumbnail = .maxPixelSize(256)   // drawn at 256 px
     let icon = try SVGDecoder().decode(bytes, options: options)

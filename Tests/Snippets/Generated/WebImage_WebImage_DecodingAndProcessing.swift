@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImage_WebImage_DecodingAndProcessing_1() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 19)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 20)
     let header = ImageHeader(sniffing: bytes)
     print(header?.format.mimeType ?? "not an image", header?.pixelWidth ?? 0, header?.pixelHeight ?? 0)
 #sourceLocation()
@@ -13,7 +13,7 @@ func snippet_WebImage_WebImage_DecodingAndProcessing_1() async throws {
 }
 
 func snippet_WebImage_WebImage_DecodingAndProcessing_2() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 34)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 36)
     let registry = CoderRegistry.system()
     var options = ImageDecodingOptions()
     options.thumbnail = .maxPixelSize(512)   // decoded at reduced scale where the format allows
@@ -25,7 +25,18 @@ func snippet_WebImage_WebImage_DecodingAndProcessing_2() async throws {
 }
 
 func snippet_WebImage_WebImage_DecodingAndProcessing_3() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 71)
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 65)
+    var options = ImageDecodingOptions()
+    options.thumbnail = .maxPixelSize(300)
+    options.videoTime = 42                 // for a video: the frame shown at 0:42
+    options.page = 2                       // for a PDF: its second page
+    let still = try CoderRegistry.system().decode(bytes, options: options)
+#sourceLocation()
+    _ = (options, still)
+}
+
+func snippet_WebImage_WebImage_DecodingAndProcessing_4() async throws {
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 95)
     var request = ImageRequest(url: url)
     request.processors = [.resize(width: 256, height: 256, contentMode: .fill), .roundedCorners(radius: 16)]
     let processed = try ImageProcessors.Composition([.resize(width: 128), .grayscale]).process(container)
@@ -34,8 +45,8 @@ func snippet_WebImage_WebImage_DecodingAndProcessing_3() async throws {
     _ = (request, processed)
 }
 
-func snippet_WebImage_WebImage_DecodingAndProcessing_4() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 82)
+func snippet_WebImage_WebImage_DecodingAndProcessing_5() async throws {
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 106)
     let sepiaTone = ImageProcessors.Anonymous(id: "sepia") { image in
         try image.mappingFrames { try sepia($0.grayscaled()) }
     }
@@ -44,8 +55,8 @@ func snippet_WebImage_WebImage_DecodingAndProcessing_4() async throws {
     _ = sepiaTone
 }
 
-func snippet_WebImage_WebImage_DecodingAndProcessing_5() async throws {
-#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 94)
+func snippet_WebImage_WebImage_DecodingAndProcessing_6() async throws {
+#sourceLocation(file: "Sources/WebImage/WebImage.docc/DecodingAndProcessing.md", line: 118)
     var encoding = ImageEncodingOptions()
     encoding.quality = 80
     let webp = try registry.encode(container, as: .webp, options: encoding)
