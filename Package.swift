@@ -34,13 +34,17 @@ let cLibraries: [Target] = [
     .systemLibrary(name: "CJxl", providers: [.apt(["libjxl-dev"])]),
     // SVG through librsvg (rendered with cairo).
     .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
-    // PDF pages through poppler-glib (rendered with cairo, as pdftocairo does).
-    .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
+    // PDF pages through poppler-glib (rendered with cairo, as pdftocairo does). Its headers
+    // only: the library is not linked but opened when the first PDF is (CLazyMedia, which says
+    // why). No pkgConfig: the shim includes <poppler/glib/poppler.h> by its full path, and the
+    // GLib and cairo include paths its headers need come from CRsvg's pkg-config flags.
+    .systemLibrary(name: "CPoppler", providers: [.apt(["libpoppler-glib-dev"])]),
     // Video posters through FFmpeg (Debian 12: 5.1): libavformat's demuxers over bytes in memory,
-    // libavcodec's decoders, libswscale. libavformat.pc names libavformat alone for a shared link:
-    // the module map links the other three.
+    // libavcodec's decoders, libswscale. Its headers only: the four libraries are not linked but
+    // opened when the first video is (CLazyMedia). No pkgConfig: the headers are in the default
+    // include path (/usr/include/x86_64-linux-gnu).
     .systemLibrary(
-        name: "CFFmpeg", pkgConfig: "libavformat",
+        name: "CFFmpeg",
         providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
     ),
     // The GTK 4 view layer (WebImageGTK), its own product so that servers never link GTK.
@@ -104,9 +108,19 @@ let package = Package(
             dependencies: ["CJPEG", "CPNG", "CWebP", "CDeflate", "CLCMS2"],
             linkerSettings: [.linkedLibrary("z")]
         )),
+        // FFmpeg and poppler-glib opened when first used (dlopen), not linked: their dependencies
+        // (188 libraries, all bound at load) cost every start of `webimage` about 70 ms in the
+        // dynamic loader (include/wi_lazy_media.h). It defines, hidden, every FFmpeg and
+        // poppler-glib function WebImageCodecs calls. CRsvg for its pkg-config flags alone (the
+        // GLib and cairo headers that poppler's include).
+        inSourcesC(.target(
+            name: "CLazyMedia",
+            dependencies: ["CFFmpeg", "CPoppler", "CRsvg"],
+            linkerSettings: [.linkedLibrary("dl")]
+        )),
         .target(
             name: "WebImageCodecs",
-            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CYUV", "CHeif", "CJxl", "CRsvg", "CPoppler", "CDeflate", "CFFmpeg", "CCodecShims"]
+            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CYUV", "CHeif", "CJxl", "CRsvg", "CPoppler", "CDeflate", "CFFmpeg", "CLazyMedia", "CCodecShims"]
         ),
         .target(
             name: "WebImageHTTP",

@@ -5,6 +5,7 @@ import CGIF
 import CHeif
 import CJxl
 import CLCMS2
+import CLazyMedia
 import CPoppler
 import CRsvg
 import CTurboJPEG
@@ -29,7 +30,8 @@ package enum CodecLibraries {
             ("libheif", String(cString: heif_get_version())),
             ("libjxl", "\(jxl / 1_000_000).\(jxl / 1000 % 1000).\(jxl % 1000)"),
             ("librsvg", "\(rsvg_major_version).\(rsvg_minor_version).\(rsvg_micro_version)"),
-            ("poppler-glib", String(cString: poppler_get_version())),
+            // Opened when first used (CLazyMedia): asking its version loads it.
+            ("poppler-glib", wi_lazy_poppler_available() != 0 ? String(cString: poppler_get_version()) : "not installed"),
             // Neither has a run-time version call: the headers' version, which Debian ships
             // in the same source package as the library.
             ("libdeflate", LIBDEFLATE_VERSION_STRING),

@@ -12,9 +12,14 @@ struct WebImageCommand: AsyncParsableCommand {
 
     /// `webimage --version`: this package's version, then the codec libraries it runs with (what
     /// a bug report needs).
+    ///
+    /// The configuration is built at every start, whatever the command, and asking poppler-glib
+    /// its version loads it (it is opened when first used, not linked: CLazyMedia): the
+    /// libraries are listed only when `--version` is among the arguments.
     static var versionText: String {
-        (["webimage \(LibraryVersion.string)"] + CodecLibraries.versions.map { "  \($0.library) \($0.version)" })
-            .joined(separator: "\n")
+        let header = "webimage \(LibraryVersion.string)"
+        guard CommandLine.arguments.dropFirst().contains("--version") else { return header }
+        return ([header] + CodecLibraries.versions.map { "  \($0.library) \($0.version)" }).joined(separator: "\n")
     }
 
     static func main() async {

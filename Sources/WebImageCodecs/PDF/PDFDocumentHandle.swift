@@ -1,3 +1,4 @@
+import CLazyMedia
 import CPoppler
 import Foundation
 import WebImageCore
@@ -15,9 +16,11 @@ final class PDFDocumentHandle {
 
     /// Opens `data` with no password.
     ///
-    /// - Throws: ``ImageError/unsupportedFormat(_:)`` for a document that needs a password,
-    ///   ``ImageError/corruptData(_:)`` for one Poppler cannot read.
+    /// - Throws: ``ImageError/unsupportedFormat(_:)`` for a document that needs a password, or
+    ///   when poppler-glib is not installed, ``ImageError/corruptData(_:)`` for one Poppler
+    ///   cannot read.
     init(_ data: Data) throws {
+        try Self.loadPoppler()
         let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
         defer { g_bytes_unref(bytes) }
         var error: UnsafeMutablePointer<GError>?
@@ -53,6 +56,19 @@ final class PDFDocumentHandle {
             throw ImageError.corruptData("PDF: page \(number) cannot be read")
         }
         return PDFPageHandle(page)
+    }
+
+    /// Loads poppler-glib, once a process (it is opened when first used, not linked:
+    /// CLazyMedia). Every path into Poppler starts here, with the opening of a document.
+    ///
+    /// - Throws: ``ImageError/unsupportedFormat(_:)`` when it is not installed (or lacks a
+    ///   function the decoder calls): no Poppler function is called then.
+    static func loadPoppler() throws {
+        guard wi_lazy_poppler_available() != 0 else {
+            let failure: UnsafePointer<CChar>? = wi_lazy_poppler_failure()
+            let reason = failure.map { " (\(LibraryMessage.oneLine(String(cString: $0))))" } ?? ""
+            throw ImageError.unsupportedFormat("PDF: poppler-glib (libpoppler-glib8) is not installed\(reason)")
+        }
     }
 
     /// A Poppler error as an ``ImageError``: a document that needs a password is

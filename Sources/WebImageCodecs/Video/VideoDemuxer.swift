@@ -28,7 +28,7 @@ struct VideoDemuxer {
     /// Opens `bytes` (headers only), checks the limits, and calls `body`; every FFmpeg object is
     /// freed when it returns or throws.
     static func with<T>(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions, _ body: (VideoDemuxer) throws -> T) throws -> T {
-        FFmpegSetup.prepare()
+        try FFmpegSetup.prepare()
         guard bytes.count > 0 else { throw ImageError.corruptData("video: no bytes") }
         let source = VideoByteSource(bytes)
         let io = try source.makeIOContext()
