@@ -16,7 +16,7 @@ import WebImageCore
 ///   is converted from the frame straight to its size.
 /// - **Colour**: the frame's matrix and range, BT.601 when unspecified (as ffmpeg's command line
 ///   converts); 10- and 12-bit frames reduced to 8 bits; PQ and HLG (HDR) frames tone-mapped to
-///   sRGB (``VideoToneMapping``: Hable's curve on the brightest component, BT.2020 to BT.709 in
+///   sRGB (Hable's curve on the brightest component, BT.2020 to BT.709 in
 ///   linear light).
 ///
 /// **Security**: libavformat can open files, URLs and playlists on its own (HLS, DASH, concat
@@ -33,7 +33,7 @@ import WebImageCore
 /// frames fails at once with ``ImageError/tooLarge(_:)``). Then, while decoding: at most
 /// ``ImageDecodingOptions/maximumFrameCount`` frames decoded to reach the time; at most four times
 /// the file's size (and at least 64 MiB) read by the demuxer, seeks included; the work deadline
-/// (``WorkDeadline``) checked between frames and whenever FFmpeg reads. The codec decodes on the
+/// checked between frames and whenever FFmpeg reads. The codec decodes on the
 /// caller's thread alone (`thread_count` 1): a decode runs on one of the pipeline's bounded
 /// executor threads, and codec threads would escape that bound. Anything malformed is an
 /// ``ImageError``, and every FFmpeg object is freed on every path.
