@@ -25,7 +25,7 @@ import WebImageCore
 ///   has no way to interrupt one), and Poppler decodes each image a page draws at the image's
 ///   own size, which it shows no one beforehand (an 800-byte document can ask for a
 ///   30,000 × 30,000 image: 3.6 GB). Documents from anyone are drawn in a child process
-///   (``Renderer/childProcess(_:)``, as `webimage serve --allow-pdf` and every `webimage`
+///   (``DocumentRenderer/childProcess(_:)``, as `webimage serve --allow-pdf` and every `webimage`
 ///   command do), which is killed past its time limit and whose address-space limit leaves
 ///   such an image out.
 /// - **Encrypted documents** that need a password are ``ImageError/unsupportedFormat(_:)``: no
@@ -47,17 +47,13 @@ import WebImageCore
 /// ```
 public struct PDFDecoder: ImageDecoder {
     /// Where pages are drawn.
-    public enum Renderer: Sendable, Hashable {
-        /// In this process: bounded by the page and pixel limits, but neither in time (Poppler's
-        /// GLib interface cannot interrupt a render) nor in the memory of the images a page
-        /// embeds. For documents you trust.
-        case inProcess
-        /// In a child process that is killed past its time limit or when the caller leaves
-        /// (``RenderProcess``, with `webimage render-pdf` as its child): for documents from anyone.
-        case childProcess(RenderProcess)
-    }
+    public typealias Renderer = DocumentRenderer
 
-    /// Where pages are drawn. Default: ``Renderer/inProcess``.
+    /// Where pages are drawn. Default: ``DocumentRenderer/inProcess``, which bounds a render by
+    /// the page and pixel limits but neither in time (Poppler's GLib interface cannot interrupt
+    /// a render) nor in the memory of the images a page embeds: for documents you trust.
+    /// ``DocumentRenderer/childProcess(_:)``, with `webimage render-pdf` as the child, for
+    /// documents from anyone.
     public var renderer: Renderer
 
     /// A decoder that draws in this process.

@@ -22,7 +22,7 @@ import WebImageCore
 ///   entity bomb fails with ``ImageError/corruptData(_:)``.
 /// - **Embedded images** (`data:` URLs) are checked against the pixel limit from their headers
 ///   before anything is drawn. **Time**: a render in this process cannot be stopped; documents
-///   from anyone are drawn in a child process that can (``Renderer/childProcess(_:)``, as
+///   from anyone are drawn in a child process that can (``DocumentRenderer/childProcess(_:)``, as
 ///   `webimage serve --allow-svg` does).
 /// - The pixels are sRGB, straight alpha, as SVG's colours are.
 ///
@@ -36,16 +36,11 @@ public struct SVGDecoder: ImageDecoder {
     package static let defaultSize = (width: 300, height: 150)
 
     /// Where documents are drawn.
-    public enum Renderer: Sendable, Hashable {
-        /// In this process: bounded by the pixel limit and the embedded images' check, but not in
-        /// time (librsvg 2.54 cannot be interrupted). For documents you trust.
-        case inProcess
-        /// In a child process that is killed past its time limit or when the caller leaves
-        /// (``RenderProcess``): for documents from anyone.
-        case childProcess(RenderProcess)
-    }
+    public typealias Renderer = DocumentRenderer
 
-    /// Where documents are drawn. Default: ``Renderer/inProcess``.
+    /// Where documents are drawn. Default: ``DocumentRenderer/inProcess``, bounded by the pixel
+    /// limit and the embedded images' check but not in time (librsvg 2.54 cannot be
+    /// interrupted): for documents you trust.
     public var renderer: Renderer
 
     /// A decoder that draws in this process.
