@@ -118,8 +118,4 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Sniffable {
         default: false
         }
     }
-
-    /// Whether the format is a movie or a document rather than an image: sources the library
-    /// decodes to a still, never outputs.
-    package var isImage: Bool { !isVideo && self != .pdf }
 }
