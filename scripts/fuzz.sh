@@ -67,6 +67,7 @@ dictionary_of() {
     fuzz-decode|fuzz-incremental|fuzz-header|fuzz-metadata|fuzz-grid) echo "Fuzz/dictionaries/images.dict" ;;
     fuzz-svg) echo "Fuzz/dictionaries/svg.dict" ;;
     fuzz-pdf) echo "Fuzz/dictionaries/pdf.dict" ;;
+    fuzz-video) echo "Fuzz/dictionaries/video.dict" ;;
     fuzz-proxy-request) echo "Fuzz/dictionaries/proxy-request.dict" ;;
     fuzz-data-url) echo "Fuzz/dictionaries/data-url.dict" ;;
     fuzz-cache-control) echo "Fuzz/dictionaries/cache-control.dict" ;;

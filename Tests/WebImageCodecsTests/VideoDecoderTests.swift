@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import Testing
 import WebImageCodecs
@@ -141,6 +142,20 @@ struct VideoDecoderTests {
 
     /// Cut at every twentieth, each clip gives a typed error or an image; a frame limit of 5
     /// refuses a poster 1.48 s in (13 frames after the key frame).
+    /// fuzz-video's finding: 2,301 bytes whose sample tables made the mov demuxer ask for
+    /// 1.28 GB in one `realloc` (libFuzzer's 512 MB allocation limit caught it; the input is in
+    /// Tests/Fixtures/fuzz/fuzz-video, replayed by every fuzz run). One FFmpeg allocation is now
+    /// bounded to 256 MiB, so the demuxer fails with a typed error; and the bound holds for any
+    /// allocation of FFmpeg's once the decoder has set it.
+    @Test func oneAllocationOfFFmpegsIsBounded() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/fuzz/fuzz-video/mov-table-asks-1-28-gb")
+        #expect(throws: ImageError.self) { try VideoDecoder().decode(try Data(contentsOf: url), options: ImageDecodingOptions()) }
+        let past = av_malloc(257 << 20), within = av_malloc(1 << 20)
+        defer { av_free(past); av_free(within) }
+        #expect(past == nil && within != nil)
+    }
+
     @Test func truncationsAndTheFrameLimit() throws {
         let folder = TemporaryDirectory("video-truncated")
         defer { folder.remove() }

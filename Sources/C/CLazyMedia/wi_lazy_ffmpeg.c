@@ -76,6 +76,7 @@ static const char *const wi_ffmpeg_sonames[WI_FFMPEG_LIBRARIES] = {
     X(WI_AVUTIL, av_get_pix_fmt_name)                \
     X(WI_AVUTIL, av_log_set_level)                   \
     X(WI_AVUTIL, av_malloc)                          \
+    X(WI_AVUTIL, av_max_alloc)                       \
     X(WI_AVUTIL, av_opt_set_int)                     \
     X(WI_AVUTIL, av_pix_fmt_desc_get)                \
     X(WI_AVUTIL, av_rescale_q_rnd)                   \
@@ -293,6 +294,10 @@ WI_HIDDEN const char *av_get_pix_fmt_name(enum AVPixelFormat pix_fmt) {
 
 WI_HIDDEN void av_log_set_level(int level) {
     WI_FF(av_log_set_level)(level);
+}
+
+WI_HIDDEN void av_max_alloc(size_t max) {
+    WI_FF(av_max_alloc)(max);
 }
 
 WI_HIDDEN void *av_malloc(size_t size) {

@@ -10,10 +10,21 @@ enum FFmpegSetup {
     ///
     /// A `static let` is initialised exactly once, under the runtime's own lock, however many
     /// threads decode their first video at the same time.
+    ///
+    /// One allocation of FFmpeg's is also bounded, to ``largestAllocation``: the mov demuxer
+    /// grows its sample tables by what a box claims, and a 2.3 KB file found by fuzz-video made
+    /// it ask for 1.28 GB in one `realloc` (the demuxer then fails with `ENOMEM`, a typed error
+    /// here). Also process-wide; FFmpeg's own default is `INT_MAX`.
     private static let silenced: Bool = {
         av_log_set_level(AV_LOG_QUIET)
+        av_max_alloc(largestAllocation)
         return true
     }()
+
+    /// The most one FFmpeg allocation may take: 256 MiB, above a plane of the largest frame the
+    /// default pixel limit lets through (100 megapixels at 16 bits a sample: 200 MB) and far
+    /// above a four-hour index (under 16 MB).
+    static let largestAllocation = 256 << 20
 
     /// Loads FFmpeg's libraries, once a process (they are opened when first used, not linked:
     /// CLazyMedia), and runs the one-time setup (cheap after the first call). Every path into
