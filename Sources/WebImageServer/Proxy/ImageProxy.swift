@@ -454,8 +454,8 @@ public final class ImageProxy: Sendable {
         let (thumbnail, processors) = Self.processors(for: recipe, maximumDimension: configuration.limits.maximumDimension)
         imageRequest.thumbnail = thumbnail
         imageRequest.processors = processors
-        if let videoTime = recipe.videoTime, videoTime > 0 { imageRequest.videoTime = videoTime }
-        if let page = recipe.page, page > 1 { imageRequest.page = page }
+        imageRequest.videoTime = recipe.chosenVideoTime
+        imageRequest.page = recipe.chosenPage
         if let frame = recipe.frame {
             let ninePatch = try await firstFrame(of: try await checkedSourceURL(frame))
             imageRequest.processors.append(ThumborFrame(source: frame, ninePatch: ninePatch, maximumDimension: configuration.limits.maximumDimension))

@@ -207,6 +207,12 @@ struct RenderRecipe: Sendable, Hashable {
     /// minimum size that can grow the image past a given side.
     var windowMatters: Bool { (hasBox && box.crops) || minimumWidth > 0 || minimumHeight > 0 }
 
+    /// ``videoTime`` when it asks for other than the first frame, the default; `nil` otherwise:
+    /// what enters the key and the request, so that `t=0` and no `t` are one variant.
+    var chosenVideoTime: Double? { videoTime.flatMap { $0 > 0 ? $0 : nil } }
+    /// ``page`` when it asks for other than the first page, the default; `nil` otherwise.
+    var chosenPage: Int? { page.flatMap { $0 > 1 ? $0 : nil } }
+
     /// Whether the plain resize of the `/image` dialect renders it (and may decode at reduced
     /// size); anything else needs ``RecipeGeometry``, which sees the decoded size.
     var isPlainResize: Bool {
@@ -263,8 +269,8 @@ struct RenderRecipe: Sendable, Hashable {
             fields.append("round=\(roundCorner.horizontalRadius)|\(roundCorner.verticalRadius),"
                 + roundCorner.colour.map(String.init).joined(separator: ",") + (roundCorner.transparent ? ",t" : ""))
         }
-        if let videoTime, videoTime > 0 { fields.append("t=\(ProxyRequest.text(videoTime))") }
-        if let page, page > 1 { fields.append("page=\(page)") }
+        if let videoTime = chosenVideoTime { fields.append("t=\(ProxyRequest.text(videoTime))") }
+        if let page = chosenPage { fields.append("page=\(page)") }
         if let maxBytes { fields.append("mb=\(maxBytes)") }
         if stripsICC { fields.append("noicc") }
         if let canvas { fields.append(canvas.key) }
