@@ -76,6 +76,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The largest source: bytes, or with a unit (25MiB, 30MB; default 25MiB).", valueName: "size"))
     var maxSourceBytes: ByteCount?
 
+    @Option(help: ArgumentHelp(
+        "Memory for the caches: two thirds for encoded variants, one third for decoded images (default 384MiB; 0 keeps nothing in memory).",
+        valueName: "size"))
+    var cacheMemory: ByteCount?
+
     @Option(help: ArgumentHelp("The largest source, in pixels (default 50000000).", valueName: "pixels"))
     var maxSourcePixels: Int?
 
@@ -251,6 +256,10 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.executor = BlockingExecutor(name: "serve.image", width: threads)
         }
         if let maximum = try integer(maxSourceBytes?.bytes, "WEBIMAGE_MAX_SOURCE_BYTES", "max-source-bytes", 1) { configuration.limits.maximumSourceBytes = maximum }
+        if let bytes = try integer(cacheMemory?.bytes, "WEBIMAGE_CACHE_MEMORY", "cache-memory", 0) {
+            configuration.variantMemoryLimit = bytes / 3 * 2
+            configuration.imageMemoryLimit = bytes - configuration.variantMemoryLimit
+        }
         if let maximum = try integer(maxSourcePixels, "WEBIMAGE_MAX_SOURCE_PIXELS", "max-source-pixels", 1) { configuration.limits.maximumSourcePixels = maximum }
         if let maximum = try integer(maxDimension, "WEBIMAGE_MAX_DIMENSION", "max-dimension", 1) { configuration.limits.maximumDimension = maximum }
         if let maximum = try integer(maxAnimationPixels, "WEBIMAGE_MAX_ANIMATION_PIXELS", "max-animation-pixels", 1) {

@@ -12,5 +12,19 @@ struct ProcessMemoryTests {
     func glibcTakesTheSetting() {
         #expect(ProcessMemory.returnLargeBlocksToSystem(threshold: 256 << 10))
     }
+
+    /// 32 MiB in 4 KiB blocks (under any mmap threshold, so from an arena), freed: glibc keeps
+    /// those pages until it is asked for them, and `malloc_trim` reports that it returned some.
+    /// What that does to a server's resident memory after a burst is `make bench GROUPS=memory`.
+    @Test("glibc returns freed arena pages", .disabled(if: Sanitizers.address, "ASan's allocator replaces glibc's malloc"))
+    func glibcReturnsFreePages() {
+        let blocks = (0..<8192).map { _ in
+            let block = UnsafeMutableRawPointer.allocate(byteCount: 4096, alignment: 16)
+            block.initializeMemory(as: UInt8.self, repeating: 1, count: 4096)
+            return block
+        }
+        blocks.forEach { $0.deallocate() }
+        #expect(ProcessMemory.returnFreeMemory())
+    }
     #endif
 }

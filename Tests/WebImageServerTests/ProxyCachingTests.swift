@@ -41,6 +41,25 @@ import WebImageTestSupport
         #expect(harness.decodeCount == 4)
     }
 
+    /// Decoded images leave memory after ``ImageProxy/Configuration/imageMemoryLifetime``:
+    /// `reclaimMemory()` (the server's every five seconds) drops them, and a second format of the
+    /// variant asked after that decodes again.
+    @Test func decodedImagesLeaveMemoryAfterTheirLifetime() async throws {
+        let harness = try await ProxyHarness.start { $0.imageMemoryLifetime = .milliseconds(50) }
+        defer { Task { await harness.stop() } }
+        harness.origin.register("/e.jpg", data: try Fixture.elephants)
+        let memory = harness.proxy.manager.configuration.cache.memory
+
+        #expect(try await harness.get("/e.jpg", "w=100").status == 200)
+        #expect(memory.count == 1 && harness.decodeCount == 1)
+        // An age, not a race: the entry is older than its lifetime once this has passed.
+        try await Task.sleep(for: .milliseconds(100))
+        harness.proxy.reclaimMemory()
+        #expect(memory.count == 0 && memory.totalCost == 0)
+        #expect(try await harness.get("/e.jpg", "w=100&format=png").status == 200)
+        #expect(harness.decodeCount == 2)
+    }
+
     /// A new proxy over the same cache folder (a restart) answers from disk.
     @Test func variantsSurviveARestartOnDisk() async throws {
         let first = try await ProxyHarness.start()

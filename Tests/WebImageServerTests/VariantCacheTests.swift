@@ -38,6 +38,26 @@ import WebImageTestSupport
         #expect(await cache.image(forKey: "k")?.1 == .memory)
     }
 
+    /// A burst of variants asked for once fills only the probation eighth of the memory limit,
+    /// and a variant asked for twice before it stays in memory through it.
+    @Test func variantsAskedOnceDoNotPushOutVariantsAskedAgain() async throws {
+        let cache = VariantCache(memoryLimit: 8 << 20, disk: nil, lifetime: nil)
+        let bytes = { (seed: Int) in Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ seed) }) }
+        let hot = EncodedImage(data: bytes(-1), contentType: "image/webp")
+        await cache.store(hot, forKey: "hot")
+        #expect(await cache.image(forKey: "hot")?.1 == .memory)
+        for index in 0..<200 {
+            await cache.store(EncodedImage(data: bytes(index), contentType: "image/webp"), forKey: "burst-\(index)")
+        }
+        let probation = try #require(cache.probation), protected = try #require(cache.protected)
+        #expect(probation.totalCost <= 1 << 20 && probation.totalCost >= 900_000)
+        #expect(protected.totalCost == 100_000)
+        #expect(await cache.image(forKey: "hot")?.0 == hot)
+        // The burst's last variants are still there, once each: a second request finds them.
+        #expect(await cache.image(forKey: "burst-199")?.1 == .memory)
+        #expect(await cache.image(forKey: "burst-0") == nil)
+    }
+
     /// Strong tags from the bytes alone: equal bytes, equal tags, in any process.
     @Test func etagsAreDigestsOfTheBytes() {
         let image = EncodedImage(data: Data("bytes".utf8), contentType: "image/png")

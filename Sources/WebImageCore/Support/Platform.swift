@@ -263,6 +263,19 @@ enum Platform {
         #endif
     }
 
+    /// glibc's `malloc_trim(0)`: gives the free pages of every arena back to the system (see
+    /// ``ProcessMemory``); `false` where there is no such function.
+    static func trimMalloc() -> Bool {
+        #if canImport(Glibc)
+        // malloc_trim is in <malloc.h>, which the Glibc module does not export.
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(nil, "malloc_trim") else { return false }
+        return unsafeBitCast(symbol, to: MallocTrim.self)(0) == 1
+        #else
+        return false
+        #endif
+    }
+
     /// Sets glibc's `M_MMAP_THRESHOLD` to `threshold` (see ``ProcessMemory``); `false` where
     /// there is no such setting (Musl, Darwin).
     static func setMallocMapThreshold(_ threshold: Int) -> Bool {

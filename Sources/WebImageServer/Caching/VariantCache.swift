@@ -58,6 +58,13 @@ public enum VariantSource: String, Sendable {
 /// images (the proxy would encode every response again), and its processed-bytes disk level
 /// (``ImageRequest/processedDataFormat``) is decoded again on a hit.
 ///
+/// Memory is held in two parts, so a burst of variants asked once (a crawler, a new page of
+/// random sizes) cannot push out the ones asked again and again: a new variant enters a
+/// probation part of an eighth of the memory limit, where such one-off variants evict each
+/// other, and moves to the protected rest when it is asked for again (nginx's
+/// `proxy_cache_min_uses 2` and segmented LRU caches do the same). A burst of new variants
+/// therefore holds at most an eighth of the limit once it is over.
+///
 /// Variants live as long as the `max-age` the proxy gives clients: after that they are made
 /// again, from the original as the pipeline's disk cache then has it (which follows the
 /// origin's own expiry), so a changed source shows within a day by default.
@@ -68,7 +75,10 @@ public enum VariantSource: String, Sendable {
 /// if let (image, source) = await cache.image(forKey: key) { … }
 /// ```
 package final class VariantCache: Sendable {
-    let memory: MemoryCache<String, EncodedImage>?
+    /// Variants asked for once, within an eighth of the memory limit.
+    let probation: MemoryCache<String, EncodedImage>?
+    /// Variants asked for again, within the rest.
+    let protected: MemoryCache<String, EncodedImage>?
     let disk: DiskCache?
     let lifetime: Duration?
     /// The clock expiry dates are computed from; tests share it with the disk cache's.
@@ -81,7 +91,19 @@ package final class VariantCache: Sendable {
     }
 
     init(memoryLimit: Int, disk: DiskCache?, lifetime: Duration?, now: @escaping @Sendable () -> Date) {
-        memory = memoryLimit > 0 ? MemoryCache(configuration: .init(costLimit: memoryLimit, ageLimit: lifetime)) : nil
+        if memoryLimit > 0 {
+            // One variant may cost a tenth of the whole limit in either part, as it could in
+            // one cache: a big variant is not refused a place in probation.
+            let probationLimit = max(memoryLimit / 8, 1), protectedLimit = max(memoryLimit - probationLimit, 1)
+            let entryLimit = Double(memoryLimit) / 10
+            probation = MemoryCache(configuration: .init(
+                costLimit: probationLimit, ageLimit: lifetime, entryCostLimitFraction: min(1, entryLimit / Double(probationLimit))))
+            protected = MemoryCache(configuration: .init(
+                costLimit: protectedLimit, ageLimit: lifetime, entryCostLimitFraction: min(1, entryLimit / Double(protectedLimit))))
+        } else {
+            probation = nil
+            protected = nil
+        }
         self.disk = disk
         self.lifetime = lifetime
         self.now = now
@@ -93,8 +115,12 @@ package final class VariantCache: Sendable {
 
     /// The variant from memory, or `nil`: a lookup under one lock, with no hop and no I/O, so
     /// the server can answer it on the connection's event loop.
+    /// A hit in probation is the variant's second request: it moves to the protected part.
     package func memoryImage(forKey key: String) -> EncodedImage? {
-        memory?.value(forKey: key)
+        if let hit = protected?.value(forKey: key) { return hit }
+        guard let hit = probation?.removeValue(forKey: key) else { return nil }
+        protected?.set(hit, forKey: key, cost: hit.body.readableBytes)
+        return hit
     }
 
     package func image(forKey key: String) async -> (EncodedImage, VariantSource)? {
@@ -103,12 +129,13 @@ package final class VariantCache: Sendable {
               let entry = await disk.entry(forKey: Self.diskKey(key)),
               let contentType = entry.metadata.contentType, let etag = entry.metadata.etag else { return nil }
         let image = EncodedImage(data: entry.data, contentType: contentType, etag: etag)
-        memory?.set(image, forKey: key, cost: image.body.readableBytes)
+        // Found on disk (or in the fleet's store): asked for before, so protected.
+        protected?.set(image, forKey: key, cost: image.body.readableBytes)
         return (image, .disk)
     }
 
     package func store(_ image: EncodedImage, forKey key: String) async {
-        memory?.set(image, forKey: key, cost: image.body.readableBytes)
+        probation?.set(image, forKey: key, cost: image.body.readableBytes)
         let expiresAt = lifetime.map { now().addingTimeInterval(Double($0.components.seconds)) }
         try? await disk?.store(image.data, forKey: Self.diskKey(key), metadata: .init(contentType: image.contentType, etag: image.etag, expiresAt: expiresAt))
     }

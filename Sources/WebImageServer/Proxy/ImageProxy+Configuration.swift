@@ -25,6 +25,14 @@ extension ImageProxy {
         /// Decoded, processed images kept in memory by the manager, in bytes: they let a second
         /// output format of the same variant skip the decode. Default: 128 MiB.
         public var imageMemoryLimit = 128 << 20
+        /// How long a decoded image stays in memory after it was made (see
+        /// ``imageMemoryLimit``), or `nil` until it is evicted. Default: 10 seconds. Decoded
+        /// images are the largest objects the proxy keeps (a 1600 px variant is 7 MB decoded and
+        /// a tenth of that encoded); a second format of a variant is asked for within seconds
+        /// of the first (`format=auto` clients of one page), and later requests are answered
+        /// by the encoded variants. Expired images are dropped every few seconds, and the
+        /// memory they held is returned to the system once the proxy is idle.
+        public var imageMemoryLifetime: Duration? = .seconds(10)
         /// Turns every cache off (memory and disk, variants and originals): each request
         /// fetches, decodes and encodes. For measuring the cold path.
         public var cachesDisabled = false

@@ -44,6 +44,8 @@ public final class ImageProxy: Sendable {
     /// Every connection to an origin goes through it: see ``EgressGuard``.
     private let egress: EgressGuard
     private let inProgress = Mutex<[String: Task<Rendered, any Error>]>([:])
+    /// What ``reclaimMemory()`` needs to know of the renders since its last call.
+    let reclaim = Mutex(MemoryReclaim())
     /// The client of ``Configuration/s3``, shared by `s3://` sources and the stores.
     private let s3: S3Client?
     /// The fleet's shared variants, when ``Configuration/resultStore`` names one.
@@ -137,7 +139,8 @@ public final class ImageProxy: Sendable {
     private static func pipelineConfiguration(
         _ configuration: Configuration, disk: DiskCache?, loaders: [any ImageLoader], registry: CoderRegistry, metrics: ProxyMetrics
     ) -> ImageManager.Configuration {
-        let memory = MemoryCache<ImageCacheKey, ImageContainer>(configuration: .init(costLimit: configuration.cachesDisabled ? 0 : configuration.imageMemoryLimit))
+        let memory = MemoryCache<ImageCacheKey, ImageContainer>(configuration: .init(
+            costLimit: configuration.cachesDisabled ? 0 : configuration.imageMemoryLimit, ageLimit: configuration.imageMemoryLifetime))
         var managerConfiguration = ImageManager.Configuration(cache: ImageCache(memory: memory, disk: disk), loaders: loaders, registry: registry)
         managerConfiguration.decodingOptions.maximumPixelCount = configuration.limits.maximumSourcePixels
         managerConfiguration.decodingOptions.maximumAnimationBytes = configuration.limits.maximumAnimationBytes
@@ -405,6 +408,7 @@ public final class ImageProxy: Sendable {
             return Rendered(image: image, isComplete: true, isFromResultStore: true)
         }
         let rendered = try await render()
+        reclaim.withLock { $0.rendered() }
         // An image of a damaged source is answered, never kept as if it were whole.
         if rendered.isComplete {
             await variants.store(rendered.image, forKey: key)

@@ -189,6 +189,7 @@ public struct ProxyServer: Sendable {
                 .init(service: app),
                 // Its run returns once shutdown begins: that must not cancel the application.
                 .init(service: ShutdownNotice(logger: proxy.configuration.logger, clock: shutdown), successTerminationBehavior: .ignore),
+                .init(service: MemoryReclaimer(proxy: proxy), successTerminationBehavior: .ignore),
             ],
             gracefulShutdownSignals: signals,
             logger: logger))
