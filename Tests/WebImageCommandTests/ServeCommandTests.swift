@@ -122,6 +122,29 @@ import WebImageTestSupport
         #expect(await server.waitForExit() == 0)
     }
 
+    /// `--cache-memory 0` (or its variable) keeps no variant in memory: a repeated variant is
+    /// answered from disk every time; on the defaults the second request is a memory hit.
+    @Test(arguments: [
+        ([String](), [String: String](), "memory"), (["--cache-memory", "0"], [:], "disk"), ([], ["WEBIMAGE_CACHE_MEMORY": "0"], "disk"),
+    ])
+    func cacheMemoryFlag(_ flags: [String], _ environment: [String: String], _ repeated: String) async throws {
+        let cache = TemporaryDirectory("serve-cache-memory")
+        defer { cache.remove() }
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--origin-dir", "Demo/images", "--log-level", "warning",
+        ] + flags, environment: environment)
+        let url = "http://127.0.0.1:\(try await server.port())/image?url=local%3A%2F%2F%2Fflower.webp&w=16"
+        var sources: [String?] = []
+        for _ in 0..<3 {
+            let response = try await get(url)
+            #expect(response.status == 200)
+            sources.append(response.headers.first { $0.0.lowercased() == "x-cache" }?.1)
+        }
+        #expect(sources == ["miss", repeated, repeated])
+        server.terminate()
+        #expect(await server.waitForExit() == 0)
+    }
+
     @Test func configurationFromTheEnvironment() async throws {
         let cache = TemporaryDirectory("serve-env")
         defer { cache.remove() }

@@ -10,3 +10,10 @@ func snippet_WebImageCore_Support_ProcessMemory_1() async throws {
     ProcessMemory.returnLargeBlocksToSystem()
 #sourceLocation()
 }
+
+func snippet_WebImageCore_Support_ProcessMemory_2() async throws {
+#sourceLocation(file: "Sources/WebImageCore/Support/ProcessMemory.swift", line: 37)
+    // A batch job, between batches:
+    ProcessMemory.returnFreeMemory()
+#sourceLocation()
+}

@@ -16,7 +16,7 @@ func snippet_WebImageServer_Proxy_ImageProxy_1() async throws {
 }
 
 func snippet_WebImageServer_Proxy_ImageProxy_2() async throws {
-#sourceLocation(file: "Sources/WebImageServer/Proxy/ImageProxy.swift", line: 213)
+#sourceLocation(file: "Sources/WebImageServer/Proxy/ImageProxy.swift", line: 216)
     let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300")
     let output = try await proxy.image(for: request, accept: ["image/avif,image/webp,*/*"])
     print(output.image.contentType)   // image/avif

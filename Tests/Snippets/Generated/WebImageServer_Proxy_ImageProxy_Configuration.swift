@@ -15,7 +15,7 @@ func snippet_WebImageServer_Proxy_ImageProxy_Configuration_1() async throws {
 }
 
 func snippet_WebImageServer_Proxy_ImageProxy_Configuration_2() async throws {
-#sourceLocation(file: "Sources/WebImageServer/Proxy/ImageProxy+Configuration.swift", line: 113)
+#sourceLocation(file: "Sources/WebImageServer/Proxy/ImageProxy+Configuration.swift", line: 121)
     var configuration = ImageProxy.Configuration(cacheDirectory: nil)
     configuration.originRetryPolicy = RetryPolicy(maximumAttempts: 2)
 #sourceLocation()
@@ -23,7 +23,7 @@ func snippet_WebImageServer_Proxy_ImageProxy_Configuration_2() async throws {
 }
 
 func snippet_WebImageServer_Proxy_ImageProxy_Configuration_3() async throws {
-#sourceLocation(file: "Sources/WebImageServer/Proxy/ImageProxy+Configuration.swift", line: 130)
+#sourceLocation(file: "Sources/WebImageServer/Proxy/ImageProxy+Configuration.swift", line: 138)
     var configuration = ImageProxy.Configuration(cacheDirectory: nil)
     configuration.executor = BlockingExecutor(name: "proxy.images", width: 2)
 #sourceLocation()
