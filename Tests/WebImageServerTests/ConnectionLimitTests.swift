@@ -43,6 +43,25 @@ import WebImageTestSupport
         }
     }
 
+    /// The idle deadline moves with each request: a connection asked on every second stays open
+    /// past its first request's idle deadline (the timer set for it fires, finds a later
+    /// deadline, and waits for that), and is closed once it is idle for the whole timeout.
+    @Test func eachRequestMovesTheIdleDeadline() async throws {
+        let idle = 2 * Deadlines.stretch
+        let harness = try await ProxyHarness.start(connections: Self.limits(idle: .seconds(idle)))
+        defer { Task { await harness.stop() } }
+        try await RawHTTPConnection.with(port: harness.port) { connection in
+            let started = ContinuousClock.now
+            // The pause is what is tested: time passing between requests, half the timeout each.
+            while ContinuousClock.now - started < .seconds(2 * idle) {
+                try await connection.send(["GET /healthz HTTP/1.1"])
+                #expect(try await connection.response().status == 200)
+                try await Task.sleep(for: .milliseconds(500 * idle))
+            }
+            #expect(try await connection.isClosedByServer())
+        }
+    }
+
     /// Each connection starts its partial request as soon as it is open: the header timeout runs
     /// from the accept, and a write that came after it would find the connection already closed.
     @Test func slowAndMissingRequestsAreClosedAfterTheHeaderTimeout() async throws {

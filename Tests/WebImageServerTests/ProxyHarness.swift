@@ -108,6 +108,10 @@ final class ProxyHarness: Sendable {
         // A debug build under load decodes many times slower than the release build the default
         // budget is for; the tests of the budget set their own.
         configuration.workBudget = .seconds(120 * Deadlines.stretch)
+        // Decoded images stay until evicted: a loaded CI machine took more than the default ten
+        // seconds between two requests of one test that counts decodes; the test of the
+        // lifetime sets its own.
+        configuration.imageMemoryLifetime = nil
         configuration.limits.connections = connections
         configure(&configuration)
         let proxy = try ImageProxy(configuration: configuration)

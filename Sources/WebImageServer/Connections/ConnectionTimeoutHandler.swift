@@ -16,6 +16,12 @@ import NIOHTTP1
 ///
 /// It sits after NIO's HTTP/1 decoder, which passes on every read's end even when the bytes
 /// read are not yet a whole request head: that is how it sees a request starting.
+///
+/// Deadlines move on every request of a keep-alive connection, so the timer is lazy: starting
+/// or stopping a deadline only records it, and the one scheduled task, when it fires, closes the
+/// connection if its deadline has passed or schedules itself again for the deadline now set. A
+/// cached variant's request thus costs a clock read, not a cancelled and a new scheduled task
+/// (perf put those at 8 % of a warm request's CPU).
 final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -31,7 +37,11 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     private let headerTimeout: TimeAmount
     private let idleTimeout: TimeAmount
     private var deadline = Deadline.none
+    /// When the current deadline passes (meaningless while it is `.none`).
+    private var expiry = NIODeadline.distantFuture
     private var timer: Scheduled<Void>?
+    /// When `timer` fires.
+    private var timerFires = NIODeadline.distantFuture
     /// Requests read (or being read) whose answer has not been written in full.
     private var unanswered = 0
     /// Between a request's head and its end.
@@ -54,11 +64,11 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        stop()
+        cancelTimer()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        stop()
+        cancelTimer()
         context.fireChannelInactive()
     }
 
@@ -114,19 +124,42 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     }
 
     private func start(_ kind: Deadline, context: ChannelHandlerContext) {
-        timer?.cancel()
         deadline = kind
         let timeout = if case .idle = kind { idleTimeout } else { headerTimeout }
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+        expiry = .now() + timeout
+        // A timer that fires by then checks again when it does; one that would fire later
+        // (an idle deadline's, when a shorter header deadline starts) is replaced.
+        if timer == nil || timerFires > expiry { schedule(at: expiry, context: context) }
+    }
+
+    private func schedule(at when: NIODeadline, context: ChannelHandlerContext) {
+        timer?.cancel()
+        timerFires = when
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: when) {
             self.timer = nil
-            self.deadline = .none
-            context.close(promise: nil)
+            self.timerFired(context: context)
         }
     }
 
+    private func timerFired(context: ChannelHandlerContext) {
+        if case .none = deadline { return }
+        guard NIODeadline.now() >= expiry else {
+            schedule(at: expiry, context: context)
+            return
+        }
+        deadline = .none
+        context.close(promise: nil)
+    }
+
+    /// Ends the current deadline; the timer, if any, finds none when it fires.
     private func stop() {
+        deadline = .none
+    }
+
+    /// The connection is gone: nothing must fire on it.
+    private func cancelTimer() {
+        deadline = .none
         timer?.cancel()
         timer = nil
-        deadline = .none
     }
 }
