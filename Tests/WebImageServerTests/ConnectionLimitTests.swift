@@ -1,5 +1,7 @@
 import Foundation
 import NIOCore
+import NIOEmbedded
+import NIOHTTP1
 import Testing
 import WebImage
 @testable import WebImageServer
@@ -43,23 +45,32 @@ import WebImageTestSupport
         }
     }
 
-    /// The idle deadline moves with each request: a connection asked on every second stays open
-    /// past its first request's idle deadline (the timer set for it fires, finds a later
-    /// deadline, and waits for that), and is closed once it is idle for the whole timeout.
-    @Test func eachRequestMovesTheIdleDeadline() async throws {
-        let idle = 2 * Deadlines.stretch
-        let harness = try await ProxyHarness.start(connections: Self.limits(idle: .seconds(idle)))
-        defer { Task { await harness.stop() } }
-        try await RawHTTPConnection.with(port: harness.port) { connection in
-            let started = ContinuousClock.now
-            // The pause is what is tested: time passing between requests, half the timeout each.
-            while ContinuousClock.now - started < .seconds(2 * idle) {
-                try await connection.send(["GET /healthz HTTP/1.1"])
-                #expect(try await connection.response().status == 200)
-                try await Task.sleep(for: .milliseconds(500 * idle))
-            }
-            #expect(try await connection.isClosedByServer())
+    /// The idle deadline moves with each request: a connection asked again before its idle
+    /// timeout stays open past its first request's idle deadline (the timer set for it fires,
+    /// finds a later deadline, and waits for that), and is closed once it is idle for the whole
+    /// timeout. On an embedded channel, whose clock moves only when the test moves it.
+    @Test func eachRequestMovesTheIdleDeadline() throws {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(handler: ConnectionTimeoutHandler(limits: Self.limits(idle: .seconds(10))), loop: loop)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).wait()
+        func exchange() throws {
+            try channel.writeInbound(HTTPServerRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/healthz")))
+            // Each writeInbound is a read of its own, with its read-complete: a request whose
+            // head and end come in two reads.
+            try channel.writeInbound(HTTPServerRequestPart.end(nil))
+            try channel.writeOutbound(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: .ok)))
+            try channel.writeOutbound(HTTPServerResponsePart.end(nil))
         }
+        try exchange()  // idle until 10 s
+        loop.advanceTime(by: .seconds(6))
+        try exchange()  // idle until 16 s
+        loop.advanceTime(by: .seconds(6))
+        #expect(channel.isActive, "open at 12 s: the first deadline moved")
+        loop.advanceTime(by: .seconds(3))
+        #expect(channel.isActive, "open at 15 s")
+        loop.advanceTime(by: .seconds(2))
+        #expect(!channel.isActive, "closed at 17 s, idle for the whole timeout")
+        _ = try? channel.finish()
     }
 
     /// Each connection starts its partial request as soon as it is open: the header timeout runs

@@ -126,7 +126,8 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     private func start(_ kind: Deadline, context: ChannelHandlerContext) {
         deadline = kind
         let timeout = if case .idle = kind { idleTimeout } else { headerTimeout }
-        expiry = .now() + timeout
+        // The loop's clock (the real one, or a test's virtual one), as its timers read.
+        expiry = context.eventLoop.now + timeout
         // A timer that fires by then checks again when it does; one that would fire later
         // (an idle deadline's, when a shorter header deadline starts) is replaced.
         if timer == nil || timerFires > expiry { schedule(at: expiry, context: context) }
@@ -143,7 +144,7 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
 
     private func timerFired(context: ChannelHandlerContext) {
         if case .none = deadline { return }
-        guard NIODeadline.now() >= expiry else {
+        guard context.eventLoop.now >= expiry else {
             schedule(at: expiry, context: context)
             return
         }
