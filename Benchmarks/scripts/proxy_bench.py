@@ -66,18 +66,23 @@ def fetch(url):
         return response.read()
 
 
+def stat_fields(pid):
+    """The fields of /proc/PID/stat after the command's name (state first), or None once the
+    process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
 def process_tree(root):
     """`root` and every process below it (nginx's workers are its master's children)."""
     children = {}
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(entry))
+        fields = stat_fields(entry) if entry.isdigit() else None
+        if fields:
+            children.setdefault(int(fields[1]), []).append(int(entry))
     tree, pending = [], [root]
     while pending:
         pid = pending.pop()
@@ -90,12 +95,9 @@ def cpu_seconds(root):
     """User + system CPU time used so far by `root` and the processes below it."""
     total = 0
     for pid in process_tree(root):
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat(5))
+        fields = stat_fields(pid)
+        if fields:
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat(5))
     return total / os.sysconf("SC_CLK_TCK")
 
 
