@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 /// Puts a C target in `Sources/C/<name>`: the system libraries' module maps and the package's own
@@ -88,6 +88,12 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // Spans through the tracing API (free when no tracer is bootstrapped), in every module.
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // The OTLP exporter `webimage serve` bootstraps when the OTEL_* environment asks for it.
+        // OTLP over HTTP/protobuf only: the gRPC trait would build grpc-swift and its HTTP/2
+        // transport (see docs/observability.md for the time each adds to a build).
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: cLibraries + [
         .target(
@@ -98,6 +104,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // The C that Swift cannot express, over the libraries it includes: libjpeg, libpng (and
@@ -127,6 +134,7 @@ let package = Package(
             dependencies: [
                 "WebImageCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -141,6 +149,7 @@ let package = Package(
                 "WebImageCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -158,6 +167,7 @@ let package = Package(
                 .product(name: "NIOSOCKS", package: "swift-nio-extras"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -188,6 +198,7 @@ let package = Package(
                 "WebImage", "WebImageCodecs", "WebImageServer", "WebImageS3",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "OTel", package: "swift-otel"),
             ]
         ),
         // Spawned by the tests as a second, killable process sharing a disk cache.

@@ -49,11 +49,16 @@ extension HTTPImageLoader {
         public var maximumConcurrentDownloads = 6
         /// Order among waiting downloads of the same priority. Default: ``QueueOrder/fifo``.
         public var order: QueueOrder = .fifo
-        /// The longest one attempt at a download may take, from sending the request to the last
-        /// body byte (redirects included); a retry has the whole of it again. AsyncHTTPClient's
-        /// own deadline ends at the response head, so the loader enforces the body itself.
-        /// Default: 15 seconds.
+        /// The longest a download may take, from sending the first request to the last body
+        /// byte, redirects and retries included: a retry gets what is left of it, and none starts
+        /// that could not begin before it ends. AsyncHTTPClient's own deadline ends at the
+        /// response head, so the loader enforces the body itself. Default: 15 seconds.
         public var timeout: Duration = .seconds(15)
+        /// The longest an attempt may wait for the response's head, from sending the request
+        /// (opening the connection included). A server that accepts the connection and then
+        /// says nothing fails the attempt with a timeout, which is tried again while
+        /// ``timeout`` leaves time; a slow body is not cut short by it. Default: 5 seconds.
+        public var headTimeout: Duration = .seconds(5)
         /// How a download that failed before any of its body arrived is tried again: a refused
         /// or lost connection, a timeout, `408`, `429`, `500`, `502`, `503`, `504`
         /// (``RetryPolicy``). A request's own ``ImageLoadRequest/retryPolicy`` wins. Default: 3

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOSSL
 import Synchronization
+import Tracing
 import WebImageCore
 
 /// Downloads images over HTTP and HTTPS with AsyncHTTPClient: a bounded, prioritised queue,
@@ -133,8 +134,17 @@ public final class HTTPImageLoader: ImageLoader {
             let remaining = deadline - started
             guard remaining > .zero else { throw ImageError.timeout("the download took longer than \(configuration.timeout)") }
             logger.debug("download started", metadata: ["url": "\(request.url)", "attempt": "\(number)"])
-            let response = try await withTimeout(remaining) {
-                try await self.perform(request, context: context, attempt: attempt, within: remaining)
+            // A client span per attempt, as OpenTelemetry's HTTP conventions have it: its context
+            // is the `traceparent` the origin sees.
+            let response = try await withSpan("GET", ofKind: .client) { span in
+                span.attributes["http.request.method"] = "GET"
+                span.attributes["url.full"] = request.url.absoluteString
+                if number > 1 { span.attributes["http.request.resend_count"] = number - 1 }
+                let response = try await withTimeout(remaining) {
+                    try await self.perform(request, context: context, attempt: attempt, within: remaining)
+                }
+                span.attributes["http.response.status_code"] = response.statusCode
+                return response
             }
             logger.debug("download finished", metadata: [
                 "url": "\(request.url)", "status": "\(response.statusCode ?? 0)", "bytes": "\(response.data.count)",
@@ -161,16 +171,29 @@ public final class HTTPImageLoader: ImageLoader {
 
     /// Runs `operation`, failing with ``ImageError/timeout(_:)`` when it takes longer than
     /// `timeout`; the operation is then cancelled, which closes its connection.
-    private func withTimeout<T: Sendable>(_ timeout: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    private func withTimeout<T: Sendable>(
+        _ timeout: Duration, waitingFor what: String = "the download", _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         try await withThrowingTaskGroup(of: T.self) { group in
             group.addTask { try await operation() }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                throw ImageError.timeout("the download took longer than \(timeout)")
+                throw ImageError.timeout("\(what) took longer than \(timeout)")
             }
             defer { group.cancelAll() }
             guard let result = try await group.next() else { throw ImageError.cancelled }
             return result
+        }
+    }
+
+    /// Sends `request` and waits for the response's head within ``Configuration/headTimeout``
+    /// (or the load's `deadline`, when sooner): a stalled server fails the attempt with a
+    /// timeout, which the retry policy may try again.
+    private func head(of request: HTTPClientRequest, client: HTTPClient, deadline: NIODeadline) async throws -> HTTPClientResponse {
+        let left = Duration.nanoseconds((deadline - NIODeadline.now()).nanoseconds)
+        guard configuration.headTimeout < left else { return try await client.execute(request, deadline: deadline) }
+        return try await withTimeout(configuration.headTimeout, waitingFor: "the response's head") {
+            try await client.execute(request, deadline: deadline)
         }
     }
 
@@ -196,7 +219,7 @@ public final class HTTPImageLoader: ImageLoader {
                 }
             }
             let httpRequest = makeRequest(request, url: url, sameOrigin: Self.origin(of: url) == firstOrigin, handlesCookies: handlesCookies)
-            let response = try await client.execute(httpRequest, deadline: deadline)
+            let response = try await head(of: httpRequest, client: client, deadline: deadline)
             let status = Int(response.status.code)
             if handlesCookies {
                 configuration.cookieJar.store(setCookie: response.headers["Set-Cookie"], from: url)
@@ -291,6 +314,7 @@ public final class HTTPImageLoader: ImageLoader {
             let existing = headers["Cookie"]
             headers.replaceOrAdd(name: "Cookie", value: (existing + [cookies]).joined(separator: "; "))
         }
+        for field in TraceContextFields.current() { headers.replaceOrAdd(name: field.name, value: field.value) }
         httpRequest.headers = headers
         return httpRequest
     }

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Tracing
 import WebImageCore
 
 extension S3Client {
@@ -37,8 +38,11 @@ extension S3Client {
     /// configuration's ``RetryPolicy`` says: the library's one policy, exponential back-off with
     /// full jitter (a random wait up to a doubling range, so that many clients failing together
     /// do not come back together) and the server's `Retry-After` up to the cap.
+    /// A request without its own `onRetry` reports to the ``RetryObserver`` bound where it was
+    /// sent (the proxy's result store counts its retries that way).
     func send(_ request: Request) async throws(S3Error) -> Response {
         let policy = request.retryPolicy ?? configuration.retryPolicy
+        let onRetry = request.onRetry ?? RetryObserver.current.map { observer in { observer.hear($0) } }
         return try await policy.run { (number: Int) async throws(S3Error) -> Response in
             try await self.attempt(request, number: number)
         } transient: { failure in
@@ -50,7 +54,7 @@ extension S3Client {
                 "method": "\(request.method)", "bucket": "\(request.bucket)", "key": "\(request.key ?? "")",
                 "attempt": "\(retry.attempt)", "reason": "\(retry.reason)", "delay": "\(retry.delay)",
             ])
-            request.onRetry?(retry)
+            onRetry?(retry)
         }
     }
 
@@ -59,7 +63,16 @@ extension S3Client {
     private func attempt(_ request: Request, number: Int) async throws(S3Error) -> Response {
         let record = RetryPolicy.Attempt()
         do {
-            return try await attemptWithTimeout(request, record: record)
+            // A client span per attempt; its context is the `traceparent` S3 sees.
+            return try await withSpan("S3 \(request.method.rawValue)", ofKind: .client) { span in
+                span.attributes["http.request.method"] = request.method.rawValue
+                span.attributes["aws.s3.bucket"] = request.bucket
+                if let key = request.key { span.attributes["aws.s3.key"] = key }
+                if number > 1 { span.attributes["http.request.resend_count"] = number - 1 }
+                let response = try await attemptWithTimeout(request, record: record)
+                span.attributes["http.response.status_code"] = response.status
+                return response
+            }
         } catch {
             var failure = Self.s3Error(from: error, cancelled: Task.isCancelled, isObjectRequest: request.key != nil)
             failure.attempts = number
@@ -101,6 +114,8 @@ extension S3Client {
         var httpRequest = HTTPClientRequest(url: address.origin + address.path + (query.isEmpty ? "" : "?" + query))
         httpRequest.method = request.method
         for (name, value) in signed { httpRequest.headers.add(name: name, value: value) }
+        // Not signed: a signature over them would not survive a proxy that rewrites the trace.
+        for field in TraceContextFields.current() { httpRequest.headers.add(name: field.name, value: field.value) }
         if let body = request.body {
             httpRequest.body = .bytes(ByteBuffer(bytes: body))
         }

@@ -58,6 +58,10 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await Telemetry.tracing { try await fetchAll() }
+    }
+
+    private func fetchAll() async throws {
         let manager: ImageManager
         do {
             manager = try cache.makeManager(concurrency: concurrency, retryPolicy: retry.policy)

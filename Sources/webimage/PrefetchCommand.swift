@@ -48,6 +48,10 @@ struct PrefetchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await Telemetry.tracing { try await prefetchAll() }
+    }
+
+    private func prefetchAll() async throws {
         var lines = urls
         let manager: ImageManager
         do {

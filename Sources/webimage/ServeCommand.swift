@@ -464,11 +464,13 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = try settings()
         let level = settings.logLevel
-        LoggingSystem.bootstrap { label in
+        let telemetry = try Telemetry.bootstrap()
+        LoggingSystem.bootstrap({ label, provider in
             var handler = JSONLogHandler(label: label)
             handler.logLevel = level
+            handler.metadataProvider = provider
             return handler
-        }
+        }, metadataProvider: telemetry == nil ? nil : Telemetry.loggingMetadataProvider)
         var configuration = settings.configuration
         configuration.logger = Logger(label: "webimage.serve")
         configuration.accessLogger = Logger(label: "webimage.serve.access")
@@ -490,6 +492,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             var server = ProxyServer(proxy: proxy)
             server.shutdownGracePeriod = settings.shutdownGracePeriod
+            server.supportingServices = telemetry.map { [$0.service] } ?? []
             try await server.run(host: host, port: settings.port) { port in
                 let shown = host.contains(":") ? "[\(host)]" : host
                 print("listening on http://\(shown):\(port)")

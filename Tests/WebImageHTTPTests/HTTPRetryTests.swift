@@ -106,7 +106,7 @@ struct HTTPRetryTests {
         }
     }
 
-    @Test("a stall before the head spends the load's timeout, and is not retried past it")
+    @Test("a stall before the head, with a load timeout shorter than the head timeout, spends it and is not retried past it")
     func stallBeforeTheHead() async throws {
         try await withLoader({ $0.timeout = .seconds(2) }) { origin, loader in
             origin.register("/f.png", data: Self.png)
@@ -119,6 +119,33 @@ struct HTTPRetryTests {
             #expect(origin.requestCount(path: "/flaky/f.png") == 1)
             // The stalled attempt's connection was closed when it timed out.
             #expect(await origin.waitForConnectionClose(path: "/flaky/f.png"))
+        }
+    }
+
+    @Test("a stall before the head ends the attempt at the head timeout, and the retry gets the image")
+    func stallBeforeTheHeadIsRetried() async throws {
+        try await withLoader({ $0.headTimeout = .milliseconds(500) }) { origin, loader in
+            origin.register("/g.png", data: Self.png)
+            let outcome = await Self.load(loader, origin.url("/flaky/g.png?fail=1&mode=stall"))
+            #expect(outcome.response?.data == Self.png)
+            #expect(outcome.retries.map(\.reason) == [.timeout])
+            #expect(origin.requestCount(path: "/flaky/g.png") == 2)
+            // The stalled attempt's connection was closed when its head timed out.
+            #expect(await origin.waitForConnectionClose(path: "/flaky/g.png"))
+        }
+    }
+
+    @Test("an origin that always stalls before the head: each attempt times out, and the load fails after the last")
+    func stallBeforeTheHeadEveryTime() async throws {
+        try await withLoader({ $0.headTimeout = .milliseconds(300) }) { origin, loader in
+            origin.register("/h.png", data: Self.png)
+            let outcome = await Self.load(loader, origin.url("/flaky/h.png?fail=100&mode=stall"))
+            guard case .timeout = outcome.error else {
+                Issue.record("expected a timeout, got \(String(describing: outcome.error)) / \(String(describing: outcome.response))")
+                return
+            }
+            #expect(outcome.retries.map(\.reason) == [.timeout, .timeout])
+            #expect(origin.requestCount(path: "/flaky/h.png") == 3)
         }
     }
 

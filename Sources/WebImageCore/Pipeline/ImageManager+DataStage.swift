@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import Tracing
 
 extension ImageManager {
     // MARK: - Stage 1: the bytes
@@ -13,7 +14,11 @@ extension ImageManager {
         let started = ContinuousClock.now
         do {
             if mode == .normal || mode == .cacheOnly, let disk {
-                let entry = options.contains(.readsDiskOnCallingThread) ? disk.blocking.entry(forKey: plan.dataKey.key) : await disk.entry(forKey: plan.dataKey.key)
+                let entry = await PipelineStage.diskRead.run { span in
+                    let entry = options.contains(.readsDiskOnCallingThread) ? disk.blocking.entry(forKey: plan.dataKey.key) : await disk.entry(forKey: plan.dataKey.key)
+                    span.attributes["webimage.cache.hit"] = entry != nil
+                    return entry
+                }
                 if let entry {
                     logger.debug("disk hit", metadata: ["url": "\(plan.url)"])
                     job.send(.value(LoadedData(data: entry.data, metadata: entry.metadata, cacheType: .disk, duration: ContinuousClock.now - started)))
@@ -32,7 +37,12 @@ extension ImageManager {
             if mode == .refresh, let disk {
                 cachedEntry = await disk.entry(forKey: plan.dataKey.key)
             }
-            let response = try await load(plan, with: loader, job: job, revalidating: cachedEntry)
+            let response = try await PipelineStage.load.run { span in
+                span.attributes["url.full"] = plan.url.absoluteString
+                let response = try await load(plan, with: loader, job: job, revalidating: cachedEntry)
+                span.attributes["webimage.bytes"] = response.data.count
+                return response
+            }
             try Task.checkCancellation()
             metrics.downloadedBytes.increment(by: Int64(response.data.count))
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import Tracing
 
 extension ImageManager {
     // MARK: - Stage 2: the decoded image
@@ -39,10 +40,17 @@ extension ImageManager {
                 await loaded.pendingStore?.writeIfDecodable(registry: configuration.registry, logger: logger)
                 throw ImageError.cancelled
             }
-            let (container, duration) = try await decode(loaded, for: job, plan: plan)
+            let (container, duration) = try await PipelineStage.decode.run { span in
+                let decoded = try await decode(loaded, for: job, plan: plan)
+                span.attributes["webimage.width"] = decoded.0.image.width
+                span.attributes["webimage.height"] = decoded.0.image.height
+                return decoded
+            }
             logger.debug("decoded", metadata: ["url": "\(plan.url)", "width": "\(container.image.width)", "height": "\(container.image.height)"])
             job.send(.value(DecodedImage(container: container, loaded: loaded, duration: duration)))
-            await loaded.pendingStore?.write(logger: logger)
+            if let store = loaded.pendingStore {
+                await PipelineStage.store.run { _ in await store.write(logger: logger) }
+            }
         } catch {
             job.send(.failure(ImageError(error, origin: .decoder)))
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import Tracing
 
 extension ImageManager {
     // MARK: - Stage 3: the processed image
@@ -38,10 +39,12 @@ extension ImageManager {
             if !processors.isEmpty {
                 guard job.hasSubscribers else { throw ImageError.cancelled }
                 let duration: Duration
-                (container, duration) = try await configuration.executor.run { [container] in
-                    let started = ContinuousClock.now
-                    let processed = try processors.apply(to: container)
-                    return (processed, ContinuousClock.now - started)
+                (container, duration) = try await PipelineStage.process.run { [container] _ in
+                    try await configuration.executor.run { [container] in
+                        let started = ContinuousClock.now
+                        let processed = try processors.apply(to: container)
+                        return (processed, ContinuousClock.now - started)
+                    }
                 }
                 timings.process = duration
             }
@@ -82,7 +85,13 @@ extension ImageManager {
     /// and kept in memory; `nil` when there are none, or they do not decode (they are removed).
     private func processedBytesFromDisk(plan: StagePlan) async -> PipelineResponse? {
         guard let key = plan.processedDataKey, plan.imageKey.mode == .normal || plan.imageKey.mode == .cacheOnly,
-              let disk = plan.cache.disk, let entry = await disk.entry(forKey: key) else { return nil }
+              let disk = plan.cache.disk else { return nil }
+        let found = await PipelineStage.diskRead.run { span in
+            let entry = await disk.entry(forKey: key)
+            span.attributes["webimage.cache.hit"] = entry != nil
+            return entry
+        }
+        guard let entry = found else { return nil }
         let container: ImageContainer, duration: Duration
         do {
             (container, duration) = try await configuration.executor.run { [registry = configuration.registry] in
@@ -127,10 +136,18 @@ extension ImageManager {
     private func storeProcessedBytes(of container: ImageContainer, plan: StagePlan) async {
         guard let key = plan.processedDataKey, let format = key.encoding,
               !plan.request.options.contains(.cacheMemoryOnly), let disk = plan.cache.disk else { return }
-        let encoded = try? await configuration.executor.run { [registry = configuration.registry, container] in
-            try registry.encode(container, as: format)
+        let encoded = try? await PipelineStage.encode.run { span in
+            span.attributes["webimage.format"] = format.rawValue
+            let encoded = try await configuration.executor.run { [registry = configuration.registry, container] in
+                try registry.encode(container, as: format)
+            }
+            span.attributes["webimage.bytes"] = encoded.count
+            return encoded
         }
-        if let encoded { try? await disk.store(encoded, forKey: key, metadata: .init(contentType: format.mimeType, url: plan.url.absoluteString)) }
+        guard let encoded else { return }
+        try? await PipelineStage.store.run { _ in
+            try await disk.store(encoded, forKey: key, metadata: .init(contentType: format.mimeType, url: plan.url.absoluteString))
+        }
     }
 
     /// The cached image for a refreshing request: from memory, else decoded from the bytes on

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import Tracing
 
 extension ImageManager {
     /// Starts a load: a memory hit completes the task before this returns; otherwise the task
@@ -26,7 +27,7 @@ extension ImageManager {
         }
         let cache = request.cache ?? configuration.cache
         let mode = JobKey.Mode(options)
-        if let container = memoryHit(for: request, key: imageKey, cache: cache) {
+        if let container = tracedMemoryHit(for: request, key: imageKey, cache: cache) {
             var response = PipelineResponse(
                 container: container, url: url, cacheType: .memory, timings: .init(total: ContinuousClock.now - started))
             response.scale = request.resolvedScale
@@ -36,6 +37,17 @@ extension ImageManager {
         guard let plan = makePlan(request, url: url, dataKey: dataKey, cache: cache, mode: mode, task: task) else { return task }
         subscribe(task, to: plan, started: started)
         return task
+    }
+
+    /// ``memoryHit(for:key:cache:)``, in a span when a traced span is current (a lookup with
+    /// nothing around it would be a trace of its own, and costs the untraced hit nothing).
+    private func tracedMemoryHit(for request: ImageRequest, key: ImageCacheKey, cache: ImageCache) -> ImageContainer? {
+        guard ServiceContext.current != nil else { return memoryHit(for: request, key: key, cache: cache) }
+        return PipelineStage.memoryLookup.run { span in
+            let hit = memoryHit(for: request, key: key, cache: cache)
+            span.attributes["webimage.cache.hit"] = hit != nil
+            return hit
+        }
     }
 
     /// A task whose completion is measured and logged.
@@ -139,7 +151,12 @@ extension ImageManager {
                     task.complete(.failure(error))
                 }
             },
-            body: { [self] job in await runImageJob(job, plan: plan) }
+            body: { [self] job in
+                await PipelineStage.image.run { span in
+                    span.attributes["url.full"] = url.absoluteString
+                    await runImageJob(job, plan: plan)
+                }
+            }
         )
         if joined { metrics.coalesced.increment() }
         if !task.attach(to: job, id: id), let id { job.unsubscribe(id) }

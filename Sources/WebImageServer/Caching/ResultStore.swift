@@ -161,8 +161,10 @@ package final class ResultStore: Sendable {
         let started = ContinuousClock.now
         defer { metrics.recordStoreLatency(operation: "get", ContinuousClock.now - started) }
         do {
-            let object = try await bounded { [client, location] in
-                try await client.getObject(bucket: location.bucket, key: objectKey)
+            let object = try await bounded { [client, location, metrics] in
+                try await RetryObserver.$current.withValue(RetryObserver { metrics.recordStoreRetry(operation: "get", reason: $0.reason) }) {
+                    try await client.getObject(bucket: location.bucket, key: objectKey)
+                }
             }
             health.withLock { $0 = .up }
             if object == nil { record(.miss, operation: operation) }
@@ -189,8 +191,10 @@ package final class ResultStore: Sendable {
                 do {
                     // Bounded too, more loosely (an upload carries the bytes), so that a store that
                     // hangs cannot hold a graceful shutdown for the client's whole timeout.
-                    _ = try await bounded(within: timeout * 10) { [client, location] in
-                        try await client.putObject(bucket: location.bucket, key: objectKey, data: data, contentType: contentType, metadata: metadata)
+                    _ = try await bounded(within: timeout * 10) { [client, location, metrics] in
+                        try await RetryObserver.$current.withValue(RetryObserver { metrics.recordStoreRetry(operation: "put", reason: $0.reason) }) {
+                            try await client.putObject(bucket: location.bucket, key: objectKey, data: data, contentType: contentType, metadata: metadata)
+                        }
                     }
                     health.withLock { $0 = .up }
                     record(.stored, operation: operation)

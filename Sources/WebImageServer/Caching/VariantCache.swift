@@ -125,13 +125,17 @@ package final class VariantCache: Sendable {
 
     package func image(forKey key: String) async -> (EncodedImage, VariantSource)? {
         if let hit = memoryImage(forKey: key) { return (hit, .memory) }
+        return await diskImage(forKey: key).map { ($0, .disk) }
+    }
+
+    /// The variant from disk, then kept in memory (protected: it was asked for before).
+    package func diskImage(forKey key: String) async -> EncodedImage? {
         guard let disk, disk.contains(Self.diskKey(key)),
               let entry = await disk.entry(forKey: Self.diskKey(key)),
               let contentType = entry.metadata.contentType, let etag = entry.metadata.etag else { return nil }
         let image = EncodedImage(data: entry.data, contentType: contentType, etag: etag)
-        // Found on disk (or in the fleet's store): asked for before, so protected.
         protected?.set(image, forKey: key, cost: image.body.readableBytes)
-        return (image, .disk)
+        return image
     }
 
     package func store(_ image: EncodedImage, forKey key: String) async {

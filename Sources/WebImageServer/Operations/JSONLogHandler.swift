@@ -17,6 +17,9 @@ import Synchronization
 package struct JSONLogHandler: LogHandler {
     package var metadata: Logger.Metadata = [:]
     package var logLevel: Logger.Level = .info
+    /// Metadata added to every line from where it is logged (swift-otel's gives the current
+    /// span's `trace_id` and `span_id`).
+    package var metadataProvider: Logger.MetadataProvider?
     private let label: String
 
     /// Lines from different threads never interleave.
@@ -38,7 +41,9 @@ package struct JSONLogHandler: LogHandler {
             ("logger", Self.quoted(label)),
             ("msg", Self.quoted(event.message.description)),
         ]
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
+        merged.merge(event.metadata ?? [:]) { $1 }
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
             fields.append((key, Self.json(value)))
         }

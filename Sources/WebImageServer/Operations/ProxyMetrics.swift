@@ -1,6 +1,7 @@
 import Metrics
 import Prometheus
 import Synchronization
+import WebImageCore
 
 /// The proxy's Prometheus registry and its own instruments. The pipeline's instruments
 /// (`webimage_requests_total`, `webimage_hits_total`, …) report into the same registry, so
@@ -40,6 +41,7 @@ public struct ProxyMetrics: Sendable {
             var requests: [RequestKey: (Metrics.Counter, Metrics.Timer)] = [:]
             var variants: [String: Metrics.Counter] = [:]
             var store: [String: Metrics.Counter] = [:]
+            var storeRetries: [String: Metrics.Counter] = [:]
             var storeLatency: [String: Metrics.Timer] = [:]
         }
         let made = Mutex(Made())
@@ -94,6 +96,21 @@ public struct ProxyMetrics: Sendable {
             let made = Metrics.Counter(
                 label: "webimage_proxy_store_operations_total", dimensions: [("operation", operation), ("outcome", outcome)], factory: factory)
             handlers.store[key] = made
+            return made
+        }
+        counter.increment()
+    }
+
+    /// A retry of a request to the result store (`get` or `put`), by the reason the shared
+    /// ``RetryPolicy`` gives (`slow_down`, `http_503`, `timeout`, …):
+    /// `webimage_proxy_store_retries_total{operation,reason}`.
+    func recordStoreRetry(operation: String, reason: RetryPolicy.Reason) {
+        let key = operation + "|" + reason.description
+        let counter = handlers.made.withLock { handlers in
+            if let known = handlers.storeRetries[key] { return known }
+            let made = Metrics.Counter(
+                label: "webimage_proxy_store_retries_total", dimensions: [("operation", operation), ("reason", reason.description)], factory: factory)
+            handlers.storeRetries[key] = made
             return made
         }
         counter.increment()

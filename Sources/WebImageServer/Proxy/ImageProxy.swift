@@ -2,7 +2,9 @@ import Foundation
 import Logging
 import Metrics
 import Synchronization
+import Tracing
 import WebImage
+import WebImageCore
 import WebImageS3
 
 /// The image proxy's work, without HTTP: parse nothing, serve nothing, just turn a
@@ -247,7 +249,7 @@ public final class ImageProxy: Sendable {
         forKey key: String, of source: ProxyRequest.Source, variesOnAccept: Bool,
         render: @escaping @Sendable () async throws -> Rendered
     ) async throws(ProxyError) -> Output {
-        if let (image, cached) = await variants.image(forKey: key) {
+        if let (image, cached) = await cachedVariant(forKey: key) {
             metrics.recordVariant(cached.rawValue)
             return Output(image: image, source: cached, variesOnAccept: variesOnAccept)
         }
@@ -268,6 +270,24 @@ public final class ImageProxy: Sendable {
         } catch {
             throw Self.proxyError(error, source: source)
         }
+    }
+
+    /// The variant kept under `key`, from memory, else from disk; each lookup in a span when a
+    /// traced span is current.
+    private func cachedVariant(forKey key: String) async -> (EncodedImage, VariantSource)? {
+        guard ServiceContext.current != nil else { return await variants.image(forKey: key) }
+        let inMemory = PipelineStage.memoryLookup.run { span in
+            let hit = variants.memoryImage(forKey: key)
+            span.attributes["webimage.cache.hit"] = hit != nil
+            return hit
+        }
+        if let inMemory { return (inMemory, .memory) }
+        let onDisk = await PipelineStage.diskRead.run { span in
+            let hit = await variants.diskImage(forKey: key)
+            span.attributes["webimage.cache.hit"] = hit != nil
+            return hit
+        }
+        return onDisk.map { ($0, .disk) }
     }
 
     /// The answer to a failure of `source`'s work: a ``ProxyError`` as it is, an ``ImageError``
@@ -411,8 +431,12 @@ public final class ImageProxy: Sendable {
         reclaim.withLock { $0.rendered() }
         // An image of a damaged source is answered, never kept as if it were whole.
         if rendered.isComplete {
-            await variants.store(rendered.image, forKey: key)
-            resultStore?.store(rendered.image, forKey: key)
+            await PipelineStage.store.run { span in
+                span.attributes["webimage.bytes"] = rendered.image.body.readableBytes
+                await variants.store(rendered.image, forKey: key)
+                // Its upload outlives the span: a child span of its own, in the same trace.
+                resultStore?.store(rendered.image, forKey: key)
+            }
         }
         return rendered
     }
@@ -474,8 +498,13 @@ public final class ImageProxy: Sendable {
         options.quality = recipe.formatQuality[format] ?? recipe.quality
         options.stripsMetadata = recipe.stripsICC
         let maxBytes = recipe.maxBytes
-        let data = try await manager.configuration.executor.run { [options] in
-            try Self.encode(container, as: format, options: options, maxBytes: maxBytes, registry: registry)
+        let data = try await PipelineStage.encode.run { span in
+            span.attributes["webimage.format"] = format.rawValue
+            let data = try await manager.configuration.executor.run { [options] in
+                try Self.encode(container, as: format, options: options, maxBytes: maxBytes, registry: registry)
+            }
+            span.attributes["webimage.bytes"] = data.count
+            return data
         }
         let image = EncodedImage(data: data, contentType: format == .apng ? "image/png" : format.mimeType)
         return Rendered(image: image, isComplete: container.isComplete)

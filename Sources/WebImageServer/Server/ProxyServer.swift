@@ -7,6 +7,7 @@ import NIOCore
 import ServiceLifecycle
 import UnixSignals
 import Synchronization
+import Tracing
 import WebImage
 
 /// The proxy's HTTP face: the routes over an ``ImageProxy``, as a Hummingbird router or a whole
@@ -41,6 +42,10 @@ public struct ProxyServer: Sendable {
     /// proxy's own work (disk writes) to finish. A decode is bounded by the decoding limits but
     /// can still take seconds; past this the server stops without it. Default: 10 seconds.
     public var shutdownGracePeriod: Duration = .seconds(10)
+    /// Services that run beside the server: started before it, and stopped after it and the
+    /// requests it finishes, so that an exporter of telemetry (swift-otel's) sends the last
+    /// requests' spans on a graceful shutdown. Empty by default.
+    public var supportingServices: [any Service] = []
     /// The proxy's ``ImageProxy/Limits/connections``, unless the deprecated `connections` set
     /// others (Deprecations.swift).
     var connectionLimits: ConnectionLimits
@@ -88,6 +93,8 @@ public struct ProxyServer: Sendable {
     /// ```
     public func router() -> Router<ProxyRequestContext> {
         let router = Router(context: ProxyRequestContext.self, options: .autoGenerateHeadEndpoints)
+        // Outermost, so that the access log's line is written inside the request's span.
+        if Self.tracesRequests { router.add(middleware: RequestSpanMiddleware { [self] in routeName(of: $0) }) }
         router.add(middleware: AccessLogMiddleware(log: accessLog))
         router.add(middleware: ForwardedClientLimitMiddleware(limits: connectionLimits))
         // A dialect at the root takes every path the other has not: it goes last.
@@ -161,7 +168,8 @@ public struct ProxyServer: Sendable {
     }
 
     private static func channelHandlers(for server: ProxyServer) -> [any RemovableChannelHandler] {
-        server.answersCachedVariantsOnEventLoop ? [CachedVariantHandler(server: server)] : []
+        // A traced server answers every request through the router, where its span is made.
+        server.answersCachedVariantsOnEventLoop && !tracesRequests ? [CachedVariantHandler(server: server)] : []
     }
 
     /// Serves on `host`:`port` until SIGTERM or SIGINT, then stops accepting connections, lets
@@ -185,7 +193,8 @@ public struct ProxyServer: Sendable {
     ) async throws {
         let shutdown = ShutdownClock(gracePeriod: shutdownGracePeriod)
         let group = ServiceGroup(configuration: .init(
-            services: [
+            // A group stops its services in reverse order: the supporting ones last.
+            services: supportingServices.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [
                 .init(service: app),
                 // Its run returns once shutdown begins: that must not cancel the application.
                 .init(service: ShutdownNotice(logger: proxy.configuration.logger, clock: shutdown), successTerminationBehavior: .ignore),
@@ -360,12 +369,35 @@ public struct ProxyServer: Sendable {
     /// Whether the request target can be a thumbor or imgproxy URL (checked fully by
     /// ``recognizedRequest(target:accepted:)``).
     func mayBeDialectURL(_ target: String) -> Bool {
-        func isUnder(_ prefix: String?) -> Bool {
-            guard let prefix else { return false }
-            return prefix.isEmpty || (target.hasPrefix(prefix) && target.dropFirst(prefix.count).first == "/")
-        }
-        return isUnder(thumbor?.prefix) || isUnder(imgproxy?.prefix)
+        dialect(of: target) != nil
     }
+
+    /// The dialect whose prefix `target` is under, `thumbor` or `imgproxy`; a dialect at the
+    /// root takes what the other does not, as the router's order has it.
+    private func dialect(of target: String) -> String? {
+        func isUnder(_ prefix: String?) -> Bool {
+            guard let prefix, !prefix.isEmpty else { return false }
+            return target.hasPrefix(prefix) && target.dropFirst(prefix.count).first == "/"
+        }
+        if isUnder(thumbor?.prefix) { return "thumbor" }
+        if isUnder(imgproxy?.prefix) { return "imgproxy" }
+        if thumbor?.prefix.isEmpty == true { return "thumbor" }
+        if imgproxy?.prefix.isEmpty == true { return "imgproxy" }
+        return nil
+    }
+
+    /// The name of the route a request target takes, for its span: a route's own path
+    /// (`/image`, `/info`), a dialect's name, or `other`. Few names, whatever the targets.
+    func routeName(of path: String) -> String {
+        switch path {
+        case "/", "/image", "/info", "/healthz", "/metrics": path
+        default: dialect(of: path) ?? "other"
+        }
+    }
+
+    /// Whether a tracer is bootstrapped (`InstrumentationSystem.bootstrap`), when the router is
+    /// made: only then does each request get a span.
+    static var tracesRequests: Bool { !(InstrumentationSystem.tracer is NoOpTracer) }
 
     /// The status and headers of an image: `200`, or `304` when `ifNoneMatch` matches (the body
     /// is the image's on a `200` only). Without `Date` and `Server`, which the sender adds.
