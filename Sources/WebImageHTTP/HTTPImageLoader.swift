@@ -369,6 +369,10 @@ public final class HTTPImageLoader: ImageLoader {
         // back-off until the request's deadline, and a closed port looks like a 15-second
         // timeout instead of failing at once with the real cause.
         client.connectionPool.retryConnectionEstablishment = false
+        // The loader makes the client span of each attempt and sends its trace itself, whether
+        // the tracer was bootstrapped before this client or after: AsyncHTTPClient's own span
+        // (made only with a tracer bootstrapped first) would be a second one.
+        client.tracing.tracer = nil
         if let socks = configuration.socksProxy {
             client.proxy = .socksServer(host: socks.host, port: socks.port)
         }

@@ -48,6 +48,9 @@ public final class S3Client: Sendable, CustomStringConvertible {
         // retrying of refused connections would turn a closed port into a wait until the
         // deadline.
         client.connectionPool.retryConnectionEstablishment = false
+        // The client makes the span of each attempt and sends its trace itself (see
+        // HTTPImageLoader's client).
+        client.tracing.tracer = nil
         self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: client)
     }
 

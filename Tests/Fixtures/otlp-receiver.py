@@ -16,6 +16,7 @@ Lines on stdout, one JSON object a line, flushed as they are written:
     {"metrics": N}                               one a request to /v1/metrics: N data points
     {"logs": N}                                  one a request to /v1/logs: N log records
     {"error": "..."}                             a request refused with 400 or 415
+    {"mark": "NAME"}                             a GET /mark?NAME: every line before it is in
 
 Endpoints: POST /v1/traces, /v1/metrics and /v1/logs, with a protobuf body
 (`Content-Type: application/x-protobuf`) or an OTLP/JSON one (`application/json`, whose trace and
@@ -23,6 +24,7 @@ span ids are hex strings, as the specification says), optionally `Content-Encodi
 answer is the empty Export*ServiceResponse in the request's own encoding, 200. A body that does
 not decode: 400; another content type or encoding: 415; anything else: 404. The lines are written
 before the answer is sent, so a client that has its 200 will find them on stdout.
+GET /mark?NAME prints a mark line: the way a test knows it has read all the lines before it.
 
 Attribute values are flattened: strings, ints, doubles and bools to JSON scalars, arrays to lists,
 key-value lists to objects, bytes to base64 strings. SIGTERM and SIGINT stop it (exit status 0).
@@ -174,7 +176,16 @@ class Handler(BaseHTTPRequestHandler):
         self.read_body()  # drained, so that the connection can carry the next request
         self.answer(404, "text/plain", b"not found\n")
 
-    do_GET = do_PUT = do_DELETE = do_PATCH = do_HEAD = not_found
+    do_PUT = do_DELETE = do_PATCH = do_HEAD = not_found
+
+    def do_GET(self):
+        # GET /mark?NAME prints {"mark": "NAME"}: a test that has seen its exporter finish asks
+        # for a mark, and once the mark is on stdout, so is every line received before it.
+        path, _, query = self.path.partition("?")
+        if path != "/mark":
+            return self.not_found()
+        emit({"mark": query})
+        self.answer(200, "text/plain", b"ok\n")
 
     def do_POST(self):
         endpoint = ENDPOINTS.get(self.path.split("?")[0])

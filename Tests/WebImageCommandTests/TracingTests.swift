@@ -1,0 +1,173 @@
+import AsyncHTTPClient
+import Foundation
+import Glibc
+import Testing
+import WebImage
+import WebImageTestSupport
+
+/// OpenTelemetry from `webimage serve` and `webimage fetch` to a receiver of the real protocol
+/// (Tests/Fixtures/otlp-receiver.py, over opentelemetry-proto): spans of the incoming trace for
+/// the request and each stage, with their parent links; the origin sees the same trace; spans
+/// are sent on a graceful shutdown; and without `OTEL_*` nothing is exported or propagated.
+@Suite(
+    .enabled(if: WebImageExecutable.url != nil),
+    .enabled(if: Requirement.met(OTLPReceiver.isAvailable), "opentelemetry-proto is not installed (python3 -m pip install opentelemetry-proto)"),
+    .timeLimit(.minutes(2 * Deadlines.stretch)))
+struct TracingTests {
+    /// A client's trace, as its `traceparent` says it: the trace, and the client's own span.
+    static let traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+    static let clientSpanID = "00f067aa0ba902b7"
+    static let traceparent = "00-\(traceID)-\(clientSpanID)-01"
+
+    /// The exporter's settings: the receiver, a service name, and a batch delay longer than any
+    /// test, so that spans arrive only with the flush of a graceful shutdown (or a command's end).
+    static func environment(_ receiver: OTLPReceiver) -> [String: String] {
+        [
+            "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "OTEL_SERVICE_NAME": "webimage-under-test",
+            "OTEL_BSP_SCHEDULE_DELAY": "600000",
+        ]
+    }
+
+    func get(_ url: String, headers: [(String, String)] = []) async throws -> Int {
+        var request = HTTPClientRequest(url: url)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response = try await HTTPClient.tests.execute(request, timeout: .seconds(60 * Int64(Deadlines.stretch)))
+        _ = try await response.body.collect(upTo: 64 << 20)
+        return Int(response.status.code)
+    }
+
+    @Test("serve continues an incoming traceparent: the request's span, each stage's, the origin's traceparent, the log's trace_id")
+    func serveContinuesTheTrace() async throws {
+        let receiver = try await OTLPReceiver.start()
+        defer { receiver.stop() }
+        let origin = try await TestOrigin.start()
+        defer { Task { try await origin.shutdown() } }
+        origin.register("/e.jpg", data: try Fixture.elephants, contentType: "image/jpeg")
+        let cache = TemporaryDirectory("serve-traces")
+        defer { cache.remove() }
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--allow-loopback",
+        ], environment: Self.environment(receiver))
+        defer { server.terminate() }
+        let source = percentEncoded(origin.url("/e.jpg").absoluteString)
+        let status = try await get("http://127.0.0.1:\(try await server.port())/image?url=\(source)&w=64&format=webp", headers: [("traceparent", Self.traceparent)])
+        #expect(status == 200)
+
+        server.terminate()
+        #expect(await server.waitForExit() == 0)
+        let spans = try await receiver.spans().filter { $0.traceID == Self.traceID }
+        let trace = Trace(spans)
+
+        let request = try #require(trace.named("GET /image").first, "spans: \(spans)")
+        #expect(request.parentSpanID == Self.clientSpanID)
+        #expect(request.kind == "SPAN_KIND_SERVER")
+        #expect(request.service == "webimage-under-test")
+        #expect(request.attributes["http.response.status_code"] == "200")
+        for stage in ["webimage.memory_lookup", "webimage.disk_read", "webimage.image", "webimage.load", "webimage.decode", "webimage.process", "webimage.encode", "webimage.store"] {
+            let found = trace.named(stage)
+            #expect(!found.isEmpty, "no \(stage) span in \(spans)")
+            for span in found { #expect(trace.descends(span, from: request), "\(stage) is not under the request: \(spans)") }
+        }
+        let image = try #require(trace.named("webimage.image").first)
+        for stage in ["webimage.load", "webimage.decode", "webimage.process"] {
+            #expect(trace.named(stage).allSatisfy { trace.descends($0, from: image) }, "\(stage) is not under webimage.image")
+        }
+        // The origin's request carries the trace, its parent the loader's client span.
+        let fetch = try #require(trace.named("GET").first { $0.kind == "SPAN_KIND_CLIENT" }, "\(trace.named("GET"))")
+        #expect(trace.descends(fetch, from: try #require(trace.named("webimage.load").first)))
+        let sent = origin.requests(path: "/e.jpg").first?.header("traceparent")
+        #expect(sent == "00-\(Self.traceID)-\(fetch.spanID)-01")
+        // The access log's line was written in the request's span.
+        let logged = server.stderr.first { $0.contains(#""msg":"request""#) }
+        #expect(logged?.contains(#""trace_id":"\#(Self.traceID)""#) == true, "\(String(describing: logged))")
+        #expect(logged?.contains(#""span_id":"\#(request.spanID)""#) == true, "\(String(describing: logged))")
+    }
+
+    @Test("fetch, a library user, sends the traceparent of its own trace to the origin and exports the load's spans when it ends")
+    func fetchPropagatesItsTrace() async throws {
+        let receiver = try await OTLPReceiver.start()
+        defer { receiver.stop() }
+        let origin = try await TestOrigin.start()
+        defer { Task { try await origin.shutdown() } }
+        origin.register("/e.jpg", data: try Fixture.elephants, contentType: "image/jpeg")
+        let cache = TemporaryDirectory("fetch-traces")
+        defer { cache.remove() }
+        let fetch = try ChildProcess(try #require(WebImageExecutable.url), [
+            "fetch", "--cache-dir", cache.path, origin.url("/e.jpg").absoluteString,
+        ], environment: Self.environment(receiver))
+        #expect(await fetch.waitForExit() == 0, "\(fetch.stderr)")
+
+        let sent = try #require(origin.requests(path: "/e.jpg").first?.header("traceparent"))
+        let parts = sent.split(separator: "-").map(String.init)
+        try #require(parts.count == 4)
+        let spans = try await receiver.spans().filter { $0.traceID == parts[1] }
+        let trace = Trace(spans)
+        let image = try #require(trace.named("webimage.image").first, "spans: \(spans)")
+        #expect(image.parentSpanID.isEmpty, "a command's load is a trace of its own")
+        #expect(image.service == "webimage-under-test")
+        let client = try #require(spans.first { $0.spanID == parts[2] })
+        #expect(client.name == "GET" && client.kind == "SPAN_KIND_CLIENT")
+        #expect(trace.descends(client, from: image))
+        #expect(!trace.named("webimage.decode").isEmpty)
+    }
+
+    @Test("without OTEL_* configuration: nothing exported (a receiver on the standard port hears nothing), no traceparent sent, no trace_id logged")
+    func nothingWithoutConfiguration() async throws {
+        // 4318 is where an exporter on its defaults would send: a receiver there would hear it.
+        let receiver = try await OTLPReceiver.start(port: 4318)
+        defer { receiver.stop() }
+        let origin = try await TestOrigin.start()
+        defer { Task { try await origin.shutdown() } }
+        origin.register("/e.jpg", data: try Fixture.elephants, contentType: "image/jpeg")
+        let cache = TemporaryDirectory("serve-no-traces")
+        defer { cache.remove() }
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--allow-loopback",
+        ])
+        defer { server.terminate() }
+        let source = percentEncoded(origin.url("/e.jpg").absoluteString)
+        let status = try await get("http://127.0.0.1:\(try await server.port())/image?url=\(source)&w=64", headers: [("traceparent", Self.traceparent)])
+        #expect(status == 200)
+        server.terminate()
+        #expect(await server.waitForExit() == 0)
+
+        #expect(try await receiver.spans().isEmpty)
+        #expect(receiver.otherLines.isEmpty)
+        #expect(origin.requests(path: "/e.jpg").first?.header("traceparent") == nil)
+        #expect(!server.stderr.contains { $0.contains("trace_id") })
+    }
+
+    @Test("OTEL_EXPORTER_OTLP_PROTOCOL=grpc is refused with a message, not a crash: this build exports over HTTP")
+    func grpcIsRefused() async throws {
+        let fetch = try ChildProcess(try #require(WebImageExecutable.url), ["fetch", "http://127.0.0.1:9/none.jpg"], environment: [
+            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+        ])
+        let status = await fetch.waitForExit()
+        #expect(status != 0)
+        #expect(fetch.stderr.joined(separator: "\n").contains("http/protobuf"), "\(fetch.stderr)")
+    }
+}
+
+/// The spans of one trace, by id, to follow parent links.
+struct Trace {
+    let byID: [String: OTLPReceiver.Span]
+    let spans: [OTLPReceiver.Span]
+
+    init(_ spans: [OTLPReceiver.Span]) {
+        self.spans = spans
+        byID = Dictionary(spans.map { ($0.spanID, $0) }) { first, _ in first }
+    }
+
+    func named(_ name: String) -> [OTLPReceiver.Span] { spans.filter { $0.name == name } }
+
+    /// Whether `ancestor` is on `span`'s chain of parents.
+    func descends(_ span: OTLPReceiver.Span, from ancestor: OTLPReceiver.Span) -> Bool {
+        var current = span
+        for _ in 0..<spans.count {
+            guard current.parentSpanID != ancestor.spanID else { return true }
+            guard let parent = byID[current.parentSpanID] else { return false }
+            current = parent
+        }
+        return false
+    }
+}
