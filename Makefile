@@ -116,6 +116,10 @@ bench: test-deps
 	  echo; echo "webimage serve's memory before, during and 30 s after a 90 s burst of new variants (see docs/benchmarks.md):"; \
 	  python3 Benchmarks/scripts/memory_bench.py "$$($(SWIFT) build -c release --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
 	fi
+	@if [ -z "$(GROUPS)" ] || echo " $(GROUPS) " | grep -q " tracing "; then \
+	  echo; echo "What tracing costs the proxy: no tracer, and every request exported over OTLP (see docs/benchmarks.md):"; \
+	  python3 Benchmarks/scripts/tracing_bench.py "$$($(SWIFT) build -c release --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
+	fi
 	@if [ -z "$(GROUPS)" ]; then \
 	  echo; echo "The disk cache's index design, the SQLite alternative (see docs/benchmarks.md):"; \
 	  python3 Benchmarks/scripts/sqlite_index.py | tee -a $(BENCH_OUT)/latest.md; \

@@ -92,7 +92,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         // The OTLP exporter `webimage serve` bootstraps when the OTEL_* environment asks for it.
         // OTLP over HTTP/protobuf only: the gRPC trait would build grpc-swift and its HTTP/2
-        // transport (see docs/observability.md for the time each adds to a build).
+        // transport (docs/benchmarks.md, "Tracing", has the time each adds to a build).
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: cLibraries + [
@@ -286,7 +286,10 @@ let package = Package(
         // It is never run.
         .executableTarget(
             name: "WebImageSnippets",
-            dependencies: ["WebImage", "WebImageServer", "WebImageS3", "WebImageGTK", "CGTK", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "WebImage", "WebImageServer", "WebImageS3", "WebImageGTK", "CGTK", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"), .product(name: "OTel", package: "swift-otel"),
+            ],
             path: "Tests/Snippets",
             // Outside the package boundary: the examples compile against the public API alone,
             // as a user's code does, not against the `package` declarations the modules share.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the benchmark peers when they are missing: Pillow, pyvips (with its self-contained
-# libvips wheel) and thumbor from PyPI; from Debian nginx (the origin of the pipeline
+# libvips wheel), thumbor and opentelemetry-proto from PyPI; from Debian nginx (the origin of the pipeline
 # benchmarks) with its image_filter module, and wrk (the proxy's load). Quiet when everything is
 # present.
 set -euo pipefail
@@ -21,6 +21,11 @@ fi
 if ! command -v thumbor >/dev/null 2>&1; then
     echo "bench-deps: installing thumbor from PyPI" >&2
     python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore thumbor
+fi
+# The tracing group's OTLP receiver (Tests/Fixtures/otlp-receiver.py) decodes with it.
+if ! python3 -c 'import opentelemetry.proto' 2>/dev/null; then
+    echo "bench-deps: installing opentelemetry-proto from PyPI" >&2
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore opentelemetry-proto
 fi
 if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
     echo "bench-deps: installing nginx from Debian" >&2

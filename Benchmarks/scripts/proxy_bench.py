@@ -141,12 +141,13 @@ class Servers:
         self.processes = []
         self.pids = {}
 
-    def start_ours(self, name, extra, origin=None):
+    def start_ours(self, name, extra, origin=None, env=None, binary=None):
+        """`webimage serve` (this instance's binary, or `binary`) with `env` over our own."""
         log = open(os.path.join(self.workdir, f"{name}.log"), "w")
         process = subprocess.Popen(
-            [self.binary, "serve", "--port", "0", "--origin-dir", origin or self.photos, "--log-level", "warning",
+            [binary or self.binary, "serve", "--port", "0", "--origin-dir", origin or self.photos, "--log-level", "warning",
              "--max-concurrent", "256", "--cache-dir", os.path.join(self.workdir, f"{name}-cache")] + extra,
-            stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True)
+            stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True, env={**os.environ, **(env or {})})
         self.processes.append(process)
         self.pids[name] = process.pid
         line = process.stdout.readline()

@@ -57,8 +57,9 @@ extension HTTPImageLoader {
         /// The longest an attempt may wait for the response's head, from sending the request
         /// (opening the connection included). A server that accepts the connection and then
         /// says nothing fails the attempt with a timeout, which is tried again while
-        /// ``timeout`` leaves time; a slow body is not cut short by it. Default: 5 seconds.
-        public var headTimeout: Duration = .seconds(5)
+        /// ``timeout`` leaves time; a slow body is not cut short by it. Default `nil`: a third
+        /// of ``timeout`` (5 seconds of the default 15), so that two retries fit in it.
+        public var headTimeout: Duration?
         /// How a download that failed before any of its body arrived is tried again: a refused
         /// or lost connection, a timeout, `408`, `429`, `500`, `502`, `503`, `504`
         /// (``RetryPolicy``). A request's own ``ImageLoadRequest/retryPolicy`` wins. Default: 3

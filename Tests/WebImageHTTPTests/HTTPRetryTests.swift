@@ -108,7 +108,7 @@ struct HTTPRetryTests {
 
     @Test("a stall before the head, with a load timeout shorter than the head timeout, spends it and is not retried past it")
     func stallBeforeTheHead() async throws {
-        try await withLoader({ $0.timeout = .seconds(2) }) { origin, loader in
+        try await withLoader({ $0.timeout = .seconds(2); $0.headTimeout = .seconds(5) }) { origin, loader in
             origin.register("/f.png", data: Self.png)
             let outcome = await Self.load(loader, origin.url("/flaky/f.png?mode=stall"))
             guard case .timeout = outcome.error else {
@@ -132,6 +132,17 @@ struct HTTPRetryTests {
             #expect(origin.requestCount(path: "/flaky/g.png") == 2)
             // The stalled attempt's connection was closed when its head timed out.
             #expect(await origin.waitForConnectionClose(path: "/flaky/g.png"))
+        }
+    }
+
+    @Test("by default the head may take a third of the load's timeout: a stall past it is retried within the timeout")
+    func headTimeoutIsAThirdOfTheTimeout() async throws {
+        try await withLoader({ $0.timeout = .seconds(6 * Deadlines.stretch) }) { origin, loader in
+            origin.register("/i.png", data: Self.png)
+            let outcome = await Self.load(loader, origin.url("/flaky/i.png?fail=1&mode=stall"))
+            #expect(outcome.response?.data == Self.png)
+            #expect(outcome.retries.map(\.reason) == [.timeout])
+            #expect(origin.requestCount(path: "/flaky/i.png") == 2)
         }
     }
 
