@@ -9,9 +9,12 @@
   warm. A traced server answers every request through its router (the event-loop answer of
   cached variants makes no span), so the warm row shows what a trace per cached request costs.
 
-The servers run one at a time and the rounds alternate (ours, reference, ours, …), so that a
-machine that speeds up or slows down during the run moves both sides alike; each figure is the
-median of the rounds. Prints one Markdown table in the format of WebImageBenchmarks.
+The servers run one at a time, in rounds: each round measures every server once, a pair's two
+sides back to back, in an order that flips from one round to the next (A B, then B A). This
+machine switches between a fast and a slow mode between runs of a few seconds, which moves
+requests/s by a third: so each ratio is the median of the rounds' own ratios (both sides of a
+pair measured in the same minute), and each figure beside it the median of its rounds.
+Prints one Markdown table in the format of WebImageBenchmarks.
 Usage: tracing_bench.py WEBIMAGE_BINARY PHOTOS_DIR
 """
 
@@ -25,10 +28,10 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proxy_bench import QUALITY, WIDTH, EXTENSIONS, Servers, fetch, row, wrk  # noqa: E402
+from proxy_bench import QUALITY, WIDTH, EXTENSIONS, Servers, fetch, wrk  # noqa: E402
 
-ROUNDS = int(os.environ.get("TRACING_BENCH_ROUNDS", "3"))
-SECONDS = int(os.environ.get("TRACING_BENCH_SECONDS", "8"))
+ROUNDS = int(os.environ.get("TRACING_BENCH_ROUNDS", "6"))
+SECONDS = int(os.environ.get("TRACING_BENCH_SECONDS", "5"))
 
 
 def start_receiver(workdir):
@@ -46,6 +49,12 @@ def start_receiver(workdir):
             return process, first[len("listening on "):], path
         time.sleep(0.1)
     raise RuntimeError("otlp-receiver.py did not start (is opentelemetry-proto installed?)")
+
+
+REFERENCE = {
+    "before tracing cold": "the server before tracing", "before tracing warm": "the server before tracing",
+    "untraced cold": "the same server, no tracer", "untraced warm": "the same server, no tracer",
+}
 
 
 def measure(servers, label, base, paths, warm, results):
@@ -79,10 +88,20 @@ def main():
         for label, env, other in variants:
             bases[label + " cold"] = servers.start_ours(label + " cold", ["--no-cache"], env=env, binary=other)
             bases[label + " warm"] = servers.start_ours(label + " warm", [], env=env, binary=other)
+        # Pairs, each measured back to back: (ours, reference).
+        pairs = [("untraced cold", "traced cold"), ("untraced warm", "traced warm")]
+        if baseline:
+            pairs = [("untraced cold", "before tracing cold"), ("untraced warm", "before tracing warm")] + pairs
         results = {}
-        for _ in range(ROUNDS):
-            for label in bases:
-                measure(servers, label, bases[label], paths, label.endswith("warm"), results)
+        done = set()
+        for round_number in range(ROUNDS):
+            done.clear()
+            for pair in pairs:
+                for label in (pair if round_number % 2 == 0 else pair[::-1]):
+                    if (round_number, label) in done:
+                        continue  # a server in two pairs is measured once a round
+                    done.add((round_number, label))
+                    measure(servers, label, bases[label], paths, label.endswith("warm"), results)
         with open(spans_path) as f:
             exported = sum(1 for line in f if line.startswith('{"span"'))
         print(f"{len(names)} photos → {WIDTH} px; {ROUNDS} alternating rounds of {SECONDS} s each; "
@@ -90,6 +109,18 @@ def main():
 
         def median(label, index):
             return statistics.median(r[index] for r in results[label])
+
+        def paired(ours, reference, index, name, unit, target=None, higher_is_better=True):
+            """A row whose ratio is the median of the rounds' ratios."""
+            ratio = statistics.median(a[index] / b[index] for a, b in zip(results[ours], results[reference]))
+            a, b = median(ours, index), median(reference, index)
+            if target is None:
+                goal, met = "—", "—"
+            elif higher_is_better:
+                goal, met = f"ours ≥ {target:.2f}× ref.", "yes" if ratio >= target else "**no**"
+            else:
+                goal, met = f"ours ≤ {target:.2f}× ref.", "yes" if ratio <= target else "**no**"
+            print(f"| proxy | {name} | {a:.1f} {unit} | {REFERENCE[reference]} | {b:.1f} {unit} | {ratio:.3f}× | {goal} | {met} |", flush=True)
 
         for label, runs in results.items():
             text = ", ".join(f"{r[0]:.1f} req/s, {r[1]:.1f} µs CPU" for r in runs)
@@ -99,16 +130,13 @@ def main():
         print("|---|---|---:|---|---:|---:|---|---|")
         if baseline:
             for kind in ("cold", "warm"):
-                row(f"tracing compiled in, no tracer: {kind}, requests/s", median(f"untraced {kind}", 0),
-                    median(f"before tracing {kind}", 0), "the server before tracing", "req/s", 0.99)
-            row("tracing compiled in, no tracer: warm, server CPU per request", median("untraced warm", 1),
-                median("before tracing warm", 1), "the server before tracing", "µs", 1.01, higher_is_better=False)
+                paired(f"untraced {kind}", f"before tracing {kind}", 0, f"tracing compiled in, no tracer: {kind}, requests/s", "req/s", 0.99)
+            paired("untraced warm", "before tracing warm", 1, "tracing compiled in, no tracer: warm, server CPU per request", "µs",
+                   1.01, higher_is_better=False)
         else:
             print("  tracing: TRACING_BASELINE is not set; the rows against the server before tracing are left out", file=sys.stderr)
-        row("exporting every request's spans: cold, requests/s", median("traced cold", 0), median("untraced cold", 0),
-            "the same server, no tracer", "req/s", 0.95)
-        row("exporting every request's spans: warm, requests/s", median("traced warm", 0), median("untraced warm", 0),
-            "the same server, no tracer", "req/s")
+        paired("traced cold", "untraced cold", 0, "exporting every request's spans: cold, requests/s", "req/s", 0.95)
+        paired("traced warm", "untraced warm", 0, "exporting every request's spans: warm, requests/s", "req/s")
         if exported == 0:
             print("tracing benchmark: no span reached the receiver", file=sys.stderr)
     finally:
