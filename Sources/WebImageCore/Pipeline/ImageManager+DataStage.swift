@@ -14,12 +14,7 @@ extension ImageManager {
         let started = ContinuousClock.now
         do {
             if mode == .normal || mode == .cacheOnly, let disk {
-                let entry = await PipelineStage.diskRead.run { span in
-                    let entry = options.contains(.readsDiskOnCallingThread) ? disk.blocking.entry(forKey: plan.dataKey.key) : await disk.entry(forKey: plan.dataKey.key)
-                    span.attributes["webimage.cache.hit"] = entry != nil
-                    return entry
-                }
-                if let entry {
+                if let entry = await cachedEntry(for: plan, in: disk) {
                     logger.debug("disk hit", metadata: ["url": "\(plan.url)"])
                     job.send(.value(LoadedData(data: entry.data, metadata: entry.metadata, cacheType: .disk, duration: ContinuousClock.now - started)))
                     return
@@ -37,12 +32,7 @@ extension ImageManager {
             if mode == .refresh, let disk {
                 cachedEntry = await disk.entry(forKey: plan.dataKey.key)
             }
-            let response = try await PipelineStage.load.run { span in
-                span.attributes["url.full"] = plan.url.absoluteString
-                let response = try await load(plan, with: loader, job: job, revalidating: cachedEntry)
-                span.attributes["webimage.bytes"] = response.data.count
-                return response
-            }
+            let response = try await load(plan, with: loader, job: job, revalidating: cachedEntry)
             try Task.checkCancellation()
             metrics.downloadedBytes.increment(by: Int64(response.data.count))
 
@@ -75,7 +65,18 @@ extension ImageManager {
         }
     }
 
-    /// Asks `loader` for `plan`'s bytes: the request's headers, modifier and retry policy, and
+    /// The original's entry in the disk cache, read in a span (on the calling thread when the
+    /// request asks so).
+    private func cachedEntry(for plan: StagePlan, in disk: DiskCache) async -> DiskCache.Entry? {
+        await PipelineStage.diskRead.run { span in
+            let key = plan.dataKey.key
+            let entry = plan.request.options.contains(.readsDiskOnCallingThread) ? disk.blocking.entry(forKey: key) : await disk.entry(forKey: key)
+            span.attributes["webimage.cache.hit"] = entry != nil
+            return entry
+        }
+    }
+
+    /// Asks `loader` for `plan`'s bytes, in a span: the request's headers, modifier and retry policy, and
     /// the validators of `cachedEntry` when revalidating. Progress goes to `job`'s requests and
     /// the priority follows theirs. The loader's retries are one download's, whoever shares
     /// it: counted once, and told to the ``RetryObserver`` bound where the download started.
@@ -98,6 +99,11 @@ extension ImageManager {
             observer?.hear(retry)
         }
         logger.debug("loading", metadata: ["url": "\(plan.url)", "priority": "\(job.priority)"])
-        return try await loader.load(request, context: context)
+        return try await PipelineStage.load.run { span in
+            span.attributes["url.full"] = plan.url.absoluteString
+            let response = try await loader.load(request, context: context)
+            span.attributes["webimage.bytes"] = response.data.count
+            return response
+        }
     }
 }

@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_README_1() async throws {
-#sourceLocation(file: "README.md", line: 112)
+#sourceLocation(file: "README.md", line: 113)
     let task = manager.loadImage(with: ImageRequest(url: url, options: .progressiveLoad))
     task.priority = .veryHigh            // the user tapped it
     for await progress in task.progress { bar.fraction = progress.fraction ?? 0 }
@@ -15,7 +15,7 @@ func snippet_README_1() async throws {
 }
 
 func snippet_README_2() async throws {
-#sourceLocation(file: "README.md", line: 124)
+#sourceLocation(file: "README.md", line: 125)
     let prefetcher = ImagePrefetcher(manager: manager)
     prefetcher.startPrefetching(urls, completion: { summary in print(summary.finished, summary.failed) })
 #sourceLocation()
@@ -23,7 +23,7 @@ func snippet_README_2() async throws {
 }
 
 func snippet_README_3() async throws {
-#sourceLocation(file: "README.md", line: 137)
+#sourceLocation(file: "README.md", line: 138)
     final class AvatarView: ImageTarget {
         func display(_ display: ImageDisplay) { show(display.container) }
     }
@@ -38,7 +38,7 @@ func snippet_README_3() async throws {
 }
 
 func snippet_README_4() async throws {
-#sourceLocation(file: "README.md", line: 154)
+#sourceLocation(file: "README.md", line: 155)
     view.setImage(with: avatarURL, using: binder, options: .rememberedPlaceholder, transition: .fade(.milliseconds(150)))
     view.setImage(with: ImageRequest(url: post.imageURL, placeholder: .thumbHash(post.imageThumbHash)), using: binder)
     if let placeholder = manager.placeholder(for: url) { show(try placeholder.bitmap(maxSide: 32)) }
@@ -46,7 +46,7 @@ func snippet_README_4() async throws {
 }
 
 func snippet_README_5() async throws {
-#sourceLocation(file: "README.md", line: 165)
+#sourceLocation(file: "README.md", line: 166)
     var poster = ImageRequest(url: URL(string: "https://example.com/talk.mp4"), thumbnail: .maxPixelSize(300))
     poster.videoTime = 42   // the frame shown at 0:42; `page` picks a PDF's page
     show(try await manager.image(for: poster).image)
@@ -55,7 +55,7 @@ func snippet_README_5() async throws {
 }
 
 func snippet_README_6() async throws {
-#sourceLocation(file: "README.md", line: 176)
+#sourceLocation(file: "README.md", line: 177)
     let sepiaTone = ImageProcessors.Anonymous(id: "sepia") { image in
         try image.mappingFrames { bitmap in try sepia(bitmap.grayscaled()) }
     }

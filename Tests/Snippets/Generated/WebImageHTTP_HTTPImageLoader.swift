@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageHTTP_HTTPImageLoader_1() async throws {
-#sourceLocation(file: "Sources/WebImageHTTP/HTTPImageLoader.swift", line: 20)
+#sourceLocation(file: "Sources/WebImageHTTP/HTTPImageLoader.swift", line: 21)
     let loader = HTTPImageLoader(configuration: .init(acceptedFormats: registry.decodableFormats))
     let context = ImageLoadContext(priority: .high) { progress in
         print(progress.received, progress.expected ?? -1)

@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageServer_Operations_ProxyMetrics_1() async throws {
-#sourceLocation(file: "Sources/WebImageServer/Operations/ProxyMetrics.swift", line: 18)
+#sourceLocation(file: "Sources/WebImageServer/Operations/ProxyMetrics.swift", line: 19)
     let proxy = try ImageProxy(configuration: .init())
     print(proxy.metrics.exposition())   // what GET /metrics answers
 #sourceLocation()

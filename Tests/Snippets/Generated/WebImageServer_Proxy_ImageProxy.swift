@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageServer_Proxy_ImageProxy_1() async throws {
-#sourceLocation(file: "Sources/WebImageServer/Proxy/ImageProxy.swift", line: 12)
+#sourceLocation(file: "Sources/WebImageServer/Proxy/ImageProxy.swift", line: 14)
     let proxy = try ImageProxy(configuration: .init(cacheDirectory: URL(fileURLWithPath: "/var/cache/proxy")))
     let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300")
     let result = try await proxy.image(for: request, accept: ["image/webp"])
@@ -16,7 +16,7 @@ func snippet_WebImageServer_Proxy_ImageProxy_1() async throws {
 }
 
 func snippet_WebImageServer_Proxy_ImageProxy_2() async throws {
-#sourceLocation(file: "Sources/WebImageServer/Proxy/ImageProxy.swift", line: 216)
+#sourceLocation(file: "Sources/WebImageServer/Proxy/ImageProxy.swift", line: 218)
     let request = try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300")
     let output = try await proxy.image(for: request, accept: ["image/avif,image/webp,*/*"])
     print(output.image.contentType)   // image/avif

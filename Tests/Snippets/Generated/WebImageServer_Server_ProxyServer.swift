@@ -6,7 +6,7 @@ import WebImageServer
 import Hummingbird
 
 func snippet_WebImageServer_Server_ProxyServer_1() async throws {
-#sourceLocation(file: "Sources/WebImageServer/Server/ProxyServer.swift", line: 24)
+#sourceLocation(file: "Sources/WebImageServer/Server/ProxyServer.swift", line: 25)
     var configuration = ImageProxy.Configuration()
     configuration.originDirectory = URL(fileURLWithPath: "Demo/images")
     let proxy = try ImageProxy(configuration: configuration)
@@ -20,7 +20,7 @@ func snippet_WebImageServer_Server_ProxyServer_1() async throws {
 }
 
 func snippet_WebImageServer_Server_ProxyServer_2() async throws {
-#sourceLocation(file: "Sources/WebImageServer/Server/ProxyServer.swift", line: 82)
+#sourceLocation(file: "Sources/WebImageServer/Server/ProxyServer.swift", line: 87)
 
 
     let router = ProxyServer(proxy: proxy).router()
