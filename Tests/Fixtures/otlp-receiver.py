@@ -1,20 +1,26 @@
 #!/usr/bin/env python3
 """An OpenTelemetry collector for the tests of swift-web-image's OpenTelemetry export: it speaks
-the real protocol (OTLP/HTTP), decodes with the `opentelemetry-proto` package from PyPI
-(scripts/deps.sh --test installs it), and prints what it receives as JSON lines. The tests start
-it, read its stdout line by line, and point the proxy's exporter at the address of the first line.
+the real protocol (OTLP/HTTP, and OTLP/gRPC when asked), decodes with the `opentelemetry-proto`
+package from PyPI (scripts/deps.sh --test installs it, and grpcio), and prints what it receives as
+JSON lines. The tests start it, read its stdout line by line, and point the proxy's exporter at
+the address of the first line (or, for gRPC, of the second).
 
-    otlp-receiver.py [--port N]      listen on 127.0.0.1:N (default 0: the OS picks a port)
+    otlp-receiver.py [--port N] [--grpc-port M]
+        --port N         OTLP/HTTP on 127.0.0.1:N (default 0: the OS picks a port)
+        --grpc-port M    OTLP/gRPC as well, on 127.0.0.1:M (0: the OS picks a port); needs grpcio
 
 Lines on stdout, one JSON object a line, flushed as they are written:
 
     listening on http://127.0.0.1:PORT          (plain text, first and once)
+    grpc on 127.0.0.1:PORT                      (plain text, second and once; only with --grpc-port)
     {"span": {"trace_id": "<32 hex>", "span_id": "<16 hex>", "parent_span_id": "<16 hex or "">",
               "name": "...", "kind": "SPAN_KIND_SERVER", "service": "<service.name or "">",
               "attributes": {"key": value, ...}, "status": "STATUS_CODE_UNSET",
               "start_ns": INT, "end_ns": INT}}    one a span, in the order of the request
-    {"metrics": N}                               one a request to /v1/metrics: N data points
-    {"logs": N}                                  one a request to /v1/logs: N log records
+    {"metrics": N}                               one a request to /v1/metrics (or a gRPC
+                                                 MetricsService/Export): N data points
+    {"logs": N}                                  one a request to /v1/logs (or a gRPC
+                                                 LogsService/Export): N log records
     {"error": "..."}                             a request refused with 400 or 415
     {"mark": "NAME"}                             a GET /mark?NAME: every line before it is in
 
@@ -25,6 +31,13 @@ answer is the empty Export*ServiceResponse in the request's own encoding, 200. A
 not decode: 400; another content type or encoding: 415; anything else: 404. The lines are written
 before the answer is sent, so a client that has its 200 will find them on stdout.
 GET /mark?NAME prints a mark line: the way a test knows it has read all the lines before it.
+
+With --grpc-port, OTLP/gRPC as well (insecure, loopback only, with grpcio from PyPI, imported only
+then: without it, exit status 2): the Export of TraceService, MetricsService and LogsService, gzip
+compressed or not (grpcio decompresses), prints exactly the lines the HTTP endpoint prints for
+the same data, from the same functions, and answers the empty Export*ServiceResponse once they
+are written. A message that does not decode is grpcio's to refuse (INTERNAL, no line). The mark
+stays on HTTP: GET /mark?NAME after a finished gRPC export works the same way.
 
 Attribute values are flattened: strings, ints, doubles and bools to JSON scalars, arrays to lists,
 key-value lists to objects, bytes to base64 strings. SIGTERM and SIGINT stop it (exit status 0).
@@ -230,13 +243,61 @@ class Handler(BaseHTTPRequestHandler):
             self.answer(200, "application/x-protobuf", response_type().SerializeToString())
 
 
+class Exporter:
+    """The Export method of a gRPC service: the HTTP endpoint's handler, then the empty answer."""
+
+    def __init__(self, response_type, handle):
+        self.response_type = response_type
+        self.handle = handle
+
+    def Export(self, request, context):
+        self.handle(request)
+        return self.response_type()
+
+
+def grpc_server(port):
+    """An OTLP/gRPC server on 127.0.0.1:port, started, and its port; or exit 2 without grpcio."""
+    try:
+        import grpc
+        from concurrent.futures import ThreadPoolExecutor
+        from opentelemetry.proto.collector.logs.v1 import logs_service_pb2_grpc
+        from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
+        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
+    except ImportError as error:
+        print(f"otlp-receiver: --grpc-port: {error} (python3 -m pip install grpcio)",
+              file=sys.stderr)
+        sys.exit(2)
+    server = grpc.server(ThreadPoolExecutor(max_workers=8), options=[
+        ("grpc.so_reuseport", 0),  # a port in use is an error, as it is for the HTTP side
+        ("grpc.max_receive_message_length", -1),  # no limit, as on the HTTP side
+    ])
+    # Each service's Export is the HTTP endpoint of the same signal: its types and its handler.
+    services = {
+        "/v1/traces": trace_service_pb2_grpc.add_TraceServiceServicer_to_server,
+        "/v1/metrics": metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server,
+        "/v1/logs": logs_service_pb2_grpc.add_LogsServiceServicer_to_server,
+    }
+    for path, add_servicer in services.items():
+        _, response_type, handle = ENDPOINTS[path]  # grpcio decodes the request type itself
+        add_servicer(Exporter(response_type, handle), server)
+    bound = server.add_insecure_port(f"127.0.0.1:{port}")
+    server.start()
+    return server, bound
+
+
 def main():
-    parser = argparse.ArgumentParser(description="OTLP/HTTP receiver for the tests (see the docstring)")
+    parser = argparse.ArgumentParser(
+        description="OTLP/HTTP (and OTLP/gRPC) receiver for the tests (see the docstring)")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: any free one)")
+    parser.add_argument("--grpc-port", type=int, default=None,
+                        help="serve OTLP/gRPC as well, on this port of 127.0.0.1 (0: any free one)")
     arguments = parser.parse_args()
 
     server = ThreadingHTTPServer(("127.0.0.1", arguments.port), Handler)
     server.daemon_threads = True
+    grpc_receiver = None
+    if arguments.grpc_port is not None:
+        grpc_receiver, grpc_port = grpc_server(arguments.grpc_port)
 
     def stop(signum, frame):
         # shutdown() waits for serve_forever to return, so not from its own thread.
@@ -246,10 +307,14 @@ def main():
     signal.signal(signal.SIGINT, stop)
 
     emit(f"listening on http://127.0.0.1:{server.server_address[1]}")
+    if grpc_receiver is not None:
+        emit(f"grpc on 127.0.0.1:{grpc_port}")
     try:
         server.serve_forever()
     finally:
         server.server_close()
+        if grpc_receiver is not None:
+            grpc_receiver.stop(None).wait()
 
 
 if __name__ == "__main__":
