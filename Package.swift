@@ -90,10 +90,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // Spans through the tracing API (free when no tracer is bootstrapped), in every module.
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
-        // The OTLP exporter `webimage serve` bootstraps when the OTEL_* environment asks for it.
-        // OTLP over HTTP/protobuf only: the gRPC trait would build grpc-swift and its HTTP/2
-        // transport (docs/benchmarks.md, "Tracing", has the time each adds to a build).
-        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        // The OTLP exporter `webimage serve` bootstraps when the OTEL_* environment asks for it,
+        // over HTTP/protobuf and gRPC (docs/benchmarks.md, "What tracing costs", has the time
+        // each adds to a build).
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP", "OTLPGRPC"]),
     ],
     targets: cLibraries + [
         .target(

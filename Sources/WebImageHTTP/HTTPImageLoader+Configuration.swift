@@ -60,6 +60,9 @@ extension HTTPImageLoader {
         /// ``timeout`` leaves time; a slow body is not cut short by it. Default `nil`: a third
         /// of ``timeout`` (5 seconds of the default 15), so that two retries fit in it.
         public var headTimeout: Duration?
+
+        /// ``headTimeout``, or a third of ``timeout`` when it is `nil`.
+        var resolvedHeadTimeout: Duration { headTimeout ?? timeout / 3 }
         /// How a download that failed before any of its body arrived is tried again: a refused
         /// or lost connection, a timeout, `408`, `429`, `500`, `502`, `503`, `504`
         /// (``RetryPolicy``). A request's own ``ImageLoadRequest/retryPolicy`` wins. Default: 3

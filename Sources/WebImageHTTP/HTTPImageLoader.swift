@@ -191,7 +191,7 @@ public final class HTTPImageLoader: ImageLoader {
     /// timeout, which the retry policy may try again.
     private func head(of request: HTTPClientRequest, client: HTTPClient, deadline: NIODeadline) async throws -> HTTPClientResponse {
         let left = Duration.nanoseconds((deadline - NIODeadline.now()).nanoseconds)
-        let limit = configuration.headTimeout ?? configuration.timeout / 3
+        let limit = configuration.resolvedHeadTimeout
         guard limit < left else { return try await client.execute(request, deadline: deadline) }
         return try await withTimeout(limit, waitingFor: "the response's head") {
             try await client.execute(request, deadline: deadline)

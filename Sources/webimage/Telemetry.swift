@@ -13,8 +13,8 @@ import Tracing
 /// no request carries a `traceparent`. `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`
 /// turn it off whatever else is set.
 ///
-/// Only OTLP over HTTP/protobuf is built in: `OTEL_EXPORTER_OTLP_PROTOCOL=grpc` is refused
-/// with an error, where swift-otel itself would stop the process.
+/// OTLP goes over HTTP with protobuf (`http/protobuf`, the default) or JSON (`http/json`), or
+/// over gRPC (`grpc`); another `OTEL_EXPORTER_OTLP_PROTOCOL` is refused with an error.
 struct Telemetry {
     /// The exporter's background work (batching, export, the flush on shutdown).
     let service: any Service
@@ -34,8 +34,8 @@ struct Telemetry {
         let asked = exporter != nil || value("OTEL_EXPORTER_OTLP_ENDPOINT") != nil || value("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != nil
         guard asked else { return false }
         let transport = value("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") ?? value("OTEL_EXPORTER_OTLP_PROTOCOL") ?? "http/protobuf"
-        guard transport == "http/protobuf" || exporter == "console" else {
-            throw ValidationError("OTEL_EXPORTER_OTLP_PROTOCOL=\(transport): this build exports traces over OTLP/HTTP with protobuf only (http/protobuf, port 4318)")
+        guard ["http/protobuf", "http/json", "grpc"].contains(transport) || exporter == "console" else {
+            throw ValidationError("OTEL_EXPORTER_OTLP_PROTOCOL=\(transport): traces go over OTLP with http/protobuf or http/json (port 4318), or grpc (port 4317)")
         }
         return true
     }

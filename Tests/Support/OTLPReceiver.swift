@@ -26,30 +26,47 @@ public final class OTLPReceiver: Sendable {
     }
 
     /// Whether `python3` can import `opentelemetry.proto` (installed by `scripts/deps.sh --test`).
-    public static let isAvailable: Bool = {
-        let run = try? CommandRun(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import opentelemetry.proto.collector.trace.v1.trace_service_pb2"])
+    public static let isAvailable = imports("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
+    /// Whether it can serve OTLP/gRPC too: `grpcio` (also installed by `scripts/deps.sh --test`).
+    public static let servesGRPC = isAvailable && imports("grpc")
+
+    private static func imports(_ module: String) -> Bool {
+        let run = try? CommandRun(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import \(module)"])
         return run?.status == 0
-    }()
-
-    private let child: ChildProcess
-    /// Where it listens: `http://127.0.0.1:PORT`.
-    public let endpoint: String
-    private let marks = Mutex(0)
-
-    private init(child: ChildProcess, endpoint: String) {
-        self.child = child
-        self.endpoint = endpoint
     }
 
-    /// Starts a receiver on `port` (by default one the system picks) and waits until it listens.
-    public static func start(port: Int = 0) async throws -> OTLPReceiver {
+    private let child: ChildProcess
+    /// Where it listens for OTLP/HTTP: `http://127.0.0.1:PORT`.
+    public let endpoint: String
+    /// Where it listens for OTLP/gRPC, when started with `grpc`: `http://127.0.0.1:PORT`.
+    public let grpcEndpoint: String?
+    private let marks = Mutex(0)
+
+    private init(child: ChildProcess, endpoint: String, grpcEndpoint: String?) {
+        self.child = child
+        self.endpoint = endpoint
+        self.grpcEndpoint = grpcEndpoint
+    }
+
+    /// Starts a receiver on `port` (by default one the system picks), with a gRPC listener too
+    /// when `grpc`, and waits until it listens.
+    public static func start(port: Int = 0, grpc: Bool = false) async throws -> OTLPReceiver {
         let script = ServeProcess.repository.appendingPathComponent("Tests/Fixtures/otlp-receiver.py")
-        let child = try ChildProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path, "--port", String(port)])
+        let arguments = ["python3", script.path, "--port", String(port)] + (grpc ? ["--grpc-port", "0"] : [])
+        let child = try ChildProcess(URL(fileURLWithPath: "/usr/bin/env"), arguments)
         guard let line = await child.waitForLine(where: { $0.hasPrefix("listening on ") }) else {
             child.kill()
             throw NotListening(stderr: child.stderr.joined(separator: "\n"))
         }
-        return OTLPReceiver(child: child, endpoint: String(line.dropFirst("listening on ".count)))
+        var grpcEndpoint: String?
+        if grpc {
+            guard let grpcLine = await child.waitForLine(where: { $0.hasPrefix("grpc on ") }) else {
+                child.kill()
+                throw NotListening(stderr: child.stderr.joined(separator: "\n"))
+            }
+            grpcEndpoint = "http://" + grpcLine.dropFirst("grpc on ".count)
+        }
+        return OTLPReceiver(child: child, endpoint: String(line.dropFirst("listening on ".count)), grpcEndpoint: grpcEndpoint)
     }
 
     /// Every span received so far, once every export that finished before this call is read:
@@ -69,7 +86,7 @@ public final class OTLPReceiver: Sendable {
 
     /// The lines the receiver printed that are not spans nor marks: other signals, errors.
     public var otherLines: [String] {
-        child.stdout.dropFirst().filter { !$0.hasPrefix(#"{"span""#) && !$0.hasPrefix(#"{"mark""#) }
+        child.stdout.dropFirst().filter { !$0.hasPrefix(#"{"span""#) && !$0.hasPrefix(#"{"mark""#) && !$0.hasPrefix("grpc on ") }
     }
 
     public func stop() { child.kill(SIGTERM) }

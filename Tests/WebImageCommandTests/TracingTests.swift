@@ -83,6 +83,42 @@ struct TracingTests {
         #expect(logged?.contains(#""span_id":"\#(request.spanID)""#) == true, "\(String(describing: logged))")
     }
 
+    /// The loopback origin stands in for S3 here: SeaweedFS and rclone check signatures, but
+    /// neither shows a test the headers it received, and the trace fields are what is checked.
+    @Test("serve sends the trace to S3: the s3:// source's GET and the result store's requests carry the request's traceparent")
+    func serveSendsTheTraceToS3() async throws {
+        let receiver = try await OTLPReceiver.start()
+        defer { receiver.stop() }
+        let s3 = try await TestOrigin.start()
+        defer { Task { try await s3.shutdown() } }
+        s3.register("/media/e.jpg", data: try Fixture.elephants, contentType: "image/jpeg")
+        let cache = TemporaryDirectory("serve-traces-s3")
+        defer { cache.remove() }
+        var environment = Self.environment(receiver)
+        environment["AWS_ENDPOINT_URL"] = s3.baseURL.absoluteString
+        environment["AWS_REGION"] = "us-east-1"
+        environment["AWS_ACCESS_KEY_ID"] = "test"
+        environment["AWS_SECRET_ACCESS_KEY"] = "test-secret"
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--allow-bucket", "media", "--result-store", "s3://results",
+        ], environment: environment)
+        defer { server.terminate() }
+        let status = try await get("http://127.0.0.1:\(try await server.port())/image?url=s3%3A%2F%2Fmedia%2Fe.jpg&w=64", headers: [("traceparent", Self.traceparent)])
+        #expect(status == 200)
+        server.terminate()
+        #expect(await server.waitForExit() == 0)
+
+        let source = try #require(s3.requests(path: "/media/e.jpg").first?.header("traceparent"))
+        #expect(source.hasPrefix("00-\(Self.traceID)-"))
+        let store = s3.allRequests.filter { $0.path.hasPrefix("/results/") }
+        #expect(store.contains { $0.method == "GET" } && store.contains { $0.method == "PUT" }, "\(store.map { "\($0.method) \($0.path)" })")
+        for request in store {
+            #expect(request.header("traceparent")?.hasPrefix("00-\(Self.traceID)-") == true, "\(request.method) \(request.path)")
+        }
+        let spans = try await receiver.spans().filter { $0.traceID == Self.traceID }
+        #expect(spans.contains { $0.name == "S3 GET" && $0.kind == "SPAN_KIND_CLIENT" && $0.attributes["aws.s3.bucket"] == #""media""# })
+    }
+
     @Test("fetch, a library user, sends the traceparent of its own trace to the origin and exports the load's spans when it ends")
     func fetchPropagatesItsTrace() async throws {
         let receiver = try await OTLPReceiver.start()
@@ -137,10 +173,42 @@ struct TracingTests {
         #expect(!server.stderr.contains { $0.contains("trace_id") })
     }
 
-    @Test("OTEL_EXPORTER_OTLP_PROTOCOL=grpc is refused with a message, not a crash: this build exports over HTTP")
-    func grpcIsRefused() async throws {
+    @Test(
+        "serve exports over OTLP/gRPC when OTEL_EXPORTER_OTLP_PROTOCOL=grpc: the same spans, the same trace",
+        .enabled(if: Requirement.met(OTLPReceiver.servesGRPC), "grpcio is not installed (python3 -m pip install grpcio)"))
+    func serveExportsOverGRPC() async throws {
+        let receiver = try await OTLPReceiver.start(grpc: true)
+        defer { receiver.stop() }
+        let origin = try await TestOrigin.start()
+        defer { Task { try await origin.shutdown() } }
+        origin.register("/e.jpg", data: try Fixture.elephants, contentType: "image/jpeg")
+        let cache = TemporaryDirectory("serve-traces-grpc")
+        defer { cache.remove() }
+        var environment = Self.environment(receiver)
+        environment["OTEL_EXPORTER_OTLP_ENDPOINT"] = try #require(receiver.grpcEndpoint)
+        environment["OTEL_EXPORTER_OTLP_PROTOCOL"] = "grpc"
+        let server = try ServeProcess(try #require(WebImageExecutable.url), [
+            "serve", "--port", "0", "--cache-dir", cache.path, "--allow-loopback",
+        ], environment: environment)
+        defer { server.terminate() }
+        let source = percentEncoded(origin.url("/e.jpg").absoluteString)
+        let status = try await get("http://127.0.0.1:\(try await server.port())/image?url=\(source)&w=64", headers: [("traceparent", Self.traceparent)])
+        #expect(status == 200)
+        server.terminate()
+        #expect(await server.waitForExit() == 0)
+
+        let trace = Trace(try await receiver.spans().filter { $0.traceID == Self.traceID })
+        let request = try #require(trace.named("GET /image").first, "spans: \(trace.spans)")
+        #expect(request.parentSpanID == Self.clientSpanID)
+        for stage in ["webimage.image", "webimage.load", "webimage.decode", "webimage.encode"] {
+            #expect(trace.named(stage).contains { trace.descends($0, from: request) }, "no \(stage) under the request: \(trace.spans)")
+        }
+    }
+
+    @Test("an OTLP protocol swift-otel does not speak is refused with a message, not a crash")
+    func unknownProtocolIsRefused() async throws {
         let fetch = try ChildProcess(try #require(WebImageExecutable.url), ["fetch", "http://127.0.0.1:9/none.jpg"], environment: [
-            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/thrift",
         ])
         let status = await fetch.waitForExit()
         #expect(status != 0)
