@@ -35,7 +35,10 @@ bin=$("$SWIFT" build --show-bin-path)
 # What loading the module needs: the C modules' maps (ours and the dependencies') and the
 # dependencies' C headers.
 clang_args=()
+# A `NAME-tool.build` folder is the same module built for a build tool (a package plugin's
+# executable): its map defines the module again, which clang refuses.
 for map in Sources/C/*/module.modulemap "$bin"/*.build/module.modulemap; do
+  case $map in *-tool.build/*) continue ;; esac
   clang_args+=(-Xcc "-fmodule-map-file=$PWD/${map#$PWD/}")
 done
 while IFS= read -r include; do clang_args+=(-Xcc "-I$PWD/$include"); done \

@@ -299,8 +299,10 @@ def info_against_thumbnail(servers, photos, names, workdir):
     return median(times["info"]), median(times["image"]), rounds
 
 
-def row(name, ours, reference, reference_name, unit, target=None, higher_is_better=True):
-    ratio = ours / reference if reference else float("inf")
+def row(name, ours, reference, reference_name, unit, target=None, higher_is_better=True, ratio=None):
+    """One table row; `ratio` when it is not ours / reference (a median of paired ratios)."""
+    if ratio is None:
+        ratio = ours / reference if reference else float("inf")
     if target is None:
         goal, met = "—", "—"
     elif higher_is_better:

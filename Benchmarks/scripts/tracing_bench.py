@@ -28,7 +28,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proxy_bench import QUALITY, WIDTH, EXTENSIONS, Servers, fetch, wrk  # noqa: E402
+from proxy_bench import QUALITY, WIDTH, EXTENSIONS, Servers, fetch, row, wrk  # noqa: E402
 
 ROUNDS = int(os.environ.get("TRACING_BENCH_ROUNDS", "6"))
 SECONDS = int(os.environ.get("TRACING_BENCH_SECONDS", "5"))
@@ -113,14 +113,7 @@ def main():
         def paired(ours, reference, index, name, unit, target=None, higher_is_better=True):
             """A row whose ratio is the median of the rounds' ratios."""
             ratio = statistics.median(a[index] / b[index] for a, b in zip(results[ours], results[reference]))
-            a, b = median(ours, index), median(reference, index)
-            if target is None:
-                goal, met = "—", "—"
-            elif higher_is_better:
-                goal, met = f"ours ≥ {target:.2f}× ref.", "yes" if ratio >= target else "**no**"
-            else:
-                goal, met = f"ours ≤ {target:.2f}× ref.", "yes" if ratio <= target else "**no**"
-            print(f"| proxy | {name} | {a:.1f} {unit} | {REFERENCE[reference]} | {b:.1f} {unit} | {ratio:.3f}× | {goal} | {met} |", flush=True)
+            row(name, median(ours, index), median(reference, index), REFERENCE[reference], unit, target, higher_is_better, ratio)
 
         for label, runs in results.items():
             text = ", ".join(f"{r[0]:.1f} req/s, {r[1]:.1f} µs CPU" for r in runs)

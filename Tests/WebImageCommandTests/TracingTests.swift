@@ -36,28 +36,48 @@ struct TracingTests {
         return Int(response.status.code)
     }
 
+    /// One request through `webimage serve` with the client's `traceparent`: an origin on
+    /// loopback serving the elephants at `/e.jpg` and `/media/e.jpg` (a bucket's path when it
+    /// stands in for S3), the server over it with `arguments` and the environment `environment`
+    /// gives for that origin, `/image?` plus `query` answered `200`, then a graceful stop;
+    /// `check` gets the origin and the stopped server.
+    func serveOneTracedRequest(
+        arguments: [String] = ["--allow-loopback"], environment: (TestOrigin) -> [String: String], query: (TestOrigin) -> String,
+        check: (TestOrigin, ServeProcess) async throws -> Void
+    ) async throws {
+        let origin = try await TestOrigin.start()
+        defer { Task { try await origin.shutdown() } }
+        for path in ["/e.jpg", "/media/e.jpg"] { origin.register(path, data: try Fixture.elephants, contentType: "image/jpeg") }
+        let cache = TemporaryDirectory("serve-traces")
+        defer { cache.remove() }
+        let server = try ServeProcess(
+            try #require(WebImageExecutable.url), ["serve", "--port", "0", "--cache-dir", cache.path] + arguments, environment: environment(origin))
+        defer { server.terminate() }
+        let status = try await get("http://127.0.0.1:\(try await server.port())/image?" + query(origin), headers: [("traceparent", Self.traceparent)])
+        #expect(status == 200)
+        server.terminate()
+        #expect(await server.waitForExit() == 0)
+        try await check(origin, server)
+    }
+
+    /// `url=` of the origin's `/e.jpg`, `w=64`.
+    static func originImage(_ origin: TestOrigin) -> String {
+        "url=\(percentEncoded(origin.url("/e.jpg").absoluteString))&w=64"
+    }
+
     @Test("serve continues an incoming traceparent: the request's span, each stage's, the origin's traceparent, the log's trace_id")
     func serveContinuesTheTrace() async throws {
         let receiver = try await OTLPReceiver.start()
         defer { receiver.stop() }
-        let origin = try await TestOrigin.start()
-        defer { Task { try await origin.shutdown() } }
-        origin.register("/e.jpg", data: try Fixture.elephants, contentType: "image/jpeg")
-        let cache = TemporaryDirectory("serve-traces")
-        defer { cache.remove() }
-        let server = try ServeProcess(try #require(WebImageExecutable.url), [
-            "serve", "--port", "0", "--cache-dir", cache.path, "--allow-loopback",
-        ], environment: Self.environment(receiver))
-        defer { server.terminate() }
-        let source = percentEncoded(origin.url("/e.jpg").absoluteString)
-        let status = try await get("http://127.0.0.1:\(try await server.port())/image?url=\(source)&w=64&format=webp", headers: [("traceparent", Self.traceparent)])
-        #expect(status == 200)
+        try await serveOneTracedRequest(environment: { _ in Self.environment(receiver) }, query: { Self.originImage($0) + "&format=webp" }) { origin, server in
+            try await checkTheTrace(try await receiver.spans(), origin: origin, server: server)
+        }
+    }
 
-        server.terminate()
-        #expect(await server.waitForExit() == 0)
-        let spans = try await receiver.spans().filter { $0.traceID == Self.traceID }
+    /// What `serveContinuesTheTrace` checks, once the server stopped.
+    func checkTheTrace(_ received: [OTLPReceiver.Span], origin: TestOrigin, server: ServeProcess) throws {
+        let spans = received.filter { $0.traceID == Self.traceID }
         let trace = Trace(spans)
-
         let request = try #require(trace.named("GET /image").first, "spans: \(spans)")
         #expect(request.parentSpanID == Self.clientSpanID)
         #expect(request.kind == "SPAN_KIND_SERVER")
@@ -89,25 +109,20 @@ struct TracingTests {
     func serveSendsTheTraceToS3() async throws {
         let receiver = try await OTLPReceiver.start()
         defer { receiver.stop() }
-        let s3 = try await TestOrigin.start()
-        defer { Task { try await s3.shutdown() } }
-        s3.register("/media/e.jpg", data: try Fixture.elephants, contentType: "image/jpeg")
-        let cache = TemporaryDirectory("serve-traces-s3")
-        defer { cache.remove() }
-        var environment = Self.environment(receiver)
-        environment["AWS_ENDPOINT_URL"] = s3.baseURL.absoluteString
-        environment["AWS_REGION"] = "us-east-1"
-        environment["AWS_ACCESS_KEY_ID"] = "test"
-        environment["AWS_SECRET_ACCESS_KEY"] = "test-secret"
-        let server = try ServeProcess(try #require(WebImageExecutable.url), [
-            "serve", "--port", "0", "--cache-dir", cache.path, "--allow-bucket", "media", "--result-store", "s3://results",
-        ], environment: environment)
-        defer { server.terminate() }
-        let status = try await get("http://127.0.0.1:\(try await server.port())/image?url=s3%3A%2F%2Fmedia%2Fe.jpg&w=64", headers: [("traceparent", Self.traceparent)])
-        #expect(status == 200)
-        server.terminate()
-        #expect(await server.waitForExit() == 0)
+        let arguments = ["--allow-bucket", "media", "--result-store", "s3://results"]
+        let environment = { (s3: TestOrigin) in
+            Self.environment(receiver).merging([
+                "AWS_ENDPOINT_URL": s3.baseURL.absoluteString, "AWS_REGION": "us-east-1",
+                "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test-secret",
+            ]) { $1 }
+        }
+        try await serveOneTracedRequest(arguments: arguments, environment: environment, query: { _ in "url=s3%3A%2F%2Fmedia%2Fe.jpg&w=64" }) { s3, _ in
+            try await checkTheTraceReachedS3(s3, receiver: receiver)
+        }
+    }
 
+    /// What `serveSendsTheTraceToS3` checks, once the server stopped.
+    func checkTheTraceReachedS3(_ s3: TestOrigin, receiver: OTLPReceiver) async throws {
         let source = try #require(s3.requests(path: "/media/e.jpg").first?.header("traceparent"))
         #expect(source.hasPrefix("00-\(Self.traceID)-"))
         let store = s3.allRequests.filter { $0.path.hasPrefix("/results/") }
@@ -147,30 +162,38 @@ struct TracingTests {
         #expect(!trace.named("webimage.decode").isEmpty)
     }
 
+    /// Whether an unsampled root still sends a `traceparent` (flag `00`) is swift-otel's choice:
+    /// 1.6 sends none, so only the export is checked.
+    @Test("OTEL_TRACES_SAMPLER is the environment's: with always_off the load succeeds and nothing is exported")
+    func samplerIsTheEnvironments() async throws {
+        let receiver = try await OTLPReceiver.start()
+        defer { receiver.stop() }
+        let origin = try await TestOrigin.start()
+        defer { Task { try await origin.shutdown() } }
+        origin.register("/e.jpg", data: try Fixture.elephants, contentType: "image/jpeg")
+        let cache = TemporaryDirectory("fetch-unsampled")
+        defer { cache.remove() }
+        var environment = Self.environment(receiver)
+        environment["OTEL_TRACES_SAMPLER"] = "always_off"
+        let fetch = try ChildProcess(try #require(WebImageExecutable.url), [
+            "fetch", "--cache-dir", cache.path, origin.url("/e.jpg").absoluteString,
+        ], environment: environment)
+        #expect(await fetch.waitForExit() == 0, "\(fetch.stderr)")
+        #expect(origin.requestCount(path: "/e.jpg") == 1)
+        #expect(try await receiver.spans().isEmpty)
+    }
+
     @Test("without OTEL_* configuration: nothing exported (a receiver on the standard port hears nothing), no traceparent sent, no trace_id logged")
     func nothingWithoutConfiguration() async throws {
         // 4318 is where an exporter on its defaults would send: a receiver there would hear it.
         let receiver = try await OTLPReceiver.start(port: 4318)
         defer { receiver.stop() }
-        let origin = try await TestOrigin.start()
-        defer { Task { try await origin.shutdown() } }
-        origin.register("/e.jpg", data: try Fixture.elephants, contentType: "image/jpeg")
-        let cache = TemporaryDirectory("serve-no-traces")
-        defer { cache.remove() }
-        let server = try ServeProcess(try #require(WebImageExecutable.url), [
-            "serve", "--port", "0", "--cache-dir", cache.path, "--allow-loopback",
-        ])
-        defer { server.terminate() }
-        let source = percentEncoded(origin.url("/e.jpg").absoluteString)
-        let status = try await get("http://127.0.0.1:\(try await server.port())/image?url=\(source)&w=64", headers: [("traceparent", Self.traceparent)])
-        #expect(status == 200)
-        server.terminate()
-        #expect(await server.waitForExit() == 0)
-
+        try await serveOneTracedRequest(environment: { _ in [:] }, query: Self.originImage) { origin, server in
+            #expect(origin.requests(path: "/e.jpg").first?.header("traceparent") == nil)
+            #expect(!server.stderr.contains { $0.contains("trace_id") })
+        }
         #expect(try await receiver.spans().isEmpty)
         #expect(receiver.otherLines.isEmpty)
-        #expect(origin.requests(path: "/e.jpg").first?.header("traceparent") == nil)
-        #expect(!server.stderr.contains { $0.contains("trace_id") })
     }
 
     @Test(
@@ -179,23 +202,10 @@ struct TracingTests {
     func serveExportsOverGRPC() async throws {
         let receiver = try await OTLPReceiver.start(grpc: true)
         defer { receiver.stop() }
-        let origin = try await TestOrigin.start()
-        defer { Task { try await origin.shutdown() } }
-        origin.register("/e.jpg", data: try Fixture.elephants, contentType: "image/jpeg")
-        let cache = TemporaryDirectory("serve-traces-grpc")
-        defer { cache.remove() }
         var environment = Self.environment(receiver)
         environment["OTEL_EXPORTER_OTLP_ENDPOINT"] = try #require(receiver.grpcEndpoint)
         environment["OTEL_EXPORTER_OTLP_PROTOCOL"] = "grpc"
-        let server = try ServeProcess(try #require(WebImageExecutable.url), [
-            "serve", "--port", "0", "--cache-dir", cache.path, "--allow-loopback",
-        ], environment: environment)
-        defer { server.terminate() }
-        let source = percentEncoded(origin.url("/e.jpg").absoluteString)
-        let status = try await get("http://127.0.0.1:\(try await server.port())/image?url=\(source)&w=64", headers: [("traceparent", Self.traceparent)])
-        #expect(status == 200)
-        server.terminate()
-        #expect(await server.waitForExit() == 0)
+        try await serveOneTracedRequest(environment: { [environment] _ in environment }, query: Self.originImage) { _, _ in }
 
         let trace = Trace(try await receiver.spans().filter { $0.traceID == Self.traceID })
         let request = try #require(trace.named("GET /image").first, "spans: \(trace.spans)")
