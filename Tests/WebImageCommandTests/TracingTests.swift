@@ -134,10 +134,9 @@ struct TracingTests {
         #expect(spans.contains { $0.name == "S3 GET" && $0.kind == "SPAN_KIND_CLIENT" && $0.attributes["aws.s3.bucket"] == #""media""# })
     }
 
-    @Test("fetch, a library user, sends the traceparent of its own trace to the origin and exports the load's spans when it ends")
-    func fetchPropagatesItsTrace() async throws {
-        let receiver = try await OTLPReceiver.start()
-        defer { receiver.stop() }
+    /// `webimage fetch` of an origin's `/e.jpg` with `environment`, which must succeed; `check`
+    /// gets the origin once the command has ended.
+    func fetchOnce(environment: [String: String], check: (TestOrigin) async throws -> Void) async throws {
         let origin = try await TestOrigin.start()
         defer { Task { try await origin.shutdown() } }
         origin.register("/e.jpg", data: try Fixture.elephants, contentType: "image/jpeg")
@@ -145,21 +144,29 @@ struct TracingTests {
         defer { cache.remove() }
         let fetch = try ChildProcess(try #require(WebImageExecutable.url), [
             "fetch", "--cache-dir", cache.path, origin.url("/e.jpg").absoluteString,
-        ], environment: Self.environment(receiver))
+        ], environment: environment)
         #expect(await fetch.waitForExit() == 0, "\(fetch.stderr)")
+        try await check(origin)
+    }
 
-        let sent = try #require(origin.requests(path: "/e.jpg").first?.header("traceparent"))
-        let parts = sent.split(separator: "-").map(String.init)
-        try #require(parts.count == 4)
-        let spans = try await receiver.spans().filter { $0.traceID == parts[1] }
-        let trace = Trace(spans)
-        let image = try #require(trace.named("webimage.image").first, "spans: \(spans)")
-        #expect(image.parentSpanID.isEmpty, "a command's load is a trace of its own")
-        #expect(image.service == "webimage-under-test")
-        let client = try #require(spans.first { $0.spanID == parts[2] })
-        #expect(client.name == "GET" && client.kind == "SPAN_KIND_CLIENT")
-        #expect(trace.descends(client, from: image))
-        #expect(!trace.named("webimage.decode").isEmpty)
+    @Test("fetch, a library user, sends the traceparent of its own trace to the origin and exports the load's spans when it ends")
+    func fetchPropagatesItsTrace() async throws {
+        let receiver = try await OTLPReceiver.start()
+        defer { receiver.stop() }
+        try await fetchOnce(environment: Self.environment(receiver)) { origin in
+            let sent = try #require(origin.requests(path: "/e.jpg").first?.header("traceparent"))
+            let parts = sent.split(separator: "-").map(String.init)
+            try #require(parts.count == 4)
+            let spans = try await receiver.spans().filter { $0.traceID == parts[1] }
+            let trace = Trace(spans)
+            let image = try #require(trace.named("webimage.image").first, "spans: \(spans)")
+            #expect(image.parentSpanID.isEmpty, "a command's load is a trace of its own")
+            #expect(image.service == "webimage-under-test")
+            let client = try #require(spans.first { $0.spanID == parts[2] })
+            #expect(client.name == "GET" && client.kind == "SPAN_KIND_CLIENT")
+            #expect(trace.descends(client, from: image))
+            #expect(!trace.named("webimage.decode").isEmpty)
+        }
     }
 
     /// Whether an unsampled root still sends a `traceparent` (flag `00`) is swift-otel's choice:
@@ -168,18 +175,11 @@ struct TracingTests {
     func samplerIsTheEnvironments() async throws {
         let receiver = try await OTLPReceiver.start()
         defer { receiver.stop() }
-        let origin = try await TestOrigin.start()
-        defer { Task { try await origin.shutdown() } }
-        origin.register("/e.jpg", data: try Fixture.elephants, contentType: "image/jpeg")
-        let cache = TemporaryDirectory("fetch-unsampled")
-        defer { cache.remove() }
         var environment = Self.environment(receiver)
         environment["OTEL_TRACES_SAMPLER"] = "always_off"
-        let fetch = try ChildProcess(try #require(WebImageExecutable.url), [
-            "fetch", "--cache-dir", cache.path, origin.url("/e.jpg").absoluteString,
-        ], environment: environment)
-        #expect(await fetch.waitForExit() == 0, "\(fetch.stderr)")
-        #expect(origin.requestCount(path: "/e.jpg") == 1)
+        try await fetchOnce(environment: environment) { origin in
+            #expect(origin.requestCount(path: "/e.jpg") == 1)
+        }
         #expect(try await receiver.spans().isEmpty)
     }
 

@@ -211,7 +211,7 @@ struct ProxyS3Tests {
         #expect(Self.counter(metrics, "webimage_proxy_store_operations_total", [#"operation="variant""#, #"outcome="corrupt""#]) == 1)
     }
 
-    @Test("a store that refuses connections degrades to rendering; /healthz says so and still answers 200")
+    @Test("a store that refuses connections degrades to rendering; /healthz says so and still answers 200; its retries are counted")
     func storeDown() async throws {
         let origin = try await TestOrigin.start()
         origin.register("/elephants.jpg", data: try Fixture.elephants)
@@ -240,6 +240,9 @@ struct ProxyS3Tests {
         let metrics = try await proxy.request("/metrics").text
         #expect(Self.counter(metrics, "webimage_proxy_store_operations_total", [#"operation="variant""#, #"outcome="error""#]) == 1)
         #expect(Self.counter(metrics, "webimage_proxy_store_operations_total", [#"operation="variant-put""#, #"outcome="error""#]) == 1)
+        // Each request was tried twice (the policy above): one retry each, counted by reason.
+        #expect(Self.counter(metrics, "webimage_proxy_store_retries_total", [#"operation="get""#, #"reason="connection_refused""#]) == 1)
+        #expect(Self.counter(metrics, "webimage_proxy_store_retries_total", [#"operation="put""#, #"reason="connection_refused""#]) == 1)
     }
 
     /// A store that accepts connections and never answers: only the store timeout ends the read.
