@@ -68,11 +68,9 @@ extension ImageManager {
     /// The original's entry in the disk cache, read in a span (on the calling thread when the
     /// request asks so).
     private func cachedEntry(for plan: StagePlan, in disk: DiskCache) async -> DiskCache.Entry? {
-        await PipelineStage.diskRead.run { span in
-            let key = plan.dataKey.key
-            let entry = plan.request.options.contains(.readsDiskOnCallingThread) ? disk.blocking.entry(forKey: key) : await disk.entry(forKey: key)
-            span.attributes["webimage.cache.hit"] = entry != nil
-            return entry
+        let key = plan.dataKey.key
+        return await PipelineStage.diskRead.lookUp {
+            plan.request.options.contains(.readsDiskOnCallingThread) ? disk.blocking.entry(forKey: key) : await disk.entry(forKey: key)
         }
     }
 

@@ -85,13 +85,8 @@ extension ImageManager {
     /// and kept in memory; `nil` when there are none, or they do not decode (they are removed).
     private func processedBytesFromDisk(plan: StagePlan) async -> PipelineResponse? {
         guard let key = plan.processedDataKey, plan.imageKey.mode == .normal || plan.imageKey.mode == .cacheOnly,
-              let disk = plan.cache.disk else { return nil }
-        let found = await PipelineStage.diskRead.run { span in
-            let entry = await disk.entry(forKey: key)
-            span.attributes["webimage.cache.hit"] = entry != nil
-            return entry
-        }
-        guard let entry = found else { return nil }
+              let disk = plan.cache.disk,
+              let entry = await PipelineStage.diskRead.lookUp({ await disk.entry(forKey: key) }) else { return nil }
         let container: ImageContainer, duration: Duration
         do {
             (container, duration) = try await configuration.executor.run { [registry = configuration.registry] in

@@ -27,7 +27,7 @@ extension ImageManager {
         }
         let cache = request.cache ?? configuration.cache
         let mode = JobKey.Mode(options)
-        if let container = tracedMemoryHit(for: request, key: imageKey, cache: cache) {
+        if let container = PipelineStage.memoryLookup.lookUp({ memoryHit(for: request, key: imageKey, cache: cache) }) {
             var response = PipelineResponse(
                 container: container, url: url, cacheType: .memory, timings: .init(total: ContinuousClock.now - started))
             response.scale = request.resolvedScale
@@ -37,17 +37,6 @@ extension ImageManager {
         guard let plan = makePlan(request, url: url, dataKey: dataKey, cache: cache, mode: mode, task: task) else { return task }
         subscribe(task, to: plan, started: started)
         return task
-    }
-
-    /// ``memoryHit(for:key:cache:)``, in a span when a traced span is current (a lookup with
-    /// nothing around it would be a trace of its own, and costs the untraced hit nothing).
-    private func tracedMemoryHit(for request: ImageRequest, key: ImageCacheKey, cache: ImageCache) -> ImageContainer? {
-        guard ServiceContext.current != nil else { return memoryHit(for: request, key: key, cache: cache) }
-        return PipelineStage.memoryLookup.run { span in
-            let hit = memoryHit(for: request, key: key, cache: cache)
-            span.attributes["webimage.cache.hit"] = hit != nil
-            return hit
-        }
     }
 
     /// A task whose completion is measured and logged.

@@ -38,4 +38,26 @@ package enum PipelineStage: String, Sendable {
     package func run<T>(_ body: (any Span) throws -> T) rethrows -> T {
         try withSpan(rawValue, body)
     }
+
+    /// A cache lookup (``memoryLookup``, ``diskRead``) in a span of this stage, with
+    /// `webimage.cache.hit`, when a span is current; otherwise `lookUp` alone, since a lookup
+    /// with nothing around it would be a trace of its own, and an untraced hit pays nothing.
+    package func lookUp<T>(_ lookUp: () -> T?) -> T? {
+        guard ServiceContext.current != nil else { return lookUp() }
+        return run { span in
+            let found = lookUp()
+            span.attributes["webimage.cache.hit"] = found != nil
+            return found
+        }
+    }
+
+    /// ``lookUp(_:)`` for a lookup that suspends (a read of the disk).
+    package func lookUp<T>(isolation: isolated (any Actor)? = #isolation, _ lookUp: () async -> T?) async -> T? {
+        guard ServiceContext.current != nil else { return await lookUp() }
+        return await run(isolation: isolation) { span in
+            let found = await lookUp()
+            span.attributes["webimage.cache.hit"] = found != nil
+            return found
+        }
+    }
 }

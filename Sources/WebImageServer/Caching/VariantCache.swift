@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NIOCore
 import WebImage
+import WebImageCore
 
 /// One encoded output of the proxy, ready to send.
 ///
@@ -123,13 +124,14 @@ package final class VariantCache: Sendable {
         return hit
     }
 
+    /// The variant from memory, else from disk; each lookup in a span when a span is current.
     package func image(forKey key: String) async -> (EncodedImage, VariantSource)? {
-        if let hit = memoryImage(forKey: key) { return (hit, .memory) }
-        return await diskImage(forKey: key).map { ($0, .disk) }
+        if let hit = PipelineStage.memoryLookup.lookUp({ memoryImage(forKey: key) }) { return (hit, .memory) }
+        return await PipelineStage.diskRead.lookUp { await diskImage(forKey: key) }.map { ($0, .disk) }
     }
 
     /// The variant from disk, then kept in memory (protected: it was asked for before).
-    package func diskImage(forKey key: String) async -> EncodedImage? {
+    private func diskImage(forKey key: String) async -> EncodedImage? {
         guard let disk, disk.contains(Self.diskKey(key)),
               let entry = await disk.entry(forKey: Self.diskKey(key)),
               let contentType = entry.metadata.contentType, let etag = entry.metadata.etag else { return nil }

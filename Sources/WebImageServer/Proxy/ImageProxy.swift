@@ -249,7 +249,7 @@ public final class ImageProxy: Sendable {
         forKey key: String, of source: ProxyRequest.Source, variesOnAccept: Bool,
         render: @escaping @Sendable () async throws -> Rendered
     ) async throws(ProxyError) -> Output {
-        if let (image, cached) = await cachedVariant(forKey: key) {
+        if let (image, cached) = await variants.image(forKey: key) {
             metrics.recordVariant(cached.rawValue)
             return Output(image: image, source: cached, variesOnAccept: variesOnAccept)
         }
@@ -270,24 +270,6 @@ public final class ImageProxy: Sendable {
         } catch {
             throw Self.proxyError(error, source: source)
         }
-    }
-
-    /// The variant kept under `key`, from memory, else from disk; each lookup in a span when a
-    /// traced span is current.
-    private func cachedVariant(forKey key: String) async -> (EncodedImage, VariantSource)? {
-        guard ServiceContext.current != nil else { return await variants.image(forKey: key) }
-        let inMemory = PipelineStage.memoryLookup.run { span in
-            let hit = variants.memoryImage(forKey: key)
-            span.attributes["webimage.cache.hit"] = hit != nil
-            return hit
-        }
-        if let inMemory { return (inMemory, .memory) }
-        let onDisk = await PipelineStage.diskRead.run { span in
-            let hit = await variants.diskImage(forKey: key)
-            span.attributes["webimage.cache.hit"] = hit != nil
-            return hit
-        }
-        return onDisk.map { ($0, .disk) }
     }
 
     /// The answer to a failure of `source`'s work: a ``ProxyError`` as it is, an ``ImageError``
