@@ -70,7 +70,8 @@ struct TracingTests {
         let receiver = try await OTLPReceiver.start()
         defer { receiver.stop() }
         try await serveOneTracedRequest(environment: { _ in Self.environment(receiver) }, query: { Self.originImage($0) + "&format=webp" }) { origin, server in
-            try await checkTheTrace(try await receiver.spans(), origin: origin, server: server)
+            let spans = try await receiver.spans()
+            try checkTheTrace(spans, origin: origin, server: server)
         }
     }
 
@@ -203,7 +204,8 @@ struct TracingTests {
         let receiver = try await OTLPReceiver.start(grpc: true)
         defer { receiver.stop() }
         var environment = Self.environment(receiver)
-        environment["OTEL_EXPORTER_OTLP_ENDPOINT"] = try #require(receiver.grpcEndpoint)
+        let endpoint = try #require(receiver.grpcEndpoint)
+        environment["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
         environment["OTEL_EXPORTER_OTLP_PROTOCOL"] = "grpc"
         try await serveOneTracedRequest(environment: { [environment] _ in environment }, query: Self.originImage) { _, _ in }
 
