@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageServer_Caching_VariantCache_1() async throws {
-#sourceLocation(file: "Sources/WebImageServer/Caching/VariantCache.swift", line: 9)
+#sourceLocation(file: "Sources/WebImageServer/Caching/VariantCache.swift", line: 10)
     let image = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), accept: ["image/webp"]).image
     print(image.contentType)   // "image/webp"
     print(image.etag)          // "\"3f2a…\"": the first 16 bytes of the SHA-256 of the bytes, in hex
@@ -14,7 +14,7 @@ func snippet_WebImageServer_Caching_VariantCache_1() async throws {
 }
 
 func snippet_WebImageServer_Caching_VariantCache_2() async throws {
-#sourceLocation(file: "Sources/WebImageServer/Caching/VariantCache.swift", line: 40)
+#sourceLocation(file: "Sources/WebImageServer/Caching/VariantCache.swift", line: 41)
     let result = try await proxy.image(for: try ProxyRequest(query: "url=https%3A%2F%2Fexample.com%2Fa.jpg&w=300"), accept: ["image/webp"])
     if result.source == .miss { print("made now") }
 #sourceLocation()
