@@ -48,6 +48,9 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     private var isReadingRequest = false
     /// Whether the current read has produced any part of a request.
     private var readProducedParts = false
+    /// For ``answeredAhead()``, called from outside the pipeline's events; set while the
+    /// handler is in the pipeline.
+    private var context: ChannelHandlerContext?
 
     init(limits: ConnectionLimits) {
         headerTimeout = TimeAmount(limits.headerTimeout)
@@ -55,6 +58,7 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
         if context.channel.isActive { start(.request, context: context) }
     }
 
@@ -64,6 +68,7 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
         cancelTimer()
     }
 
@@ -116,6 +121,19 @@ final class ConnectionTimeoutHandler: ChannelDuplexHandler, RemovableChannelHand
             }
         }
         context.write(data, promise: written)
+    }
+
+    /// A request has been read in full by `CachedVariantHandler`, ahead of the codec, and is
+    /// being answered there: no deadline while it is.
+    func answeringAhead() {
+        stop()
+    }
+
+    /// The answer to a request read ahead of the codec has reached the socket, and nothing else
+    /// is being read or answered: the connection is idle from now.
+    func answeredAhead() {
+        guard let context, unanswered == 0, context.channel.isActive else { return }
+        start(.idle, context: context)
     }
 
     private var isRequestDeadline: Bool {

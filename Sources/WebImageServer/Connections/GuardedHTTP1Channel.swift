@@ -6,7 +6,8 @@ import NIOHTTP1
 /// Hummingbird's HTTP/1 connection with the proxy's connection rules around it: the caps on
 /// open connections (all, and each client's) and the reserve for operations
 /// (``OperationsOnlyHandler``), the header and idle timeouts (``ConnectionTimeoutHandler``) and answers in
-/// the client's HTTP version (``HTTPVersionHandler``).
+/// the client's HTTP version (``HTTPVersionHandler``), with the cached variants answered ahead
+/// of the codec (`CachedVariantHandler`).
 ///
 /// Both handlers need NIO's HTTP/1 parts, which carry the version and come before Hummingbird's
 /// conversion to swift-http-types, so they are placed right after NIO's decoder once
@@ -29,9 +30,13 @@ struct GuardedHTTP1Channel: ServerChildChannel {
     let perClient: PerClientLimiter
     /// ``ConnectionLimits/trustedProxies``, parsed.
     let trustedProxies: Set<IPAddress>
+    /// The server whose cached variants are answered ahead of the codec (`CachedVariantHandler`),
+    /// or `nil` when every request takes the router.
+    let answersCachedVariants: ProxyServer?
 
-    init(http1: HTTP1Channel, limits: ConnectionLimits, open: ConcurrencyLimiter) {
+    init(http1: HTTP1Channel, limits: ConnectionLimits, open: ConcurrencyLimiter, answersCachedVariants: ProxyServer?) {
         self.http1 = http1
+        self.answersCachedVariants = answersCachedVariants
         self.limits = limits
         self.open = open
         reserve = ConcurrencyLimiter(limit: limits.reservedConnections)
@@ -66,11 +71,18 @@ struct GuardedHTTP1Channel: ServerChildChannel {
             giveBackClient()
             return channel.eventLoop.makeFailedFuture(error)
         }
-        return http1.setup(channel: channel, logger: logger).flatMapThrowing { [limits, operationsOnly] http in
+        return http1.setup(channel: channel, logger: logger).flatMapThrowing { [limits, operationsOnly, answersCachedVariants] http in
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            var handlers: [any ChannelHandler] = [HTTPVersionHandler(), ConnectionTimeoutHandler(limits: limits)]
+            let timeouts = ConnectionTimeoutHandler(limits: limits)
+            var handlers: [any ChannelHandler] = [HTTPVersionHandler(), timeouts]
             if operationsOnly { handlers.insert(OperationsOnlyHandler(), at: 0) }
+            if let server = answersCachedVariants, !operationsOnly {
+                // Ahead of the encoder too: its answers are bytes.
+                let front = CachedVariantHandler(server: server, timeouts: timeouts)
+                try pipeline.addHandler(front, position: .before(try pipeline.handler(type: HTTPResponseEncoder.self)))
+                handlers.insert(CachedVariantHandler.StackAnswers(front: front), at: 0)
+            }
             try pipeline.addHandlers(handlers, position: .after(decoder))
             return Value(channel: channel, http: http)
         }

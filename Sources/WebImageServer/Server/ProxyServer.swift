@@ -152,12 +152,13 @@ public struct ProxyServer: Sendable {
     ) -> some ApplicationProtocol {
         var serverLogger = logger ?? Logger(label: "webimage.serve.http")
         if logger == nil { serverLogger.logLevel = .warning }
-        // Evaluated for each connection: a handler of its own.
-        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: Self.channelHandlers(for: self))
         let limits = connectionLimits
         let open = ConcurrencyLimiter(limit: limits.maximumConnections)
+        // A traced server answers every request through the router, where its span is made.
+        let answersCachedVariants = answersCachedVariantsOnEventLoop && !Self.tracesRequests ? self : nil
         let server = HTTPServerBuilder { responder in
-            GuardedHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: http1), limits: limits, open: open)
+            GuardedHTTP1Channel(
+                http1: HTTP1Channel(responder: responder), limits: limits, open: open, answersCachedVariants: answersCachedVariants)
         }
         return Application(
             router: router(),
@@ -165,11 +166,6 @@ public struct ProxyServer: Sendable {
             configuration: .init(address: .hostname(host, port: port), serverName: Self.serverName),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
             logger: serverLogger)
-    }
-
-    private static func channelHandlers(for server: ProxyServer) -> [any RemovableChannelHandler] {
-        // A traced server answers every request through the router, where its span is made.
-        server.answersCachedVariantsOnEventLoop && !tracesRequests ? [CachedVariantHandler(server: server)] : []
     }
 
     /// Serves on `host`:`port` until SIGTERM or SIGINT, then stops accepting connections, lets
