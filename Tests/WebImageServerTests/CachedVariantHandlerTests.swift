@@ -191,7 +191,7 @@ import WebImageTestSupport
     /// A graceful shutdown closes idle connections at once (Hummingbird's state handler, after
     /// this one): its notice must wait until an answer written here has been sent. Over a real
     /// socket the moment of the notice cannot be chosen, so this drives the handler in NIO's
-    /// `EmbeddedChannel`, whose writes complete when they are flushed.
+    /// `EmbeddedChannel`, with a socket that sends only when the test lets it (`HeldWrites`).
     @Test func shutdownWaitsForAnswersToBeSent() async throws {
         let harness = try await ProxyHarness.start { $0.originDirectory = Fixture.demoImages }
         defer { Task { await harness.stop() } }
@@ -199,19 +199,20 @@ import WebImageTestSupport
         #expect(try await harness.request(target).status == 200)
 
         let notices = QuiesceRecorder()
+        let socket = HeldWrites()
         let channel = EmbeddedChannel()
         let server = ProxyServer(proxy: harness.proxy)
         let timeouts = ConnectionTimeoutHandler(limits: server.connectionLimits)
-        try channel.pipeline.syncOperations.addHandler(CachedVariantHandler(server: server, timeouts: timeouts))
-        try channel.pipeline.syncOperations.addHandler(notices)
+        try channel.pipeline.syncOperations.addHandlers([socket, CachedVariantHandler(server: server, timeouts: timeouts), notices])
 
         // Everything below runs on the embedded loop's thread: no suspension point from here on.
         let pipeline = channel.pipeline.syncOperations
         let request = ByteBuffer(string: "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         pipeline.fireChannelRead(NIOAny(request))
+        pipeline.fireChannelReadComplete()
         pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         #expect(notices.count == 0, "held while the answer is unsent")
-        pipeline.fireChannelReadComplete()   // flushes: the embedded writes complete
+        socket.send()
         #expect(notices.count == 1)
 
         let written = try #require(try channel.readOutbound(as: ByteBuffer.self), "no response head")
@@ -222,6 +223,30 @@ import WebImageTestSupport
         try channel.writeInbound(request)
         #expect(try channel.readInbound(as: ByteBuffer.self) == request)
         _ = try channel.finish(acceptAlreadyClosed: true)
+    }
+}
+
+/// A socket that sends nothing until ``send()``: the writes (and their promises) wait here.
+private final class HeldWrites: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    private var held: [(NIOAny, EventLoopPromise<Void>?)] = []
+    private var context: ChannelHandlerContext?
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        held.append((data, promise))
+    }
+
+    func flush(context: ChannelHandlerContext) {}
+
+    /// Writes and flushes what was held: the embedded channel's writes complete then.
+    func send() {
+        guard let context else { return }
+        for (data, promise) in held { context.write(data, promise: promise) }
+        held.removeAll()
+        context.flush()
     }
 }
 

@@ -27,6 +27,14 @@ struct AccessLog: Sendable {
         error: String?, notes: () -> Logger.Metadata
     ) {
         metrics.recordRequest(route: route(for: path), status: status, duration: duration)
+        log(method: method, path: path, status: status, bytes: bytes, duration: duration, error: error, notes: notes)
+    }
+
+    /// The log line alone, for a caller that records the metrics itself.
+    func log(
+        method: HTTPRequest.Method, path: String, status: Int, bytes: Int?, duration: Duration,
+        error: String?, notes: () -> Logger.Metadata
+    ) {
         // Load tests run at warning: then nothing below is built for nothing.
         guard logger.logLevel <= .info else { return }
         var metadata = notes()

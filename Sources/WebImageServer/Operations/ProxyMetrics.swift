@@ -62,7 +62,13 @@ public struct ProxyMetrics: Sendable {
     }
 
     func recordRequest(route: String, status: Int, duration: Duration) {
-        let (counter, timer) = handlers.made.withLock { handlers in
+        recordRequest(requestInstruments(route: route, status: status), duration: duration)
+    }
+
+    /// The counter and timer of requests of `route` answered with `status`, for a caller that
+    /// keeps them (`CachedVariantHandler`: the lookup takes a lock every event loop shares).
+    func requestInstruments(route: String, status: Int) -> (Metrics.Counter, Metrics.Timer) {
+        handlers.made.withLock { handlers in
             let key = RequestKey(route: route, status: status)
             if let known = handlers.requests[key] { return known }
             let made = (
@@ -72,23 +78,28 @@ public struct ProxyMetrics: Sendable {
             handlers.requests[key] = made
             return made
         }
-        counter.increment()
-        timer.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    func recordRequest(_ instruments: (Metrics.Counter, Metrics.Timer), duration: Duration) {
+        instruments.0.increment()
+        instruments.1.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     /// - Parameter source: `memory`, `disk`, `store` or `miss`.
     func recordVariant(_ source: String) {
-        let counter = handlers.made.withLock { handlers in
+        variantCounter(source).increment()
+    }
+
+    /// The counter of variants answered from `source`, for a caller that keeps it.
+    func variantCounter(_ source: String) -> Metrics.Counter {
+        handlers.made.withLock { handlers in
             if let known = handlers.variants[source] { return known }
             let made = Metrics.Counter(label: "webimage_proxy_variants_total", dimensions: [("source", source)], factory: factory)
             handlers.variants[source] = made
             return made
         }
-        counter.increment()
     }
 
-    /// One result store read or write: `operation` is `variant`, `original` (reads) or either
-    /// with `-put`; `outcome` is `hit`, `miss`, `stored`, `error`, `corrupt` or `timeout`.
     func recordStore(operation: String, outcome: String) {
         let key = operation + "|" + outcome
         let counter = handlers.made.withLock { handlers in

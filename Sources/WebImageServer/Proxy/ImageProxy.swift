@@ -310,9 +310,9 @@ public final class ImageProxy: Sendable {
     /// The encoded image of `plan` if memory holds it, else `nil`: what ``image(for:accept:)``
     /// would answer from memory, found synchronously, so that the server can answer it without
     /// leaving the connection's event loop.
+    /// The caller counts the variant (`webimage_proxy_variants_total{source="memory"}`).
     func cachedImage(for plan: Plan) -> Output? {
         guard let image = variants.memoryImage(forKey: plan.key) else { return nil }
-        metrics.recordVariant(VariantSource.memory.rawValue)
         return Output(image: image, source: .memory, variesOnAccept: plan.variesOnAccept)
     }
 

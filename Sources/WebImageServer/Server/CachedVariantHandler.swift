@@ -1,6 +1,6 @@
 import Foundation
-import HTTPTypes
 import Logging
+import Metrics
 import NIOCore
 import NIOHTTP1
 
@@ -47,15 +47,23 @@ final class CachedVariantHandler: ChannelInboundHandler, RemovableChannelHandler
     private var bodyToHandOn = 0
     /// Requests handed on whose answer has not been written.
     private var withStack = 0
-    /// Answers written here whose bytes have not all reached the socket.
-    private var unsent = 0
     /// Set by the server's graceful shutdown: from then on the router answers everything.
     private var quiescing = false
-    /// A shutdown notice held back until the answers written here have been sent: the codec's
-    /// side closes an idle connection at once, which would drop them.
-    private var heldQuiesceEvent: Any?
+    /// Answers were written here and the outbound buffer was full after their flush: the idle
+    /// deadline starts once it drains (``channelWritabilityChanged(context:)``).
+    private var awaitsDrain = false
     /// Set when an answer here closes the connection: nothing read after it is answered.
     private var isClosing = false
+    /// The metrics of the last answer's route and status (``record(_:)``).
+    private struct Instruments {
+        var route: String
+        var status: Int
+        var requests: Metrics.Counter
+        var duration: Metrics.Timer
+        var variants: Metrics.Counter
+    }
+
+    private var instruments: Instruments?
     /// What the current read did.
     private var handedOn = false
     private var answered = false
@@ -108,6 +116,11 @@ final class CachedVariantHandler: ChannelInboundHandler, RemovableChannelHandler
         if answered {
             answered = false
             context.flush()
+            // Idle from when the answers have left (or fit in the outbound buffer), unless a
+            // request is being read or answered by the codec's side.
+            if withStack == 0, unread == nil, !isClosing {
+                if context.channel.isWritable { timeouts.answeredAhead() } else { awaitsDrain = true }
+            }
         }
         // The codec's side hears of reads it took part in, or that left a head unfinished (the
         // header timeout starts then); a read answered here in full is nothing to it.
@@ -117,17 +130,26 @@ final class CachedVariantHandler: ChannelInboundHandler, RemovableChannelHandler
         }
     }
 
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if awaitsDrain, context.channel.isWritable {
+            awaitsDrain = false
+            if withStack == 0, unread == nil { timeouts.answeredAhead() }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard event is ChannelShouldQuiesceEvent else {
+        guard event is ChannelShouldQuiesceEvent, !quiescing else {
             context.fireUserInboundEventTriggered(event)
             return
         }
         quiescing = true
-        if unsent > 0 {
-            heldQuiesceEvent = event
-        } else {
-            context.fireUserInboundEventTriggered(event)
-        }
+        // The codec's side closes an idle connection at once, which would drop answers written
+        // here and not yet sent: the notice goes on once they are. Writes complete in order, so
+        // an empty one completes after them; a promise on this rare path, not on every answer.
+        let sent = context.eventLoop.makePromise(of: Void.self)
+        sent.futureResult.assumeIsolated().whenComplete { _ in context.fireUserInboundEventTriggered(event) }
+        context.writeAndFlush(NIOAny(ByteBuffer()), promise: sent)
     }
 
     /// An answer of the codec's side has been written: the next request may be answered here.
@@ -145,11 +167,13 @@ final class CachedVariantHandler: ChannelInboundHandler, RemovableChannelHandler
 
     /// A response decided from a request's head.
     private struct Answer {
-        var head: HTTPResponse
+        /// `200` or `304`.
+        var status: Int
+        /// Its header fields but `Date` and `Connection` (``PreparedHead``).
+        var fields: ByteBuffer
         var body: ByteBuffer?
-        var method: HTTPRequest.Method
-        var path: String
-        var source: String
+        var isHEAD: Bool
+        var recognized: ProxyServer.RecognizedRequest
         var started: ContinuousClock.Instant
     }
 
@@ -161,25 +185,39 @@ final class CachedVariantHandler: ChannelInboundHandler, RemovableChannelHandler
         guard target.utf8.starts(with: "/image?".utf8) || target.utf8.starts(with: "/info?".utf8) || server.mayBeDialectURL(target) else { return nil }
         let started = ContinuousClock.now
         let accepted = server.proxy.negotiatedFormat(accept: request.accept)
-        let now = Date()
+        guard let recognized = server.recognizedRequest(target: target, accepted: accepted) else { return nil }
+        let now = recognized.preparedHead == nil ? Date() : nil
         // An imgproxy URL past its `expires` was recognized before: the router refuses it.
-        guard let recognized = server.recognizedRequest(target: target, accepted: accepted), !recognized.headers.hasExpired(at: now),
-              let output = server.proxy.cachedImage(for: recognized.plan) else { return nil }
-        var head = server.responseHead(for: output, ifNoneMatch: request.ifNoneMatch)
-        recognized.headers.apply(to: &head, isComplete: output.isComplete, now: now, ceiling: server.proxy.configuration.maxAge)
-        // What Hummingbird adds to the router's responses.
-        head.headerFields[.date] = HTTPDate.now
-        head.headerFields[.server] = ProxyServer.serverName
-        let method: HTTPRequest.Method = request.method == .head ? .head : .get
-        let body = head.status == .ok && method == .get ? output.image.body : nil
-        return Answer(head: head, body: body, method: method, path: recognized.path, source: recognized.sourceKey, started: started)
+        if let now, recognized.headers.hasExpired(at: now) { return nil }
+        guard let output = server.proxy.cachedImage(for: recognized.plan) else { return nil }
+        let image = output.image
+        let makeFields = {
+            // The router's heads of a 200 and of a 304 ("*" matches any tag).
+            let heads = [[], ["*"]].map { ifNoneMatch in
+                var head = self.server.responseHead(for: output, ifNoneMatch: ifNoneMatch)
+                recognized.headers.apply(to: &head, isComplete: output.isComplete, now: now ?? Date(), ceiling: self.server.proxy.configuration.maxAge)
+                // What Hummingbird adds to the router's responses, but the date.
+                head.headerFields[.server] = ProxyServer.serverName
+                return ByteBuffer(fieldsOf: head)
+            }
+            return PreparedHead.Fields(ok: heads[0], notModified: heads[1])
+        }
+        let fields = recognized.preparedHead?.fields(etag: image.etag, isComplete: output.isComplete, make: makeFields) ?? makeFields()
+        let notModified = !request.ifNoneMatch.isEmpty && ProxyServer.matches(request.ifNoneMatch, etag: image.etag)
+        let isHEAD = request.method == .head
+        return Answer(
+            status: notModified ? 304 : 200, fields: notModified ? fields.notModified : fields.ok,
+            body: notModified || isHEAD ? nil : image.body, isHEAD: isHEAD, recognized: recognized, started: started)
     }
 
     private func send(_ answer: Answer, keepsAlive: Bool, isHTTP10: Bool, context: ChannelHandlerContext) {
         timeouts.answeringAhead()
-        var head = context.channel.allocator.buffer(capacity: 512)
-        head.writeResponseHead(answer.head, isHTTP10: isHTTP10, connection: !keepsAlive ? "close" : isHTTP10 ? "keep-alive" : nil)
-        let sent = context.eventLoop.makePromise(of: Void.self)
+        var head = context.channel.allocator.buffer(capacity: answer.fields.readableBytes + 96)
+        head.writeResponseHead(
+            status: answer.status, fields: answer.fields, isHTTP10: isHTTP10,
+            connection: !keepsAlive ? "close" : isHTTP10 ? "keep-alive" : nil)
+        // A promise only when the connection ends with this answer: closing drops what is unsent.
+        let sent = keepsAlive ? nil : context.eventLoop.makePromise(of: Void.self)
         if let body = answer.body {
             context.write(NIOAny(head), promise: nil)
             context.write(NIOAny(body), promise: sent)
@@ -187,30 +225,33 @@ final class CachedVariantHandler: ChannelInboundHandler, RemovableChannelHandler
             context.write(NIOAny(head), promise: sent)
         }
         answered = true
-        unsent += 1
-        if !keepsAlive { isClosing = true }
-        sent.futureResult.assumeIsolated().whenComplete { result in
-            self.answerSent(result, keepsAlive: keepsAlive, context: context)
+        if let sent {
+            isClosing = true
+            sent.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         }
-        server.proxy.metrics.recordEventLoopAnswer()
-        let bytes = answer.body?.readableBytes ?? 0
-        server.accessLog.record(
-            method: answer.method, path: answer.path, status: answer.head.status.code, bytes: bytes,
-            duration: ContinuousClock.now - answer.started, error: nil,
-            notes: { ["source": .string(answer.source), "cache": .string(VariantSource.memory.rawValue)] })
+        record(answer)
     }
 
-    private func answerSent(_ result: Result<Void, any Error>, keepsAlive: Bool, context: ChannelHandlerContext) {
-        unsent -= 1
-        if !keepsAlive {
-            context.close(promise: nil)
-            return
+    /// The answer's metrics and access-log line, as the router's middleware records them.
+    private func record(_ answer: Answer) {
+        let metrics = server.proxy.metrics
+        let recognized = answer.recognized
+        // Kept for the connection's next answers: finding them takes a lock every loop shares.
+        if instruments?.route != recognized.route || instruments?.status != answer.status {
+            let (requests, duration) = metrics.requestInstruments(route: recognized.route, status: answer.status)
+            instruments = Instruments(
+                route: recognized.route, status: answer.status, requests: requests, duration: duration,
+                variants: instruments?.variants ?? metrics.variantCounter(VariantSource.memory.rawValue))
         }
-        if case .success = result, withStack == 0, unread == nil { timeouts.answeredAhead() }
-        if unsent == 0, let event = heldQuiesceEvent {
-            heldQuiesceEvent = nil
-            context.fireUserInboundEventTriggered(event)
-        }
+        let kept = instruments!
+        kept.variants.increment()
+        metrics.recordEventLoopAnswer()
+        let elapsed = ContinuousClock.now - answer.started
+        metrics.recordRequest((kept.requests, kept.duration), duration: elapsed)
+        server.accessLog.log(
+            method: answer.isHEAD ? .head : .get, path: recognized.path, status: answer.status,
+            bytes: answer.body?.readableBytes ?? 0, duration: elapsed, error: nil,
+            notes: { ["source": .string(recognized.sourceKey), "cache": .string(VariantSource.memory.rawValue)] })
     }
 }
 

@@ -303,8 +303,22 @@ public struct ProxyServer: Sendable {
         /// What the URL's dialect adds to the headers (thumbor's `max_age()`, imgproxy's
         /// `expires` and `Content-Disposition`).
         var headers: DialectHeaders
-        /// The path, for the access log and the metrics' route.
+        /// The path, for the access log.
         var path: String
+        /// The metrics' route of the path (``AccessLog/route(for:)``).
+        var route: String
+        /// The answer's fields, made once per variant; `nil` when they change with the clock
+        /// (an imgproxy URL with `expires`).
+        var preparedHead: PreparedHead?
+
+        init(plan: ImageProxy.Plan, sourceKey: String, headers: DialectHeaders, path: String, route: String) {
+            self.plan = plan
+            self.sourceKey = sourceKey
+            self.headers = headers
+            self.path = path
+            self.route = route
+            preparedHead = headers.expires == nil ? PreparedHead() : nil
+        }
     }
 
     /// The plan of an `/image` (or `/info`) request target once every check has passed, or `nil` if one fails
@@ -320,11 +334,13 @@ public struct ProxyServer: Sendable {
             // An /info answer is kept as a variant is, under its own key.
             guard let info = try? infoRequest(uri: uri), let infoKey = try? proxy.infoKey(for: info) else { return nil }
             let plan = ImageProxy.Plan(target: nil, key: infoKey, variesOnAccept: false)
-            recognized = RecognizedRequest(plan: plan, sourceKey: RenderRecipe.sourceKey(info.source), headers: DialectHeaders(), path: uri.path)
+            recognized = RecognizedRequest(
+                plan: plan, sourceKey: RenderRecipe.sourceKey(info.source), headers: DialectHeaders(), path: uri.path, route: accessLog.route(for: uri.path))
         } else {
             guard let (recipe, headers) = recognizedRecipe(uri),
                   let plan = try? proxy.plan(for: recipe, accepted: accepted) else { return nil }
-            recognized = RecognizedRequest(plan: plan, sourceKey: RenderRecipe.sourceKey(recipe.source), headers: headers, path: uri.path)
+            recognized = RecognizedRequest(
+                plan: plan, sourceKey: RenderRecipe.sourceKey(recipe.source), headers: headers, path: uri.path, route: accessLog.route(for: uri.path))
         }
         let cost = target.utf8.count + recognized.plan.key.utf8.count + recognized.sourceKey.utf8.count
             + (recognized.headers.disposition?.name.utf8.count ?? 0)
