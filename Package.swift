@@ -342,6 +342,8 @@ if let fuzzerRuntime = Context.environment["WEBIMAGE_FUZZER_RUNTIME"], !fuzzerRu
         ("fuzz-video", ["WebImageCodecs"]),
         // The placeholder hashes' parsers and decoders: a ThumbHash or BlurHash string is a client's input.
         ("fuzz-placeholder", []),
+        // Request heads read ahead of NIO's HTTP/1 decoder (RequestHeadScan), against that decoder.
+        ("fuzz-request-head", ["WebImageServer", .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]),
     ]
     package.targets += [
         .target(name: "CFuzzerDriver", path: "Fuzz/Sources/CFuzzerDriver"),

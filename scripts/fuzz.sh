@@ -44,7 +44,7 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/lsan.supp:print_su
 # debug build's time limit.
 CORPUS=${FUZZ_CORPUS:-Fuzz/.corpus/${FUZZ_BUILD:-debug}}
 ARTIFACTS=Fuzz/.artifacts
-TARGETS=(fuzz-decode fuzz-incremental fuzz-header fuzz-metadata fuzz-proxy-request fuzz-disk-cache fuzz-data-url fuzz-cache-control fuzz-grid fuzz-svg fuzz-pdf fuzz-video fuzz-placeholder)
+TARGETS=(fuzz-decode fuzz-incremental fuzz-header fuzz-metadata fuzz-proxy-request fuzz-disk-cache fuzz-data-url fuzz-cache-control fuzz-grid fuzz-svg fuzz-pdf fuzz-video fuzz-placeholder fuzz-request-head)
 
 
 # The seed folders and dictionary of a target.
@@ -59,6 +59,7 @@ seeds_of() {
     fuzz-data-url) echo "Fuzz/seeds/data-url" ;;
     fuzz-cache-control) echo "Fuzz/seeds/cache-control" ;;
     fuzz-placeholder) echo "Fuzz/seeds/placeholder" ;;
+    fuzz-request-head) echo "Fuzz/seeds/request-head" ;;
     fuzz-disk-cache) echo "Fuzz/.seeds/disk-cache" ;;
   esac
 }
@@ -72,6 +73,7 @@ dictionary_of() {
     fuzz-data-url) echo "Fuzz/dictionaries/data-url.dict" ;;
     fuzz-cache-control) echo "Fuzz/dictionaries/cache-control.dict" ;;
     fuzz-placeholder) echo "Fuzz/dictionaries/placeholder.dict" ;;
+    fuzz-request-head) echo "Fuzz/dictionaries/request-head.dict" ;;
     fuzz-disk-cache) echo "Fuzz/dictionaries/disk-cache.dict" ;;
   esac
 }

@@ -8,8 +8,9 @@ import NIOHTTP1
 /// everything as HTTP/1.1 on a connection kept open: an HTTP/1.0 client (ApacheBench, old
 /// proxies and health checkers) that did not ask for keep-alive then waits for a close that
 /// never comes, and one that did ask is never told it was granted. This handler sits between
-/// NIO's HTTP/1 codec and Hummingbird's conversion, where versions are still visible, so it
-/// sees the router's answers and `CachedVariantHandler`'s alike:
+/// NIO's HTTP/1 codec and Hummingbird's conversion, where versions are still visible, and sees
+/// the router's answers (`CachedVariantHandler`, ahead of the codec, applies the same rules to
+/// its own):
 ///
 /// - an HTTP/1.0 request gets an HTTP/1.0 answer (anything else stays HTTP/1.1);
 /// - a request that did not ask for keep-alive (HTTP/1.0 without `Connection: keep-alive`, or

@@ -47,7 +47,7 @@ import NIOCore
     var hasExpectation = false
 
     /// Whether the connection stays open after the answer (RFC 9112 §9.3).
-    var keepsAlive: Bool {
+    public var keepsAlive: Bool {
         !asksToClose && (!isHTTP10 || asksToKeepAlive)
     }
 

@@ -34,9 +34,10 @@ import WebImage
 public struct ProxyServer: Sendable {
     /// The proxy whose work the routes serve; the caller shuts it down after the server stops.
     public let proxy: ImageProxy
-    /// Whether a variant held in memory is answered on the connection's event loop, before
-    /// Hummingbird's router (`CachedVariantHandler`). On by default: it more than doubles
-    /// the rate of cached responses. Off, every request takes the router.
+    /// Whether a variant held in memory is answered on the connection's event loop, from the
+    /// request's bytes, before the HTTP codec and Hummingbird's router (`CachedVariantHandler`).
+    /// On by default: it more than doubles the rate of cached responses. Off, every request
+    /// takes the router.
     public var answersCachedVariantsOnEventLoop = true
     /// How long a graceful shutdown waits, from the signal, for the requests in flight and the
     /// proxy's own work (disk writes) to finish. A decode is bounded by the decoding limits but
