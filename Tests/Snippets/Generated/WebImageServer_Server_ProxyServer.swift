@@ -20,7 +20,7 @@ func snippet_WebImageServer_Server_ProxyServer_1() async throws {
 }
 
 func snippet_WebImageServer_Server_ProxyServer_2() async throws {
-#sourceLocation(file: "Sources/WebImageServer/Server/ProxyServer.swift", line: 87)
+#sourceLocation(file: "Sources/WebImageServer/Server/ProxyServer.swift", line: 88)
 
 
     let router = ProxyServer(proxy: proxy).router()
