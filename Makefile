@@ -112,6 +112,10 @@ bench: test-deps
 	  echo; echo "A cached variant beside nginx serving the same bytes, paired rounds (see docs/benchmarks.md):"; \
 	  python3 Benchmarks/scripts/warm_bench.py "$$($(SWIFT) build -c release --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
 	fi
+	@if [ -z "$(GROUPS)" ] || echo " $(GROUPS) " | grep -q " cold "; then \
+	  echo; echo "Cold renders at 512 px beside a libvips server, by the original's format (see docs/benchmarks.md):"; \
+	  python3 Benchmarks/scripts/cold_bench.py "$$($(SWIFT) build -c release --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
+	fi
 	@if [ -z "$(GROUPS)" ] || echo " $(GROUPS) " | grep -q " media "; then \
 	  echo; echo "Video posters and PDF pages beside ffmpeg and pdftocairo, whole processes (see docs/benchmarks.md):"; \
 	  python3 Benchmarks/scripts/media_bench.py "$$($(SWIFT) build -c release --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \

@@ -2,13 +2,14 @@
 """A libvips-based image server, the engine imgproxy is built on, for the proxy benchmark's
 imgproxy-dialect and AVIF rows: GET /NAME answers the photo NAME of PHOTOS_DIR resized to WIDTH
 px wide (`thumbnail`, shrinking while loading as imgproxy does) and written as JPEG at quality
-80, without metadata; GET /NAME?avif as AVIF (libheif over libaom, Q 80, effort 0, its fastest). Two processes share one listening socket (imgproxy runs one process with a
+80, without metadata (GET /NAME?w=N: N px wide instead); GET /NAME?avif as AVIF (libheif over libaom, Q 80, effort 0, its fastest). Two processes share one listening socket (imgproxy runs one process with a
 worker per core; a Python server needs processes for two cores); libvips itself is single-
 threaded per request (VIPS_CONCURRENCY=1), as each request is on one core here.
 
 Usage: vips_server.py PORT PHOTOS_DIR WIDTH   (prints "ready" once both processes listen)
 """
 import http.server
+import urllib.parse
 import os
 import socket
 import sys
@@ -33,8 +34,9 @@ def main():
                 self.end_headers()
                 self.wfile.write(body)
                 return
-            image = pyvips.Image.thumbnail(path, width)
-            if query == "avif":
+            asked = urllib.parse.parse_qs(query, keep_blank_values=True)
+            image = pyvips.Image.thumbnail(path, int(asked.get("w", [width])[0]))
+            if "avif" in asked:
                 body, kind = image.heifsave_buffer(compression="av1", Q=80, effort=0, strip=True), "image/avif"
             else:
                 body, kind = image.jpegsave_buffer(Q=80, strip=True), "image/jpeg"

@@ -169,7 +169,10 @@ import WebImageCore
         let decoded = try PNGDecoder().decode(bytes, options: options).image
         if test.bitDepth <= 8 {
             let file = try bytes.withUnsafeBytes { try PNGFile($0) }
-            #expect(PNGDecoder.thumbnailReduction(file, orientation: .up, options: options)! == (2, 2))
+            #expect(PNGDecoder.libdeflateReduction(file, orientation: .up, options: options)! == (2, 2))
+            // The full decode took libdeflate's path too: it writes what libpng writes.
+            #expect(PNGDecoder.libdeflateReduction(file, orientation: .up, options: .init())! == (1, 1))
+            #expect(full == (try Self.viaLibPNG(bytes, full)))
             #expect(decoded == (try Self.boxAverage(full, 2, 2)))
         } else {
             #expect(decoded == full, "16-bit files take the full path")
@@ -208,13 +211,23 @@ import WebImageCore
                 let difference = Self.difference(thumbnail, reference)
                 #expect(difference.mean <= 0.15 && difference.max <= 1, "\(name) at \(side) px: \(difference)")
                 let raw = try PNGDecoder().decode(bytes, options: options).image
-                if PNGDecoder.thumbnailReduction(file, orientation: .up, options: options) != nil, file.exif == nil {
+                if side == 16, PNGDecoder.libdeflateReduction(file, orientation: .up, options: .init()) != nil {
+                    #expect(full.image == (try Self.viaLibPNG(bytes, full.image)), "\(name): libdeflate's full decode is libpng's")
+                }
+                if let reduction = PNGDecoder.libdeflateReduction(file, orientation: .up, options: options), reduction != (1, 1), file.exif == nil {
                     #expect(raw.width < file.header.width || raw.height < file.header.height, "\(name): the reducing path was taken")
                     reduced += 1
                 }
             }
         }
         #expect(reduced >= 2)
+    }
+
+    /// `bytes` decoded by libpng (`LibPNG.decode`), as large as `like`.
+    static func viaLibPNG(_ bytes: Data, _ like: Bitmap) throws -> Bitmap {
+        try Bitmap(width: like.width, height: like.height, pixelFormat: .rgba8) { pixels in
+            try bytes.withUnsafeBytes { try LibPNG.decode($0, width: like.width, height: like.height, into: pixels, stride: like.width * 4) }
+        }
     }
 
     /// Interlaced files take libpng's path: the decoder returns the full image.
@@ -239,7 +252,7 @@ import WebImageCore
         // blocks of 1×2. Without the swap they would be 6×1.
         options.thumbnail = .size(width: 10, height: 60, contentMode: .stretch)
         let file = try bytes.withUnsafeBytes { try PNGFile($0) }
-        #expect(PNGDecoder.thumbnailReduction(file, orientation: .right, options: options)! == (1, 2))
+        #expect(PNGDecoder.libdeflateReduction(file, orientation: .right, options: options)! == (1, 2))
         let registry = CoderRegistry(decoders: [PNGDecoder()])
         let thumbnail = try registry.decode(bytes, options: options).image
         let upright = try registry.decode(bytes).image

@@ -596,6 +596,13 @@ wi_png_status wi_png_decode_reduced(wi_png_reduce_job *job) {
                 goto done;
             }
             prev = cur;
+            if (rx == 1 && ry == 1) {
+                // No reduction: the row, expanded to RGBA, is the output's row.
+                uint8_t *out = job->pixels + (size_t)y * job->stride;
+                if (type == 6) memcpy(out, cur, (size_t)width * 4);
+                else wi_expand_row(job, &chunks, cur, out);
+                continue;
+            }
             if (type == 6) {
                 wi_add_alpha(cur, width, rx, sums);
             } else if (type == 2 && !has_alpha) {
@@ -606,7 +613,7 @@ wi_png_status wi_png_decode_reduced(wi_png_reduce_job *job) {
                 else wi_add_opaque(expanded, 4, width, rx, sums);
             }
         }
-        wi_store_row(sums, out_width, width, rx, rows, has_alpha, job->pixels + (size_t)out_y * job->stride);
+        if (rx > 1 || ry > 1) wi_store_row(sums, out_width, width, rx, rows, has_alpha, job->pixels + (size_t)out_y * job->stride);
     }
     status = WI_PNG_OK;
 

@@ -20,12 +20,12 @@ import WebImageCore
 /// whose `acTL` is invalid or duplicated, whose sequence numbers skip, repeat or go back, or
 /// whose `fcTL` count differs from `acTL`'s frame count is the still image its `IDAT` makes.
 ///
-/// With ``ImageDecodingOptions/thumbnail`` a still, non-interlaced file of at most 8 bits per
-/// sample that shrinks by 6× or more is not decoded in full: its image data is inflated with
-/// libdeflate and each row, once unfiltered, is added into the blocks that
+/// A still, non-interlaced file of at most 8 bits per sample is inflated with libdeflate and
+/// unfiltered row by row. With ``ImageDecodingOptions/thumbnail``, one that shrinks by 6× or
+/// more is not decoded in full: each row, once unfiltered, is added into the blocks that
 /// ``Bitmap/resized(width:height:)`` would average first, so only the reduced bitmap is made
 /// (its block reduction tells the registry how to finish it). 16-bit, interlaced
-/// and APNG files, and files that path finds damaged, take libpng's full decode.
+/// and APNG files, and files that path finds damaged, take libpng's decode.
 ///
 /// Hostile input: IHDR's size is checked against ``ImageDecodingOptions/maximumPixelCount``
 /// and an APNG's frame count times its canvas against
@@ -86,7 +86,7 @@ public struct PNGDecoder: ImageDecoder {
             // Refused before the bitmap is allocated: a few bytes claiming a huge image.
             throw ImageError.corruptData("PNG: \(file.imageDataBytes) bytes of image data cannot hold \(header.width)×\(header.height) pixels\(file.truncated ? " (the file is truncated)" : "")")
         }
-        if let reduction = thumbnailReduction(file, orientation: metadata.orientation, options: options) {
+        if let reduction = libdeflateReduction(file, orientation: metadata.orientation, options: options) {
             do {
                 let width = (header.width + reduction.x - 1) / reduction.x
                 let height = (header.height + reduction.y - 1) / reduction.y
@@ -94,7 +94,9 @@ public struct PNGDecoder: ImageDecoder {
                     try LibPNG.decodeReduced(bytes, header: header, reduction: reduction, into: pixels, stride: width * 4)
                 }
                 var container = ImageContainer(image: image, format: .png, orientation: metadata.orientation, iccProfile: metadata.iccProfile)
-                container.blockReduction = BlockReduction(sourceWidth: header.width, sourceHeight: header.height, x: reduction.x, y: reduction.y)
+                if reduction != (1, 1) {
+                    container.blockReduction = BlockReduction(sourceWidth: header.width, sourceHeight: header.height, x: reduction.x, y: reduction.y)
+                }
                 return container
             } catch ImageError.corruptData {
                 // libpng has the last word on damaged files: it tolerates some damage (extra
@@ -107,15 +109,17 @@ public struct PNGDecoder: ImageDecoder {
         return ImageContainer(image: image, format: .png, orientation: metadata.orientation, iccProfile: metadata.iccProfile)
     }
 
-    /// The box reduction for a thumbnail decode, when the file can take the reducing path
-    /// (``LibPNG/decodeReduced(_:header:reduction:into:stride:)``) and it saves work: a still,
-    /// non-interlaced image of at most 8 bits per sample, shrunk by more than the resampler's
-    /// Lanczos gap. The factors are the ones ``Bitmap/resized(width:height:)`` would apply to
-    /// the full image on the way to the thumbnail's size, so the result keeps its quality;
-    /// `nil` otherwise (16-bit, interlaced and APNG files, small reductions).
-    static func thumbnailReduction(_ file: PNGFile, orientation: ImageOrientation, options: ImageDecodingOptions) -> (x: Int, y: Int)? {
+    /// The box reduction of a decode through libdeflate
+    /// (``LibPNG/decodeReduced(_:header:reduction:into:stride:)``), for a still, non-interlaced
+    /// image of at most 8 bits per sample; `nil` for the others (16-bit, interlaced and APNG
+    /// files), which libpng decodes. A thumbnail shrunk by more than the resampler's Lanczos gap
+    /// is reduced by the factors ``Bitmap/resized(width:height:)`` would apply to the full image
+    /// on the way to its size, so the result keeps its quality; any other decode is (1, 1), the
+    /// full image: libdeflate inflates it two to three times as fast as libpng's zlib.
+    static func libdeflateReduction(_ file: PNGFile, orientation: ImageOrientation, options: ImageDecodingOptions) -> (x: Int, y: Int)? {
         let header = file.header
-        guard let thumbnail = options.thumbnail, !header.interlaced, header.bitDepth <= 8, !file.declaresAnimation else { return nil }
+        guard !header.interlaced, header.bitDepth <= 8, !file.declaresAnimation else { return nil }
+        guard let thumbnail = options.thumbnail else { return (1, 1) }
         let swaps = options.appliesOrientation && orientation.swapsDimensions
         let oriented = swaps ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
         let size = thumbnail.outputSize(width: oriented.width, height: oriented.height)
@@ -126,7 +130,7 @@ public struct PNGDecoder: ImageDecoder {
         // photo's reduction; the Lanczos filter does what remains.
         reduction.x = min(reduction.x, 256)
         reduction.y = min(reduction.y, 256)
-        return reduction.x > 1 || reduction.y > 1 ? reduction : nil
+        return reduction
     }
 
     /// The pixel limit, from IHDR, and the zlib bombs hidden in text chunks.

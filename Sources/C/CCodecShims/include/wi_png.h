@@ -64,7 +64,9 @@ uint32_t wi_png_crc32(uint32_t crc, const uint8_t *data, size_t size);
 /// bitmap: the image data is inflated with libdeflate, each row is unfiltered and added to the
 /// sums of its `reduce_x` × `reduce_y` blocks as it goes by, and only the reduced image is
 /// written. Colours are averaged weighted by alpha, so transparent pixels add no colour. The
-/// last block of a row or column may be narrower; it averages what there is.
+/// last block of a row or column may be narrower; it averages what there is. With blocks of
+/// one pixel (`reduce_x` and `reduce_y` 1) each row is written expanded to RGBA as it is
+/// unfiltered: the full image, as libpng's expansion to RGBA writes it.
 ///
 /// The caller has walked the chunks and checked IHDR (and the pixel limit); `width`,
 /// `height`, `bit_depth` and `color_type` are IHDR's. The raw scanlines take
