@@ -46,3 +46,12 @@ if ! command -v wrk >/dev/null 2>&1 || [ ! -e /usr/lib/nginx/modules/ngx_http_im
         || { $sudo_cmd apt-get update -q >/dev/null && $sudo_cmd apt-get install -y -q --no-install-recommends wrk libnginx-mod-http-image-filter >/dev/null; }
     $sudo_cmd nginx -s stop >/dev/null 2>&1 || true
 fi
+# libspng, for the PNG decoders' comparison of the cold group (Benchmarks/scripts/png_decoders.c).
+if [ ! -e /usr/include/spng.h ]; then
+    echo "bench-deps: installing libspng-dev from Debian" >&2
+    sudo_cmd=""
+    [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo_cmd apt-get install -y -q --no-install-recommends libspng-dev >/dev/null 2>&1 \
+        || { $sudo_cmd apt-get update -q >/dev/null && $sudo_cmd apt-get install -y -q --no-install-recommends libspng-dev >/dev/null; }
+fi

@@ -21,6 +21,7 @@ Usage: cold_bench.py WEBIMAGE_BINARY PHOTOS_DIR
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import urllib.parse
@@ -96,9 +97,22 @@ def main():
             label = f"cold, {len(members)} {'photos' if kind == 'all' else kind + ' originals'} → {WIDTH} px JPEG, requests/s"
             row(label, statistics.median(ours), statistics.median(vips), "pyvips server, thumbnail + JPEG (2 processes)",
                 "req/s", TARGETS[kind], True, ratio)
+        png_decoders(workdir, [os.path.join(photos, n) for n in kinds["PNG"]])
     finally:
         servers.stop()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def png_decoders(workdir, pngs):
+    """libspng's and libpng's full decodes and libdeflate's inflate alone (png_decoders.c), on
+    stderr: why our PNG path keeps libdeflate. Skipped without a C compiler or libspng-dev."""
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "png_decoders.c")
+    binary = os.path.join(workdir, "png_decoders")
+    built = subprocess.run(["cc", "-O2", source, "-o", binary, "-lspng", "-lpng", "-ldeflate"], capture_output=True, text=True)
+    if built.returncode != 0:
+        print("  cold: png_decoders.c not built (libspng-dev missing?); skipped", file=sys.stderr)
+        return
+    print(subprocess.run([binary] + pngs, capture_output=True, text=True).stdout, file=sys.stderr, end="")
 
 
 if __name__ == "__main__":

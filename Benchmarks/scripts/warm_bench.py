@@ -5,6 +5,7 @@ one run: `make bench GROUPS=warm`.
 - ours: `webimage serve` with its caches, every variant asked once before it is timed, so each
   timed request is a memory hit (answered ahead of the HTTP codec);
 - nginx: 2 workers, `sendfile`, the same bytes (our own outputs) as static files;
+- the same variants asked for by thumbor and imgproxy URLs, beside `/image` ones;
 - with `WARM_BASELINE=BINARY`, the same server built from an earlier commit.
 
 wrk runs 32 connections for WARM_BENCH_SECONDS (5) per server, WARM_BENCH_ROUNDS (6) rounds;
@@ -27,7 +28,7 @@ from proxy_bench import QUALITY, WIDTH, EXTENSIONS, Servers, fetch, row, wrk  # 
 
 ROUNDS = int(os.environ.get("WARM_BENCH_ROUNDS", "6"))
 SECONDS = int(os.environ.get("WARM_BENCH_SECONDS", "5"))
-REFERENCE = {"nginx": "nginx, the same bytes as static files", "baseline": "the server at WARM_BASELINE"}
+REFERENCE = {"nginx": "nginx, the same bytes as static files", "baseline": "the server at WARM_BASELINE", "ours": "warm /image URLs"}
 
 
 def main():
@@ -46,18 +47,24 @@ def main():
         os.makedirs(os.path.join(workdir, sub))
     servers = Servers(binary, photos, workdir)
     try:
-        bases = {"ours": servers.start_ours("ours", [])}
+        bases = {"ours": servers.start_ours("ours", ["--thumbor-allow-unsafe"])}
+        bases["thumbor URLs"] = bases["imgproxy URLs"] = bases["ours"]
         if baseline:
             bases["baseline"] = servers.start_ours("baseline", [], binary=os.path.abspath(baseline))
         for n, path in zip(names, ours_paths):
             with open(os.path.join(static_dir, n), "wb") as f:
                 f.write(fetch(bases["ours"] + path))
         _, bases["nginx"] = servers.start_nginx(static_dir)
-        paths = {"ours": ours_paths, "baseline": ours_paths, "nginx": ["/" + n for n in names]}
+        paths = {
+            "ours": ours_paths, "baseline": ours_paths, "nginx": ["/" + n for n in names],
+            "thumbor URLs": [f"/thumbor/unsafe/{WIDTH}x0/{urllib.parse.quote(n)}" for n in names],
+            "imgproxy URLs": [f"/imgproxy/insecure/rs:fit:{WIDTH}:0/q:{QUALITY}/plain/local:///{urllib.parse.quote(n)}" for n in names],
+        }
+        servers.pids["thumbor URLs"] = servers.pids["imgproxy URLs"] = servers.pids["ours"]
         for label, base in bases.items():  # every answer once before it is timed (ours: now cached)
             for path in paths[label]:
                 fetch(base + path)
-        pairs = [("ours", "nginx")] + ([("ours", "baseline")] if baseline else [])
+        pairs = [("ours", "nginx"), ("thumbor URLs", "ours"), ("imgproxy URLs", "ours")] + ([("ours", "baseline")] if baseline else [])
         results = {}
         for round_number in range(ROUNDS):
             measured = set()
@@ -74,16 +81,18 @@ def main():
             print(f"  {label}: {text}; errors {sum(r[2] for r in runs)}", file=sys.stderr)
         print(f"{len(names)} photos → {WIDTH} px, cached; {ROUNDS} alternating rounds of {SECONDS} s, wrk -c32", file=sys.stderr)
 
-        def paired(reference, index, name, unit, target=None, higher_is_better=True):
-            ratio = statistics.median(a[index] / b[index] for a, b in zip(results["ours"], results[reference]))
+        def paired(reference, index, name, unit, target=None, higher_is_better=True, ours="ours"):
+            ratio = statistics.median(a[index] / b[index] for a, b in zip(results[ours], results[reference]))
             median = lambda label: statistics.median(r[index] for r in results[label])
-            row(name, median("ours"), median(reference), REFERENCE[reference], unit, target, higher_is_better, ratio)
+            row(name, median(ours), median(reference), REFERENCE[reference], unit, target, higher_is_better, ratio)
 
         print()
         print("| group | benchmark | ours | reference | ref. value | ours vs ref. | target | met |")
         print("|---|---|---:|---|---:|---:|---|---|")
         paired("nginx", 0, "warm (cached), requests/s", "req/s", 1.0)
         paired("nginx", 1, "warm (cached), server CPU per request", "µs", 1.5, higher_is_better=False)
+        for dialect in ("thumbor URLs", "imgproxy URLs"):
+            paired("ours", 0, f"warm (cached), {dialect}, requests/s", "req/s", 0.9, ours=dialect)
         if baseline:
             paired("baseline", 0, "warm (cached), requests/s", "req/s")
             paired("baseline", 1, "warm (cached), server CPU per request", "µs", higher_is_better=False)

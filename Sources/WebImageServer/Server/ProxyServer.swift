@@ -388,9 +388,12 @@ public struct ProxyServer: Sendable {
     /// The dialect whose prefix `target` is under, `thumbor` or `imgproxy`; a dialect at the
     /// root takes what the other does not, as the router's order has it.
     private func dialect(of target: String) -> String? {
+        // On UTF-8 bytes: String's own prefix test compares characters, which a cached
+        // variant's answer (`CachedVariantHandler`) paid for on every dialect URL.
         func isUnder(_ prefix: String?) -> Bool {
             guard let prefix, !prefix.isEmpty else { return false }
-            return target.hasPrefix(prefix) && target.dropFirst(prefix.count).first == "/"
+            let bytes = target.utf8
+            return bytes.starts(with: prefix.utf8) && bytes.dropFirst(prefix.utf8.count).first == UInt8(ascii: "/")
         }
         if isUnder(thumbor?.prefix) { return "thumbor" }
         if isUnder(imgproxy?.prefix) { return "imgproxy" }
