@@ -318,6 +318,18 @@ def row(name, ours, reference, reference_name, unit, target=None, higher_is_bett
     print(f"| proxy | {name} | {ours:.1f} {unit} | {reference_name} | {reference:.1f} {unit} | {ratio:.3f}× | {goal} | {met} |", flush=True)
 
 
+def nginx_workdir(prefix):
+    """A temporary folder for a run with nginx (its temp folders made) and its `static` folder."""
+    workdir = tempfile.mkdtemp(prefix=prefix)
+    # nginx's workers run as nobody when it is started as root: they must read the static files.
+    os.chmod(workdir, 0o755)
+    static_dir = os.path.join(workdir, "static")
+    os.makedirs(static_dir)
+    for sub in ("nginx-body", "nginx-proxy", "nginx-fastcgi", "nginx-uwsgi", "nginx-scgi"):
+        os.makedirs(os.path.join(workdir, sub))
+    return workdir, static_dir
+
+
 def main():
     binary, photos = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     if not os.path.isdir(photos):
@@ -325,13 +337,7 @@ def main():
         return
     names = sorted(n for n in os.listdir(photos) if n.lower().endswith(EXTENSIONS))
     seconds = int(os.environ.get("PROXY_BENCH_SECONDS", "15"))
-    workdir = tempfile.mkdtemp(prefix="webimage-proxy-bench-")
-    # nginx's workers run as nobody when it is started as root: they must read the static files.
-    os.chmod(workdir, 0o755)
-    static_dir = os.path.join(workdir, "static")
-    os.makedirs(static_dir)
-    for sub in ("nginx-body", "nginx-proxy", "nginx-fastcgi", "nginx-uwsgi", "nginx-scgi"):
-        os.makedirs(os.path.join(workdir, sub))
+    workdir, static_dir = nginx_workdir("webimage-proxy-bench-")
     servers = Servers(binary, photos, workdir)
     try:
         ours_path = lambda n: f"/image?url={urllib.parse.quote('local:///' + n, safe='')}&w={WIDTH}&q={QUALITY}"

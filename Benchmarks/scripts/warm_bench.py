@@ -20,11 +20,10 @@ import os
 import shutil
 import statistics
 import sys
-import tempfile
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proxy_bench import QUALITY, WIDTH, EXTENSIONS, Servers, fetch, row, wrk  # noqa: E402
+from proxy_bench import QUALITY, WIDTH, EXTENSIONS, Servers, fetch, nginx_workdir, row, wrk  # noqa: E402
 
 ROUNDS = int(os.environ.get("WARM_BENCH_ROUNDS", "6"))
 SECONDS = int(os.environ.get("WARM_BENCH_SECONDS", "5"))
@@ -39,12 +38,7 @@ def main():
     baseline = os.environ.get("WARM_BASELINE")
     names = sorted(n for n in os.listdir(photos) if n.lower().endswith(EXTENSIONS))
     ours_paths = [f"/image?url={urllib.parse.quote('local:///' + n, safe='')}&w={WIDTH}&q={QUALITY}" for n in names]
-    workdir = tempfile.mkdtemp(prefix="webimage-warm-bench-")
-    os.chmod(workdir, 0o755)  # nginx's workers run as nobody when started as root
-    static_dir = os.path.join(workdir, "static")
-    os.makedirs(static_dir)
-    for sub in ("nginx-body", "nginx-proxy", "nginx-fastcgi", "nginx-uwsgi", "nginx-scgi"):
-        os.makedirs(os.path.join(workdir, sub))
+    workdir, static_dir = nginx_workdir("webimage-warm-bench-")
     servers = Servers(binary, photos, workdir)
     try:
         bases = {"ours": servers.start_ours("ours", ["--thumbor-allow-unsafe"])}
