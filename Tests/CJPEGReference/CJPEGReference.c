@@ -98,7 +98,9 @@ int wi_reference_jpeg_decode(const uint8_t *data, size_t size, const size_t *end
         jpeg_destroy_decompress(&cinfo);
         return -1;
     }
-    cinfo.out_color_space = JCS_EXT_RGBA;
+    // libjpeg does not convert CMYK to RGB: a CMYK (or YCCK) file is compared as its CMYK
+    // samples, 4 bytes a pixel too.
+    cinfo.out_color_space = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK ? JCS_CMYK : JCS_EXT_RGBA;
     while (!jpeg_start_decompress(&cinfo)) SHOW_MORE_OR_FAIL();
     size_t stride = (size_t)cinfo.output_width * 4;
     output = malloc(stride * cinfo.output_height);

@@ -114,6 +114,36 @@ import WebImageTestSupport
         #expect((incremental.image == oneShot.image) == (chunkSize >= 4096))
     }
 
+    static let splitCMYKJPEG = "fuzz/fuzz-incremental/jpeg-cmyk-split-differs"
+
+    /// Finding #22: a 32 × 32 Adobe CMYK JPEG the fuzzer damaged, found by CI's 5 s smoke run on
+    /// 2026-11-29. The same as #7: fed in pieces, libjpeg decodes other samples than from the
+    /// whole buffer. The fuzz target could not tell, because its libjpeg reference asked for
+    /// RGBA, which libjpeg does not make from CMYK, so the reference failed and the difference
+    /// was reported as ours. The reference now decodes CMYK files to their CMYK samples. The
+    /// contract, for each piece size: our incremental decode differs from the one-shot decode
+    /// only where libjpeg's own samples for those pieces differ from its whole-buffer ones.
+    @Test(arguments: [1, 7, 64, 512, 4096])
+    func splitCMYKJPEGDiffersOnlyWhereLibjpegDoes(chunkSize: Int) throws {
+        let data = try JPEGTests.fixture(Self.splitCMYKJPEG)
+        let oneShot = try CoderRegistry.system().decode(data)
+        let incremental = try JPEGIncrementalTests.feed(data, chunkSize: chunkSize).final
+        let whole = try #require(Self.libjpegRGBA(data, chunkSize: data.count), "the reference decodes a CMYK file")
+        let pieces = try #require(Self.libjpegRGBA(data, chunkSize: chunkSize))
+        #expect(incremental.image.width == oneShot.image.width && incremental.image.height == oneShot.image.height)
+        if pieces.pixels == whole.pixels { #expect(incremental.image == oneShot.image) }
+    }
+
+    /// Shown that file in pieces of 1, 7, 64 or 512 bytes, libjpeg alone decodes other samples
+    /// than from the whole buffer for at least one of them: the difference the fuzzer reported is
+    /// the library's. (With the reference fixed, the fuzz target passes the smoke run's input.)
+    @Test func theFuzzersSplitOfTheCMYKJPEGChangesLibjpegsSamples() throws {
+        let data = try JPEGTests.fixture(Self.splitCMYKJPEG)
+        let whole = try #require(Self.libjpegRGBA(data, chunkSize: data.count))
+        let anyPieceSizeDiffers = [1, 7, 64, 512].contains { Self.libjpegRGBA(data, chunkSize: $0)?.pixels != whole.pixels }
+        #expect(anyPieceSizeDiffers)
+    }
+
     /// libjpeg-turbo's decode of `data` shown `chunkSize` more bytes each time it suspends.
     static func libjpegRGBA(_ data: Data, chunkSize: Int) -> (pixels: [UInt8], warnings: Int)? {
         let bytes = [UInt8](data)

@@ -81,8 +81,16 @@ final class CachedVariantHandler: ChannelInboundHandler, RemovableChannelHandler
         }
         var bytes = unwrapInboundIn(data)
         if var earlier = unread.take() {
+            let arrived = bytes
             earlier.writeBuffer(&bytes)
             bytes = earlier
+            // A head ends at a line's end, and none came: it is still incomplete. Scanning it
+            // again from its start would make a head sent a byte at a time cost the square of
+            // its length.
+            if !arrived.readableBytesView.contains(UInt8(ascii: "\n")), bytes.readableBytes < RequestHeadScan.maximumLength {
+                unread = bytes
+                return
+            }
         }
         while bytes.readableBytes > 0, !isClosing {
             if bodyToHandOn > 0 {

@@ -10,7 +10,8 @@
 /// so far that libjpeg has not consumed, as an incremental decoder shows them), decoding as far as
 /// those bytes allow each time. One end at `size` is a decode of the whole buffer.
 ///
-/// Output: straight RGBA rows (`width * 4` bytes each) in `*pixels`, allocated with malloc (the
+/// Output: straight RGBA rows (`width * 4` bytes each; a CMYK or YCCK file's CMYK samples, which
+/// libjpeg does not convert to RGB) in `*pixels`, allocated with malloc (the
 /// caller frees it), at full size, libjpeg's default IDCT and upsampling; `*warnings` is libjpeg's
 /// count of corrupt-data warnings. Returns 0 on success, -1 when libjpeg fails, the image has more
 /// than `max_pixels` pixels, or the input ends before the last row (libjpeg would make up the rest).
