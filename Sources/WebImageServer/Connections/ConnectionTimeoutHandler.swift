@@ -14,10 +14,11 @@ import NIOHTTP1
 /// - none while a request that has been read is being answered (the proxy's own limits bound
 ///   that work).
 ///
-/// Requests answered ahead of the codec (`CachedVariantHandler`) reach it as calls
-/// (``answeringAhead()``, ``answeredAhead()``), and a read that leaves a head unfinished as a
-/// read's end without parts. It sits after NIO's HTTP/1 decoder, which passes on every read's end even when the bytes
-/// read are not yet a whole request head: that is how it sees a request starting.
+/// It sits after NIO's HTTP/1 decoder, which passes on every read's end even when the bytes
+/// read are not yet a whole request head: that is how it sees a request starting. Requests
+/// answered ahead of the codec (`CachedVariantHandler`) reach it as calls (``answeringAhead()``,
+/// ``answeredAhead()``), and a read that leaves such a head unfinished as a read's end without
+/// parts.
 ///
 /// Deadlines move on every request of a keep-alive connection, so the timer is lazy: starting
 /// or stopping a deadline only records it, and the one scheduled task, when it fires, closes the

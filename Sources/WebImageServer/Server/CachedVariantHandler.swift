@@ -199,11 +199,12 @@ final class CachedVariantHandler: ChannelInboundHandler, RemovableChannelHandler
         if let now, recognized.headers.hasExpired(at: now) { return nil }
         guard let output = server.proxy.cachedImage(for: recognized.plan) else { return nil }
         let image = output.image
-        let makeFields = {
+        // A local function, not a closure value: a hit, which never calls it, allocates nothing for it.
+        func makeFields() -> PreparedHead.Fields {
             // The router's heads of a 200 and of a 304 ("*" matches any tag).
             let heads = [[], ["*"]].map { ifNoneMatch in
-                var head = self.server.responseHead(for: output, ifNoneMatch: ifNoneMatch)
-                recognized.headers.apply(to: &head, isComplete: output.isComplete, now: now ?? Date(), ceiling: self.server.proxy.configuration.maxAge)
+                var head = server.responseHead(for: output, ifNoneMatch: ifNoneMatch)
+                recognized.headers.apply(to: &head, isComplete: output.isComplete, now: now ?? Date(), ceiling: server.proxy.configuration.maxAge)
                 // What Hummingbird adds to the router's responses, but the date.
                 head.headerFields[.server] = ProxyServer.serverName
                 return ByteBuffer(fieldsOf: head)

@@ -26,7 +26,10 @@ final class PreparedHead: Sendable {
     /// The fields of the variant whose entity tag is `etag`, made by `make` when the kept ones
     /// are another variant's.
     func fields(etag: String, isComplete: Bool, make: () -> Fields) -> Fields {
-        if let kept = prepared.withLock({ $0 }), kept.etag == etag, kept.isComplete == isComplete { return kept.fields }
+        let kept = prepared.withLock { prepared in
+            prepared.flatMap { $0.etag == etag && $0.isComplete == isComplete ? $0.fields : nil }
+        }
+        if let kept { return kept }
         let fields = make()
         prepared.withLock { $0 = Prepared(etag: etag, isComplete: isComplete, fields: fields) }
         return fields
