@@ -120,3 +120,43 @@ int wi_reference_jpeg_decode(const uint8_t *data, size_t size, const size_t *end
     jpeg_destroy_decompress(&cinfo);
     return 0;
 }
+
+int wi_reference_jpeg_encode_luma_first(const uint8_t *rgb, int width, int height, int quality,
+                                        uint8_t **jpeg, unsigned long *size) {
+    struct jpeg_compress_struct cinfo;
+    struct reference_error error;
+    cinfo.err = jpeg_std_error(&error.manager);
+    error.manager.error_exit = fail;
+    error.manager.output_message = quiet;
+    *jpeg = NULL;
+    *size = 0;
+    if (setjmp(error.escape)) {
+        jpeg_destroy_compress(&cinfo);
+        free(*jpeg);
+        *jpeg = NULL;
+        return -1;
+    }
+    jpeg_create_compress(&cinfo);
+    jpeg_mem_dest(&cinfo, jpeg, size);
+    cinfo.image_width = (JDIMENSION)width;
+    cinfo.image_height = (JDIMENSION)height;
+    cinfo.input_components = 3;
+    cinfo.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    // One scan per component, each with all 64 coefficients (Ss 0, Se 63: sequential).
+    jpeg_scan_info scans[3];
+    for (int component = 0; component < 3; component++) {
+        scans[component] = (jpeg_scan_info){.comps_in_scan = 1, .component_index = {component}, .Ss = 0, .Se = 63, .Ah = 0, .Al = 0};
+    }
+    cinfo.scan_info = scans;
+    cinfo.num_scans = 3;
+    jpeg_start_compress(&cinfo, TRUE);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(rgb + (size_t)cinfo.next_scanline * (size_t)width * 3);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    return 0;
+}

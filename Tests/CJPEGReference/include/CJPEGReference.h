@@ -18,4 +18,12 @@
 int wi_reference_jpeg_decode(const uint8_t *data, size_t size, const size_t *ends, size_t end_count,
                              size_t max_pixels, uint8_t **pixels, int *width, int *height, long *warnings);
 
+/// A JPEG of three sequential scans, one per component (Y, then Cb, then Cr, none interleaved),
+/// encoded by libjpeg-turbo from straight RGB rows at `quality`: a multi-scan file whose first
+/// scan already carries the luma's every detail, which a progressive file's first scan (DC
+/// only) never does. `*jpeg` is allocated with malloc (the caller frees it). Returns 0, or -1
+/// when libjpeg fails.
+int wi_reference_jpeg_encode_luma_first(const uint8_t *rgb, int width, int height, int quality,
+                                        uint8_t **jpeg, unsigned long *size);
+
 #endif
