@@ -8,6 +8,11 @@ PORT        ?= 8080
 # How long `make fuzz` runs each fuzz target, in seconds.
 FUZZ_SECONDS ?= 60
 SERVE_HOST  ?= 127.0.0.1
+# Release builds link the Swift runtime and Foundation statically: a `webimage` start, and each
+# renderer child it spawns, then loads 13 fewer shared libraries and ICU's (5 ms less a start;
+# docs/benchmarks.md). Every release build here uses the same flags, so no two of them rebuild
+# each other's objects.
+RELEASE     ?= -c release --static-swift-stdlib
 
 # Where `make gallery` writes the window when there is no display (README's screenshot:
 # GALLERY_SHOT=docs/gtk-gallery.png).
@@ -36,11 +41,11 @@ build: test-deps
 # SIGTERM) stops it gracefully. `exec` makes the server make's own child, so a signal sent to
 # it (by .ci/run) is answered by its graceful exit status.
 run: deps
-	$(SWIFT) build -c release --product webimage
-	$(SWIFT) run -c release --skip-build webimage demo --images Demo/images
+	$(SWIFT) build $(RELEASE) --product webimage
+	$(SWIFT) run $(RELEASE) --skip-build webimage demo --images Demo/images
 	@echo
 	@echo "Starting the image proxy over Demo/images: open the address below for the gallery (Ctrl-C stops it)."
-	@exec "$$($(SWIFT) build -c release --show-bin-path)/webimage" serve --origin-dir Demo/images --host $(SERVE_HOST) --port $(PORT) --cache-dir .build/serve-cache
+	@exec "$$($(SWIFT) build $(RELEASE) --show-bin-path)/webimage" serve --origin-dir Demo/images --host $(SERVE_HOST) --port $(PORT) --cache-dir .build/serve-cache
 
 # The desktop gallery, webimage-gtk, over the demo images. Without a display ($DISPLAY and
 # $WAYLAND_DISPLAY unset) it says so, and renders the window under Xvfb into GALLERY_SHOT
@@ -99,34 +104,34 @@ docs: deps
 bench: test-deps
 	@bash scripts/bench-deps.sh
 	@mkdir -p $(BENCH_OUT)
-	$(SWIFT) build -c release --product WebImageBenchmarks
-	$(SWIFT) build -c release --product webimage
-	$(SWIFT) build -c release --product webimage-gtk-probe
-	$(SWIFT) build -c release --product webimage-gtk
-	BENCH_JSON=$(BENCH_OUT)/latest.json $(SWIFT) run -c release --skip-build WebImageBenchmarks $(GROUPS) | tee $(BENCH_OUT)/latest.md
+	$(SWIFT) build $(RELEASE) --product WebImageBenchmarks
+	$(SWIFT) build $(RELEASE) --product webimage
+	$(SWIFT) build $(RELEASE) --product webimage-gtk-probe
+	$(SWIFT) build $(RELEASE) --product webimage-gtk
+	BENCH_JSON=$(BENCH_OUT)/latest.json $(SWIFT) run $(RELEASE) --skip-build WebImageBenchmarks $(GROUPS) | tee $(BENCH_OUT)/latest.md
 	@if [ -z "$(GROUPS)" ] || echo " $(GROUPS) " | grep -q " proxy "; then \
 	  echo; echo "The image proxy under wrk, beside nginx image_filter, thumbor and nginx static (see docs/benchmarks.md):"; \
-	  python3 Benchmarks/scripts/proxy_bench.py "$$($(SWIFT) build -c release --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
+	  python3 Benchmarks/scripts/proxy_bench.py "$$($(SWIFT) build $(RELEASE) --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
 	fi
 	@if [ -z "$(GROUPS)" ] || echo " $(GROUPS) " | grep -q " warm "; then \
 	  echo; echo "A cached variant beside nginx serving the same bytes, paired rounds (see docs/benchmarks.md):"; \
-	  python3 Benchmarks/scripts/warm_bench.py "$$($(SWIFT) build -c release --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
+	  python3 Benchmarks/scripts/warm_bench.py "$$($(SWIFT) build $(RELEASE) --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
 	fi
 	@if [ -z "$(GROUPS)" ] || echo " $(GROUPS) " | grep -q " cold "; then \
 	  echo; echo "Cold renders at 512 px beside a libvips server, by the original's format (see docs/benchmarks.md):"; \
-	  python3 Benchmarks/scripts/cold_bench.py "$$($(SWIFT) build -c release --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
+	  python3 Benchmarks/scripts/cold_bench.py "$$($(SWIFT) build $(RELEASE) --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
 	fi
 	@if [ -z "$(GROUPS)" ] || echo " $(GROUPS) " | grep -q " media "; then \
 	  echo; echo "Video posters and PDF pages beside ffmpeg and pdftocairo, whole processes (see docs/benchmarks.md):"; \
-	  python3 Benchmarks/scripts/media_bench.py "$$($(SWIFT) build -c release --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
+	  python3 Benchmarks/scripts/media_bench.py "$$($(SWIFT) build $(RELEASE) --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
 	fi
 	@if [ -z "$(GROUPS)" ] || echo " $(GROUPS) " | grep -q " memory "; then \
 	  echo; echo "webimage serve's memory before, during and 30 s after a 90 s burst of new variants (see docs/benchmarks.md):"; \
-	  python3 Benchmarks/scripts/memory_bench.py "$$($(SWIFT) build -c release --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
+	  python3 Benchmarks/scripts/memory_bench.py "$$($(SWIFT) build $(RELEASE) --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
 	fi
 	@if [ -z "$(GROUPS)" ] || echo " $(GROUPS) " | grep -q " tracing "; then \
 	  echo; echo "What tracing costs the proxy: no tracer, and every request exported over OTLP (see docs/benchmarks.md):"; \
-	  python3 Benchmarks/scripts/tracing_bench.py "$$($(SWIFT) build -c release --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
+	  python3 Benchmarks/scripts/tracing_bench.py "$$($(SWIFT) build $(RELEASE) --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
 	fi
 	@if [ -z "$(GROUPS)" ]; then \
 	  echo; echo "The disk cache's index design, the SQLite alternative (see docs/benchmarks.md):"; \

@@ -19,29 +19,33 @@ let cLibraries: [Target] = [
     // Whole-buffer inflate, about three times zlib's speed: the PNG thumbnail path.
     .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
     .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
-    // AVIF through libavif (AV1 decoded by dav1d or libaom, whichever Debian's build links).
-    // No pkgConfig: libavif.pc adds -DAVIF_DLL (a Windows export macro), a flag SwiftPM refuses
-    // with a warning; the header and library are in the default paths.
+    // AVIF through libavif (AV1 decoded by dav1d or libaom, whichever Debian's build links),
+    // opened when first used, not linked (CLazyLibraries). No pkgConfig: libavif.pc adds
+    // -DAVIF_DLL (a Windows export macro), a flag SwiftPM refuses with a warning; the header is
+    // in the default paths.
     .systemLibrary(name: "CAvif", providers: [.apt(["libavif-dev"])]),
     // RGB to YUV for the AVIF encoder: libavif 0.11 converts RGB with its portable per-pixel
     // code (a fifth of a 512 px encode), libyuv with SIMD. No pkg-config file in Debian's package.
     .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
-    // HEIC/HEIF through libheif (HEVC decoded by libde265).
-    .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+    // HEIC/HEIF through libheif (HEVC decoded by libde265). No pkgConfig: its flags are the
+    // multiarch include folder, a default path, and -lheif, and the library is not linked but
+    // opened when the first HEIF is (CLazyLibraries).
+    .systemLibrary(name: "CHeif", providers: [.apt(["libheif-dev"])]),
     // JPEG XL through libjxl (the reference implementation; Debian 12 ships 0.7). No pkgConfig,
     // as for CAvif: libjxl.pc brings libhwy's -DHWY_SHARED_DEFINE, a flag SwiftPM refuses with a
     // warning (and jxl/decode.h does not need); the header and library are in the default paths.
+    // Opened when first used, not linked (CLazyLibraries).
     .systemLibrary(name: "CJxl", providers: [.apt(["libjxl-dev"])]),
     // SVG through librsvg (rendered with cairo).
     .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
     // PDF pages through poppler-glib (rendered with cairo, as pdftocairo does). Its headers
-    // only: the library is not linked but opened when the first PDF is (CLazyMedia, which says
+    // only: the library is not linked but opened when the first PDF is (CLazyLibraries, which says
     // why). No pkgConfig: the shim includes <poppler/glib/poppler.h> by its full path, and the
     // GLib and cairo include paths its headers need come from CRsvg's pkg-config flags.
     .systemLibrary(name: "CPoppler", providers: [.apt(["libpoppler-glib-dev"])]),
     // Video posters through FFmpeg (Debian 12: 5.1): libavformat's demuxers over bytes in memory,
     // libavcodec's decoders, libswscale. Its headers only: the four libraries are not linked but
-    // opened when the first video is (CLazyMedia). No pkgConfig: the headers are in the default
+    // opened when the first video is (CLazyLibraries). No pkgConfig: the headers are in the default
     // include path (/usr/include/x86_64-linux-gnu).
     .systemLibrary(
         name: "CFFmpeg",
@@ -108,26 +112,31 @@ let package = Package(
             ]
         ),
         // The C that Swift cannot express, over the libraries it includes: libjpeg, libpng (and
-        // zlib, its inflate), libwebp, libdeflate, lcms2 (the JPEG previews' colour), and dav1d's
-        // header alone (wi_dav1d.c: its default settings, found at run time).
+        // zlib, its inflate), libwebp, libdeflate, lcms2 (the JPEG previews' colour), and dav1d
+        // (wi_dav1d.c: its default settings, without the logger). libdav1d is linked although
+        // only libavif and libheif call it, and they are opened when first used: a library in
+        // the link that references dav1d_default_settings is what makes the linker export this
+        // program's definition, which the two then bind to instead of libdav1d's.
         inSourcesC(.target(
             name: "CCodecShims",
             dependencies: ["CJPEG", "CPNG", "CWebP", "CDeflate", "CLCMS2"],
-            linkerSettings: [.linkedLibrary("z")]
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("dav1d")]
         )),
-        // FFmpeg and poppler-glib opened when first used (dlopen), not linked: their dependencies
-        // (188 libraries, all bound at load) cost every start of `webimage` about 70 ms in the
-        // dynamic loader (include/wi_lazy_media.h). It defines, hidden, every FFmpeg and
-        // poppler-glib function WebImageCodecs calls. CRsvg for its pkg-config flags alone (the
-        // GLib and cairo headers that poppler's include).
+        // The codec libraries few runs need (FFmpeg, poppler-glib, libjxl, libheif, libavif)
+        // opened when first used (dlopen), not linked: loaded with their dependencies at every
+        // start, they cost each `webimage` process and renderer child about 70 ms in the dynamic
+        // loader, and libjxl's and libheif's load-time work 4 ms more
+        // (include/wi_lazy_libraries.h). It defines, hidden, every function of theirs
+        // WebImageCodecs calls. CRsvg for its pkg-config flags alone (the GLib and cairo headers
+        // that poppler's include).
         inSourcesC(.target(
-            name: "CLazyMedia",
-            dependencies: ["CFFmpeg", "CPoppler", "CRsvg"],
+            name: "CLazyLibraries",
+            dependencies: ["CFFmpeg", "CPoppler", "CJxl", "CHeif", "CAvif", "CRsvg"],
             linkerSettings: [.linkedLibrary("dl")]
         )),
         .target(
             name: "WebImageCodecs",
-            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CYUV", "CHeif", "CJxl", "CRsvg", "CPoppler", "CDeflate", "CFFmpeg", "CLazyMedia", "CCodecShims"]
+            dependencies: ["WebImageCore", "CTurboJPEG", "CJPEG", "CPNG", "CWebP", "CGIF", "CLCMS2", "CAvif", "CYUV", "CHeif", "CJxl", "CRsvg", "CPoppler", "CDeflate", "CFFmpeg", "CLazyLibraries", "CCodecShims"]
         ),
         .target(
             name: "WebImageHTTP",

@@ -5,7 +5,6 @@ import CGIF
 import CHeif
 import CJxl
 import CLCMS2
-import CLazyMedia
 import CPoppler
 import CRsvg
 import CTurboJPEG
@@ -18,7 +17,6 @@ package enum CodecLibraries {
     /// Library name and version, one pair per codec library.
     package static var versions: [(library: String, version: String)] {
         let lcms = Int(cmsGetEncodedCMMversion())
-        let jxl = JxlDecoderVersion()
         return [
             ("libjpeg-turbo (libjpeg API)", "\(wi_jpeg_lib_version() / 10).\(wi_jpeg_lib_version() % 10)"),
             ("libpng", String(cString: wi_png_lib_version())),
@@ -26,18 +24,26 @@ package enum CodecLibraries {
             ("giflib", "\(GIFLIB_MAJOR).\(GIFLIB_MINOR).\(GIFLIB_RELEASE)"),
             ("lcms2", "\(lcms / 1000).\((lcms / 10) % 100)"),
             ("libwebpdemux", Self.dotted(WebPGetDemuxVersion())),
-            ("libavif", "\(String(cString: avifVersion())) (\(avifCodecs))"),
-            ("libheif", String(cString: heif_get_version())),
-            ("libjxl", "\(jxl / 1_000_000).\(jxl / 1000 % 1000).\(jxl % 1000)"),
+            // Opened when first used (LazyLibrary): asking a version loads the library.
+            ("libavif", Self.loaded(.avif) { "\(String(cString: avifVersion())) (\(avifCodecs))" }),
+            ("libheif", Self.loaded(.heif) { String(cString: heif_get_version()) }),
+            ("libjxl", Self.loaded(.jxl) {
+                let jxl = JxlDecoderVersion()
+                return "\(jxl / 1_000_000).\(jxl / 1000 % 1000).\(jxl % 1000)"
+            }),
             ("librsvg", "\(rsvg_major_version).\(rsvg_minor_version).\(rsvg_micro_version)"),
-            // Opened when first used (CLazyMedia): asking its version loads it.
-            ("poppler-glib", wi_lazy_poppler_available() != 0 ? String(cString: poppler_get_version()) : "not installed"),
+            ("poppler-glib", Self.loaded(.poppler) { String(cString: poppler_get_version()) }),
             // Neither has a run-time version call: the headers' version, which Debian ships
             // in the same source package as the library.
             ("libdeflate", LIBDEFLATE_VERSION_STRING),
             ("libyuv", "\(LIBYUV_VERSION)"),
             ("TurboJPEG", tjGetErrorStr2(nil) != nil ? "2.x API" : "unknown"),
         ]
+    }
+
+    /// `version()` when `library` loads, else "not installed".
+    private static func loaded(_ library: LazyLibrary, _ version: () -> String) -> String {
+        library.isAvailable ? version() : "not installed"
     }
 
     /// libwebp's packed version (0xMMmmpp) as "M.m.p".

@@ -14,7 +14,7 @@ struct WebImageCommand: AsyncParsableCommand {
     /// a bug report needs).
     ///
     /// The configuration is built at every start, whatever the command, and asking poppler-glib
-    /// its version loads it (it is opened when first used, not linked: CLazyMedia): the
+    /// its version loads it (it is opened when first used, not linked: CLazyLibraries): the
     /// libraries are listed only when `--version` is among the arguments.
     static var versionText: String {
         let header = "webimage \(LibraryVersion.string)"

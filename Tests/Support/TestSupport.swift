@@ -123,10 +123,13 @@ public struct CommandRun: Sendable {
 
     /// Runs `executable` with `arguments` in `directory` and waits for it. `input`, when given,
     /// is written to its standard input (which is then closed); otherwise it inherits ours.
-    public init(_ executable: URL, _ arguments: [String], in directory: URL? = nil, input: Data? = nil) throws {
+    /// `environment` is set over ours.
+    public init(_ executable: URL, _ arguments: [String], in directory: URL? = nil, input: Data? = nil,
+                environment: [String: String] = [:]) throws {
         let process = SpawnedProcess()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         if let directory { process.currentDirectoryURL = directory }
         // Close-on-exec pipes: see CloseOnExecPipe.
         let out = try CloseOnExecPipe(), err = try CloseOnExecPipe()

@@ -21,8 +21,10 @@ enum Fixture {
 
 /// Runs the built `webimage` in the repository's root, off the cooperative pool (it blocks until
 /// the process exits), with `input` on its standard input.
-func runWebImage(_ arguments: [String], input: String? = nil) async throws -> CommandRun {
+func runWebImage(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) async throws -> CommandRun {
     let executable = try #require(WebImageExecutable.url)
     let repository = Fixture.repository
-    return try await Task.detached { try CommandRun(executable, arguments, in: repository, input: input.map { Data($0.utf8) }) }.value
+    return try await Task.detached {
+        try CommandRun(executable, arguments, in: repository, input: input.map { Data($0.utf8) }, environment: environment)
+    }.value
 }

@@ -1,6 +1,6 @@
 // FFmpeg (Debian 12: 5.1) for VideoDecoder: the demuxers over a custom AVIOContext, the video
 // decoders, the scaler, and the utilities for the display matrix, options and HDR metadata.
-// Headers only: the libraries are not linked, CLazyMedia opens them when the first video is
+// Headers only: the libraries are not linked, CLazyLibraries opens them when the first video is
 // (a function called from Swift needs its forwarder there).
 #include <libavformat/avformat.h>
 #include <libavformat/avio.h>

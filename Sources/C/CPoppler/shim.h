@@ -4,6 +4,6 @@
 //
 // By its full path, with no pkg-config flags of its own (poppler's headers include each other
 // with quotes; the GLib and cairo paths come from CRsvg's pkg-config). The library is not
-// linked: CLazyMedia opens it when the first PDF is.
+// linked: CLazyLibraries opens it when the first PDF is.
 #include <poppler/glib/poppler.h>
 #include <cairo.h>

@@ -78,6 +78,7 @@ public struct AVIFDecoder: ImageDecoder {
 
     /// A libavif decoder with the options' limits set, before it is given any bytes.
     static func configuredDecoder(options: ImageDecodingOptions, imageCountLimit: UInt32? = nil) throws -> UnsafeMutablePointer<avifDecoder> {
+        try LazyLibrary.avif.load()
         guard let decoder = avifDecoderCreate() else { throw ImageError.tooLarge("AVIF: libavif could not allocate a decoder") }
         // One thread: the caller's decode executor decides the parallelism.
         decoder.pointee.maxThreads = 1

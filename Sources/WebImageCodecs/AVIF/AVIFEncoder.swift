@@ -32,6 +32,7 @@ public struct AVIFEncoder: ImageEncoder {
     public var format: ImageFormat { .avif }
 
     public func encode(_ image: ImageContainer, options: ImageEncodingOptions) throws -> Data {
+        try LazyLibrary.avif.load()
         guard let encoder = avifEncoderCreate() else { throw ImageError.tooLarge("AVIF: libavif could not allocate an encoder") }
         defer { avifEncoderDestroy(encoder) }
         encoder.pointee.codecChoice = AVIF_CODEC_CHOICE_AOM

@@ -88,6 +88,7 @@ public struct HEIFDecoder: ImageDecoder {
         // Grids are bounded before libheif parses them: it decodes every tile, however small
         // the canvas they compose.
         try ISOBMFFItems.checkTiles(bytes, options: options, format: "HEIF")
+        try LazyLibrary.heif.load()
         guard let context = heif_context_alloc() else { throw ImageError.tooLarge("HEIF: libheif could not allocate a context") }
         defer { heif_context_free(context) }
         // libheif's limit is one side, checked against every coded image's width and height

@@ -30,6 +30,7 @@ public struct JXLEncoder: ImageEncoder {
     public var format: ImageFormat { .jxl }
 
     public func encode(_ image: ImageContainer, options: ImageEncodingOptions) throws -> Data {
+        try LazyLibrary.jxl.load()
         guard let encoder = JxlEncoderCreate(nil) else { throw ImageError.tooLarge("JPEG XL: libjxl could not allocate an encoder") }
         defer { JxlEncoderDestroy(encoder) }
         let frames: [AnimatedImage.Frame]

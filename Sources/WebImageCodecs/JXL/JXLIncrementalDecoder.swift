@@ -44,7 +44,9 @@ final class JXLIncrementalDecoder: IncrementalImageDecoder {
 
     init(options: ImageDecodingOptions) {
         self.options = options
-        decoder = JxlDecoderCreate(nil)
+        // Not loaded, libjxl is reported by the first append (the protocol's initializer
+        // does not throw).
+        decoder = LazyLibrary.jxl.isAvailable ? JxlDecoderCreate(nil) : nil
     }
 
     deinit {
@@ -90,7 +92,10 @@ final class JXLIncrementalDecoder: IncrementalImageDecoder {
 
     /// Gives libjxl the bytes it has not consumed and handles its events until it needs more.
     private func advance() throws {
-        guard let decoder else { throw ImageError.tooLarge("JPEG XL: libjxl could not allocate a decoder") }
+        guard let decoder else {
+            try LazyLibrary.jxl.load()
+            throw ImageError.tooLarge("JPEG XL: libjxl could not allocate a decoder")
+        }
         if !isConfigured {
             try configure(decoder)
             isConfigured = true

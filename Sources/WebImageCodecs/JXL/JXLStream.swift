@@ -26,6 +26,7 @@ final class JXLStream {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else {
             throw ImageError.corruptData("JPEG XL: no bytes")
         }
+        try LazyLibrary.jxl.load()
         guard let decoder = JxlDecoderCreate(nil) else { throw ImageError.tooLarge("JPEG XL: libjxl could not allocate a decoder") }
         let info: JxlBasicInfo
         do {

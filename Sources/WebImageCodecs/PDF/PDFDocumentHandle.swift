@@ -1,4 +1,3 @@
-import CLazyMedia
 import CPoppler
 import Foundation
 import WebImageCore
@@ -20,7 +19,7 @@ final class PDFDocumentHandle {
     ///   when poppler-glib is not installed, ``ImageError/corruptData(_:)`` for one Poppler
     ///   cannot read.
     init(_ data: Data) throws {
-        try Self.loadPoppler()
+        try LazyLibrary.poppler.load()
         let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
         defer { g_bytes_unref(bytes) }
         var error: UnsafeMutablePointer<GError>?
@@ -56,19 +55,6 @@ final class PDFDocumentHandle {
             throw ImageError.corruptData("PDF: page \(number) cannot be read")
         }
         return PDFPageHandle(page)
-    }
-
-    /// Loads poppler-glib, once a process (it is opened when first used, not linked:
-    /// CLazyMedia). Every path into Poppler starts here, with the opening of a document.
-    ///
-    /// - Throws: ``ImageError/unsupportedFormat(_:)`` when it is not installed (or lacks a
-    ///   function the decoder calls): no Poppler function is called then.
-    static func loadPoppler() throws {
-        guard wi_lazy_poppler_available() != 0 else {
-            let failure: UnsafePointer<CChar>? = wi_lazy_poppler_failure()
-            let reason = failure.map { " (\(LibraryMessage.oneLine(String(cString: $0))))" } ?? ""
-            throw ImageError.unsupportedFormat("PDF: poppler-glib (libpoppler-glib8) is not installed\(reason)")
-        }
     }
 
     /// A Poppler error as an ``ImageError``: a document that needs a password is

@@ -1,5 +1,4 @@
 import CFFmpeg
-import CLazyMedia
 import WebImageCore
 
 /// FFmpeg's process-wide state, set once before the first video is opened.
@@ -27,18 +26,13 @@ enum FFmpegSetup {
     static let largestAllocation = 256 << 20
 
     /// Loads FFmpeg's libraries, once a process (they are opened when first used, not linked:
-    /// CLazyMedia), and runs the one-time setup (cheap after the first call). Every path into
-    /// FFmpeg starts here.
+    /// ``LazyLibrary``), and runs the one-time setup (cheap after the first call). Every path
+    /// into FFmpeg starts here.
     ///
     /// - Throws: ``ImageError/unsupportedFormat(_:)`` when the libraries are not installed (or
     ///   lack a function the decoder calls): no FFmpeg function is called then.
     static func prepare() throws {
-        guard wi_lazy_ffmpeg_available() != 0 else {
-            let failure: UnsafePointer<CChar>? = wi_lazy_ffmpeg_failure()
-            let reason = failure.map { " (\(LibraryMessage.oneLine(String(cString: $0))))" } ?? ""
-            throw ImageError.unsupportedFormat(
-                "video: FFmpeg's libraries (libavformat59, libavcodec59, libswscale6, libavutil57) are not installed\(reason)")
-        }
+        try LazyLibrary.ffmpeg.load()
         _ = silenced
     }
 

@@ -1,11 +1,9 @@
-// FFmpeg 5.1 (Debian 12), loaded when first used: see include/wi_lazy_media.h. Every function
+// FFmpeg 5.1 (Debian 12), loaded when first used: see include/wi_lazy_libraries.h. Every function
 // the Swift code in Sources/WebImageCodecs calls is defined here, hidden, under its own name and
 // with its header's prototype (the headers are included, so a mismatch does not compile), and
 // forwards to the library's function.
-#include "wi_lazy_media.h"
+#include "wi_lazy_libraries.h"
 #include "wi_lazy_load.h"
-
-#include <pthread.h>
 
 #include <libavformat/avformat.h>
 #include <libavformat/avio.h>
@@ -20,8 +18,6 @@
 #include <libavutil/pixdesc.h>
 #include <libavutil/error.h>
 #include <libavutil/mathematics.h>
-
-#define WI_HIDDEN __attribute__((visibility("hidden")))
 
 enum { WI_AVUTIL, WI_AVCODEC, WI_SWSCALE, WI_AVFORMAT, WI_FFMPEG_LIBRARIES };
 
@@ -82,240 +78,201 @@ static const char *const wi_ffmpeg_sonames[WI_FFMPEG_LIBRARIES] = {
     X(WI_AVUTIL, av_rescale_q_rnd)                   \
     X(WI_AVUTIL, av_strerror)
 
-/// The functions' addresses, each typed as a pointer to the function its header declares.
-static struct {
-#define WI_SLOT(library, name) __typeof__(&name) name;
-    WI_FFMPEG_FUNCTIONS(WI_SLOT)
-#undef WI_SLOT
-} wi_ffmpeg;
-
-static pthread_once_t wi_ffmpeg_once = PTHREAD_ONCE_INIT;
-static int wi_ffmpeg_loaded;
-static char wi_ffmpeg_failure_text[512];
-
-static void wi_ffmpeg_load(void) {
-    static const wi_lazy_symbol symbols[] = {
-#define WI_SYMBOL(library, name) {library, #name, (void **)&wi_ffmpeg.name},
-        WI_FFMPEG_FUNCTIONS(WI_SYMBOL)
-#undef WI_SYMBOL
-    };
-    void *handles[WI_FFMPEG_LIBRARIES];
-    wi_ffmpeg_loaded = wi_lazy_load(wi_ffmpeg_sonames, handles, WI_FFMPEG_LIBRARIES, symbols,
-                                    (int)(sizeof symbols / sizeof symbols[0]),
-                                    wi_ffmpeg_failure_text, sizeof wi_ffmpeg_failure_text);
-}
-
-int wi_lazy_ffmpeg_available(void) {
-    pthread_once(&wi_ffmpeg_once, wi_ffmpeg_load);
-    return wi_ffmpeg_loaded;
-}
-
-const char *wi_lazy_ffmpeg_failure(void) {
-    return wi_lazy_ffmpeg_available() ? NULL : wi_ffmpeg_failure_text;
-}
-
-/// The loaded functions; aborts, naming `function`, when FFmpeg could not be loaded.
-static inline __attribute__((always_inline)) const __typeof__(wi_ffmpeg) *wi_ffmpeg_require(const char *function) {
-    if (!wi_lazy_ffmpeg_available()) wi_lazy_unavailable("FFmpeg", function, wi_ffmpeg_failure_text);
-    return &wi_ffmpeg;
-}
-
-/// The address of `name` in its library.
-#define WI_FF(name) (wi_ffmpeg_require(#name)->name)
+WI_LAZY_DEFINE(ffmpeg, "FFmpeg", wi_ffmpeg_sonames, WI_FFMPEG_FUNCTIONS)
 
 // libavformat
 
 WI_HIDDEN int av_find_best_stream(AVFormatContext *ic, enum AVMediaType type, int wanted_stream_nb,
                                   int related_stream, const AVCodec **decoder_ret, int flags) {
-    return WI_FF(av_find_best_stream)(ic, type, wanted_stream_nb, related_stream, decoder_ret, flags);
+    return WI_LAZY(av_find_best_stream)(ic, type, wanted_stream_nb, related_stream, decoder_ret, flags);
 }
 
 WI_HIDDEN const AVInputFormat *av_find_input_format(const char *short_name) {
-    return WI_FF(av_find_input_format)(short_name);
+    return WI_LAZY(av_find_input_format)(short_name);
 }
 
 WI_HIDDEN AVRational av_guess_sample_aspect_ratio(AVFormatContext *format, AVStream *stream, AVFrame *frame) {
-    return WI_FF(av_guess_sample_aspect_ratio)(format, stream, frame);
+    return WI_LAZY(av_guess_sample_aspect_ratio)(format, stream, frame);
 }
 
 WI_HIDDEN int av_read_frame(AVFormatContext *s, AVPacket *pkt) {
-    return WI_FF(av_read_frame)(s, pkt);
+    return WI_LAZY(av_read_frame)(s, pkt);
 }
 
 WI_HIDDEN int av_seek_frame(AVFormatContext *s, int stream_index, int64_t timestamp, int flags) {
-    return WI_FF(av_seek_frame)(s, stream_index, timestamp, flags);
+    return WI_LAZY(av_seek_frame)(s, stream_index, timestamp, flags);
 }
 
 WI_HIDDEN uint8_t *av_stream_get_side_data(const AVStream *stream, enum AVPacketSideDataType type, size_t *size) {
-    return WI_FF(av_stream_get_side_data)(stream, type, size);
+    return WI_LAZY(av_stream_get_side_data)(stream, type, size);
 }
 
 WI_HIDDEN AVFormatContext *avformat_alloc_context(void) {
-    return WI_FF(avformat_alloc_context)();
+    return WI_LAZY(avformat_alloc_context)();
 }
 
 WI_HIDDEN void avformat_close_input(AVFormatContext **s) {
-    WI_FF(avformat_close_input)(s);
+    WI_LAZY(avformat_close_input)(s);
 }
 
 WI_HIDDEN int avformat_open_input(AVFormatContext **ps, const char *url, const AVInputFormat *fmt, AVDictionary **options) {
-    return WI_FF(avformat_open_input)(ps, url, fmt, options);
+    return WI_LAZY(avformat_open_input)(ps, url, fmt, options);
 }
 
 WI_HIDDEN AVIOContext *avio_alloc_context(unsigned char *buffer, int buffer_size, int write_flag, void *opaque,
                                           int (*read_packet)(void *opaque, uint8_t *buf, int buf_size),
                                           int (*write_packet)(void *opaque, uint8_t *buf, int buf_size),
                                           int64_t (*seek)(void *opaque, int64_t offset, int whence)) {
-    return WI_FF(avio_alloc_context)(buffer, buffer_size, write_flag, opaque, read_packet, write_packet, seek);
+    return WI_LAZY(avio_alloc_context)(buffer, buffer_size, write_flag, opaque, read_packet, write_packet, seek);
 }
 
 WI_HIDDEN void avio_context_free(AVIOContext **s) {
-    WI_FF(avio_context_free)(s);
+    WI_LAZY(avio_context_free)(s);
 }
 
 // libavcodec
 
 WI_HIDDEN AVPacket *av_packet_alloc(void) {
-    return WI_FF(av_packet_alloc)();
+    return WI_LAZY(av_packet_alloc)();
 }
 
 WI_HIDDEN void av_packet_free(AVPacket **pkt) {
-    WI_FF(av_packet_free)(pkt);
+    WI_LAZY(av_packet_free)(pkt);
 }
 
 WI_HIDDEN void av_packet_unref(AVPacket *pkt) {
-    WI_FF(av_packet_unref)(pkt);
+    WI_LAZY(av_packet_unref)(pkt);
 }
 
 WI_HIDDEN AVCodecContext *avcodec_alloc_context3(const AVCodec *codec) {
-    return WI_FF(avcodec_alloc_context3)(codec);
+    return WI_LAZY(avcodec_alloc_context3)(codec);
 }
 
 WI_HIDDEN const AVCodec *avcodec_find_decoder(enum AVCodecID id) {
-    return WI_FF(avcodec_find_decoder)(id);
+    return WI_LAZY(avcodec_find_decoder)(id);
 }
 
 WI_HIDDEN void avcodec_flush_buffers(AVCodecContext *avctx) {
-    WI_FF(avcodec_flush_buffers)(avctx);
+    WI_LAZY(avcodec_flush_buffers)(avctx);
 }
 
 WI_HIDDEN void avcodec_free_context(AVCodecContext **avctx) {
-    WI_FF(avcodec_free_context)(avctx);
+    WI_LAZY(avcodec_free_context)(avctx);
 }
 
 WI_HIDDEN const char *avcodec_get_name(enum AVCodecID id) {
-    return WI_FF(avcodec_get_name)(id);
+    return WI_LAZY(avcodec_get_name)(id);
 }
 
 WI_HIDDEN int avcodec_open2(AVCodecContext *avctx, const AVCodec *codec, AVDictionary **options) {
-    return WI_FF(avcodec_open2)(avctx, codec, options);
+    return WI_LAZY(avcodec_open2)(avctx, codec, options);
 }
 
 WI_HIDDEN int avcodec_parameters_to_context(AVCodecContext *codec, const AVCodecParameters *par) {
-    return WI_FF(avcodec_parameters_to_context)(codec, par);
+    return WI_LAZY(avcodec_parameters_to_context)(codec, par);
 }
 
 WI_HIDDEN int avcodec_receive_frame(AVCodecContext *avctx, AVFrame *frame) {
-    return WI_FF(avcodec_receive_frame)(avctx, frame);
+    return WI_LAZY(avcodec_receive_frame)(avctx, frame);
 }
 
 WI_HIDDEN int avcodec_send_packet(AVCodecContext *avctx, const AVPacket *avpkt) {
-    return WI_FF(avcodec_send_packet)(avctx, avpkt);
+    return WI_LAZY(avcodec_send_packet)(avctx, avpkt);
 }
 
 // libswscale
 
 WI_HIDDEN struct SwsContext *sws_alloc_context(void) {
-    return WI_FF(sws_alloc_context)();
+    return WI_LAZY(sws_alloc_context)();
 }
 
 WI_HIDDEN void sws_freeContext(struct SwsContext *swsContext) {
-    WI_FF(sws_freeContext)(swsContext);
+    WI_LAZY(sws_freeContext)(swsContext);
 }
 
 WI_HIDDEN const int *sws_getCoefficients(int colorspace) {
-    return WI_FF(sws_getCoefficients)(colorspace);
+    return WI_LAZY(sws_getCoefficients)(colorspace);
 }
 
 WI_HIDDEN int sws_init_context(struct SwsContext *sws_context, SwsFilter *srcFilter, SwsFilter *dstFilter) {
-    return WI_FF(sws_init_context)(sws_context, srcFilter, dstFilter);
+    return WI_LAZY(sws_init_context)(sws_context, srcFilter, dstFilter);
 }
 
 WI_HIDDEN int sws_scale_frame(struct SwsContext *c, AVFrame *dst, const AVFrame *src) {
-    return WI_FF(sws_scale_frame)(c, dst, src);
+    return WI_LAZY(sws_scale_frame)(c, dst, src);
 }
 
 WI_HIDDEN int sws_setColorspaceDetails(struct SwsContext *c, const int inv_table[4], int srcRange, const int table[4],
                                        int dstRange, int brightness, int contrast, int saturation) {
-    return WI_FF(sws_setColorspaceDetails)(c, inv_table, srcRange, table, dstRange, brightness, contrast, saturation);
+    return WI_LAZY(sws_setColorspaceDetails)(c, inv_table, srcRange, table, dstRange, brightness, contrast, saturation);
 }
 
 // libavutil
 
 WI_HIDDEN void av_dict_free(AVDictionary **m) {
-    WI_FF(av_dict_free)(m);
+    WI_LAZY(av_dict_free)(m);
 }
 
 WI_HIDDEN int av_dict_set(AVDictionary **pm, const char *key, const char *value, int flags) {
-    return WI_FF(av_dict_set)(pm, key, value, flags);
+    return WI_LAZY(av_dict_set)(pm, key, value, flags);
 }
 
 WI_HIDDEN double av_display_rotation_get(const int32_t matrix[9]) {
-    return WI_FF(av_display_rotation_get)(matrix);
+    return WI_LAZY(av_display_rotation_get)(matrix);
 }
 
 WI_HIDDEN AVFrame *av_frame_alloc(void) {
-    return WI_FF(av_frame_alloc)();
+    return WI_LAZY(av_frame_alloc)();
 }
 
 WI_HIDDEN void av_frame_free(AVFrame **frame) {
-    WI_FF(av_frame_free)(frame);
+    WI_LAZY(av_frame_free)(frame);
 }
 
 WI_HIDDEN int av_frame_get_buffer(AVFrame *frame, int align) {
-    return WI_FF(av_frame_get_buffer)(frame, align);
+    return WI_LAZY(av_frame_get_buffer)(frame, align);
 }
 
 WI_HIDDEN AVFrameSideData *av_frame_get_side_data(const AVFrame *frame, enum AVFrameSideDataType type) {
-    return WI_FF(av_frame_get_side_data)(frame, type);
+    return WI_LAZY(av_frame_get_side_data)(frame, type);
 }
 
 WI_HIDDEN void av_free(void *ptr) {
-    WI_FF(av_free)(ptr);
+    WI_LAZY(av_free)(ptr);
 }
 
 WI_HIDDEN void av_freep(void *ptr) {
-    WI_FF(av_freep)(ptr);
+    WI_LAZY(av_freep)(ptr);
 }
 
 WI_HIDDEN const char *av_get_pix_fmt_name(enum AVPixelFormat pix_fmt) {
-    return WI_FF(av_get_pix_fmt_name)(pix_fmt);
+    return WI_LAZY(av_get_pix_fmt_name)(pix_fmt);
 }
 
 WI_HIDDEN void av_log_set_level(int level) {
-    WI_FF(av_log_set_level)(level);
+    WI_LAZY(av_log_set_level)(level);
 }
 
 WI_HIDDEN void av_max_alloc(size_t max) {
-    WI_FF(av_max_alloc)(max);
+    WI_LAZY(av_max_alloc)(max);
 }
 
 WI_HIDDEN void *av_malloc(size_t size) {
-    return WI_FF(av_malloc)(size);
+    return WI_LAZY(av_malloc)(size);
 }
 
 WI_HIDDEN int av_opt_set_int(void *obj, const char *name, int64_t val, int search_flags) {
-    return WI_FF(av_opt_set_int)(obj, name, val, search_flags);
+    return WI_LAZY(av_opt_set_int)(obj, name, val, search_flags);
 }
 
 WI_HIDDEN const AVPixFmtDescriptor *av_pix_fmt_desc_get(enum AVPixelFormat pix_fmt) {
-    return WI_FF(av_pix_fmt_desc_get)(pix_fmt);
+    return WI_LAZY(av_pix_fmt_desc_get)(pix_fmt);
 }
 
 WI_HIDDEN int64_t av_rescale_q_rnd(int64_t a, AVRational bq, AVRational cq, enum AVRounding rnd) {
-    return WI_FF(av_rescale_q_rnd)(a, bq, cq, rnd);
+    return WI_LAZY(av_rescale_q_rnd)(a, bq, cq, rnd);
 }
 
 WI_HIDDEN int av_strerror(int errnum, char *errbuf, size_t errbuf_size) {
-    return WI_FF(av_strerror)(errnum, errbuf, errbuf_size);
+    return WI_LAZY(av_strerror)(errnum, errbuf, errbuf_size);
 }
