@@ -42,7 +42,7 @@ build: test-deps
 # it (by .ci/run) is answered by its graceful exit status.
 run: deps
 	$(SWIFT) build $(RELEASE) --product webimage
-	$(SWIFT) run $(RELEASE) --skip-build webimage demo --images Demo/images
+	"$$($(SWIFT) build $(RELEASE) --show-bin-path)/webimage" demo --images Demo/images
 	@echo
 	@echo "Starting the image proxy over Demo/images: open the address below for the gallery (Ctrl-C stops it)."
 	@exec "$$($(SWIFT) build $(RELEASE) --show-bin-path)/webimage" serve --origin-dir Demo/images --host $(SERVE_HOST) --port $(PORT) --cache-dir .build/serve-cache
@@ -108,7 +108,7 @@ bench: test-deps
 	$(SWIFT) build $(RELEASE) --product webimage
 	$(SWIFT) build $(RELEASE) --product webimage-gtk-probe
 	$(SWIFT) build $(RELEASE) --product webimage-gtk
-	BENCH_JSON=$(BENCH_OUT)/latest.json $(SWIFT) run $(RELEASE) --skip-build WebImageBenchmarks $(GROUPS) | tee $(BENCH_OUT)/latest.md
+	BENCH_JSON=$(BENCH_OUT)/latest.json "$$($(SWIFT) build $(RELEASE) --show-bin-path)/WebImageBenchmarks" $(GROUPS) | tee $(BENCH_OUT)/latest.md
 	@if [ -z "$(GROUPS)" ] || echo " $(GROUPS) " | grep -q " proxy "; then \
 	  echo; echo "The image proxy under wrk, beside nginx image_filter, thumbor and nginx static (see docs/benchmarks.md):"; \
 	  python3 Benchmarks/scripts/proxy_bench.py "$$($(SWIFT) build $(RELEASE) --show-bin-path)/webimage" ../shared/corpus/photos | tee -a $(BENCH_OUT)/latest.md; \
