@@ -18,8 +18,10 @@ struct ConvertCommand: AsyncParsableCommand {
             pixels are turned upright by the EXIF orientation unless --keep-orientation is \
             given. Large images are scaled while decoding where the format allows (JPEG, WebP), \
             so a thumbnail of a huge photo needs little memory. A video (MP4, MOV, WebM, \
-            Matroska) gives its first frame, or the frame shown at --time SECONDS; a PDF its \
-            first page, or --page N (from 1), drawn at the --resize size.
+            Matroska) gives its first frame, or the frame shown at --time SECONDS, or with \
+            --clip SECONDS an animated preview of that long from there (--fps, default 10; \
+            written animated to WebP, GIF, APNG, AVIF and JPEG XL); a PDF its first page, or \
+            --page N (from 1), drawn at the --resize size.
             """
     )
 
@@ -34,6 +36,12 @@ struct ConvertCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("For a video, the poster frame's time in seconds: the frame a player shows then (default 0, the first frame).", valueName: "SECONDS"))
     var time: Double?
+
+    @Option(help: ArgumentHelp("For a video, an animated preview this many seconds long from --time instead of one frame.", valueName: "SECONDS"))
+    var clip: Double?
+
+    @Option(help: ArgumentHelp("The frames a second of --clip (default 10).", valueName: "N"))
+    var fps: Double?
 
     @Option(help: "For a PDF, the page to draw, counting from 1.")
     var page: Int?
@@ -91,6 +99,9 @@ struct ConvertCommand: AsyncParsableCommand {
         if let frame, frame < 0 { throw ValidationError("--frame counts from 0") }
         if let time, !(time >= 0 && time.isFinite) { throw ValidationError("--time must be a number of seconds from 0") }
         if let page, page < 1 { throw ValidationError("--page counts from 1") }
+        if let clip, !(clip > 0 && clip.isFinite) { throw ValidationError("--clip must be a number of seconds above 0") }
+        if let fps, !(fps > 0 && fps.isFinite) { throw ValidationError("--fps must be a number above 0") }
+        if fps != nil, clip == nil { throw ValidationError("--fps is the frame rate of --clip") }
     }
 
     func run() async throws {
@@ -130,6 +141,7 @@ struct ConvertCommand: AsyncParsableCommand {
         decoding.appliesOrientation = !keepOrientation
         decoding.colorSpace = keepColorProfile ? .preserve : .sRGB
         if let time { decoding.videoTime = time }
+        if let clip { decoding.videoClip = VideoClip(duration: clip, framesPerSecond: fps ?? 10) }
         if let page { decoding.page = page }
         if let resize {
             // Let the decoder scale down on the way in (DCT scaling, WebP's scaler); the resize

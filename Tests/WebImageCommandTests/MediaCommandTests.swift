@@ -5,7 +5,7 @@ import WebImageCore
 import WebImageTestSupport
 
 /// `webimage convert` and `webimage info` on a video and a PDF, run as the built executable:
-/// `--time` and `--page` pick the still, `info` reports the duration, frame rate, codec and page
+/// `--time` and `--page` pick the still, `--clip` makes an animated preview, `info` reports the duration, frame rate, codec and page
 /// count.
 @Suite(.enabled(if: WebImageExecutable.url != nil, "the webimage executable was not built beside the tests"))
 struct MediaCommandTests {
@@ -48,6 +48,34 @@ struct MediaCommandTests {
 
         let refused = try run(["convert", "clip.mp4", "x.png", "--time", "-1"])
         #expect(refused.status != 0 && refused.stderr.contains("--time"))
+    }
+
+    @Test(.enabled(if: Requirement.met(VideoClips.ffmpeg != nil), "ffmpeg is not installed (make deps)"))
+    func convertWritesAnAnimatedClip() throws {
+        defer { directory.remove() }
+        let data = try clip()
+        let result = try run(["convert", "clip.mp4", "clip.png", "--time", "0.4", "--clip", "1", "--fps", "5", "--resize", "80"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let written = try CoderRegistry.system().decode(try Data(contentsOf: directory.url.appendingPathComponent("clip.png")))
+        let frames = try #require(written.animation?.frames)
+        #expect(frames.count == 5)
+        #expect(frames.allSatisfy { abs(($0.duration - .milliseconds(200)) / .milliseconds(1)) < 1 }, "\(frames.map(\.duration))")
+        // The library's own clip at the same size: the same frames (APNG keeps them).
+        var options = ImageDecodingOptions()
+        options.videoTime = 0.4
+        options.videoClip = VideoClip(duration: 1, framesPerSecond: 5)
+        options.thumbnail = .size(width: 80, height: Int(Int32.max), contentMode: .fit)
+        let library = try #require(try CoderRegistry.system().decode(data, options: options).animation?.frames)
+        #expect(library.count == frames.count)
+        for (ours, theirs) in zip(frames, library) {
+            let bitmap = ours.bitmap, expected = theirs.bitmap
+            #expect(bitmap.width == 80 && bitmap.height == 60 && expected.width == 80)
+            #expect((0..<bitmap.height).allSatisfy { y in (0..<bitmap.width).allSatisfy { bitmap.rgb($0, y) == expected.rgb($0, y) } })
+        }
+        #expect(frames[0].bitmap.pixels != frames[4].bitmap.pixels)
+
+        let refused = try run(["convert", "clip.mp4", "x.png", "--fps", "5"])
+        #expect(refused.status != 0 && refused.stderr.contains("--fps"), "\(refused.stderr)")
     }
 
     @Test func convertWritesThePageAsked() throws {

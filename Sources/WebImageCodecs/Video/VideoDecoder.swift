@@ -38,6 +38,10 @@ import WebImageCore
 /// executor threads, and codec threads would escape that bound. Anything malformed is an
 /// ``ImageError``, and every FFmpeg object is freed on every path.
 ///
+/// With ``ImageDecodingOptions/videoClip``, the decode is an animated preview instead: the frames
+/// shown at each of the clip's times from ``ImageDecodingOptions/videoTime`` (one seek, then one
+/// pass forward), each converted to its output size as it comes.
+///
 /// ```swift
 /// var options = ImageDecodingOptions()
 /// options.videoTime = 12.5                  // the frame shown at 12.5 s
@@ -52,6 +56,9 @@ public struct VideoDecoder: ImageDecoder {
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> ImageContainer {
         try data.withUnsafeBytes { bytes in
             try VideoDemuxer.with(bytes, options: options) { demuxer in
+                if let clip = options.videoClip, !options.firstFrameOnly {
+                    return try Self.clip(clip, of: demuxer, options: options)
+                }
                 let frame = try VideoFrameReader.frame(at: options.videoTime, in: demuxer, options: options)
                 let geometry = try VideoGeometry(frame: frame.pointer, in: demuxer, options: options)
                 let size = geometry.outputSize(for: options.thumbnail)
@@ -60,5 +67,36 @@ public struct VideoDecoder: ImageDecoder {
                 return ImageContainer(image: bitmap, format: demuxer.format, orientation: geometry.orientation)
             }
         }
+    }
+
+    /// The frames of `clip` from ``ImageDecodingOptions/videoTime``, as an animation looping
+    /// forever. The animation limits are checked with the stream's displayed size before the
+    /// first frame is decoded; each frame is converted to its output size as it comes.
+    private static func clip(_ clip: VideoClip, of demuxer: VideoDemuxer, options: ImageDecodingOptions) throws -> ImageContainer {
+        // The frames asked for, before their times are listed: a clip cut short by the end of
+        // the video is checked as asked.
+        let parameters = demuxer.parameters.pointee
+        try options.checkAnimationWork(frameCount: clip.frameCount, canvasWidth: Int(parameters.width), canvasHeight: Int(parameters.height), format: "video")
+        let times = clip.times(from: max(0, options.videoTime), end: demuxer.duration)
+        var frames: [AnimatedImage.Frame] = []
+        var orientation = ImageOrientation.up
+        // Every frame at the first one's size: an animation has one canvas, and a stream may
+        // change its frame size midway (VP9 can).
+        var size = (width: 0, height: 0)
+        try VideoFrameReader.frames(at: times, in: demuxer, options: options) { frame, index in
+            let geometry = try VideoGeometry(frame: frame.pointer, in: demuxer, options: options)
+            if index == 0 {
+                size = geometry.outputSize(for: options.thumbnail)
+                try VideoGeometry.checkSize(width: size.width, height: size.height, what: "clip", options: options)
+                try options.checkKeptAnimationBytes(frameCount: times.count, kept: size, format: "video")
+                orientation = geometry.orientation
+            }
+            let bitmap = try VideoFrameConversion.rgba(frame.pointer, width: size.width, height: size.height, stream: demuxer.stream)
+            frames.append(AnimatedImage.Frame(bitmap: bitmap, duration: clip.frameDuration))
+        }
+        let animation = AnimatedImage(frames: frames, loopCount: 0)
+        var container = ImageContainer(image: frames[0].bitmap, format: demuxer.format, orientation: orientation)
+        container.animation = animation
+        return container
     }
 }

@@ -17,11 +17,47 @@ struct VideoFrameReader {
     private let codec: UnsafeMutablePointer<AVCodecContext>
     private let packet: UnsafeMutablePointer<AVPacket>
     private var framesDecoded = 0
+    /// A frame decoded past the time asked: the first candidate for a later time.
+    private var lookahead: VideoFrame?
     private var packetsSent = 0
     private var draining = false
 
     /// The frame shown at `time` seconds from the start of `demuxer`'s file.
     static func frame(at time: TimeInterval, in demuxer: VideoDemuxer, options: ImageDecodingOptions) throws -> VideoFrame {
+        try withReader(demuxer, options: options) { try $0.frame(at: time) }
+    }
+
+    /// Calls `body` with the frame shown at each of `times` (seconds from the start, ascending)
+    /// and its index: one seek to the first, then one pass forward. A frame shown at several of
+    /// the times is passed for each.
+    static func frames(
+        at times: [TimeInterval], in demuxer: VideoDemuxer, options: ImageDecodingOptions,
+        _ body: (VideoFrame, Int) throws -> Void
+    ) throws {
+        guard let first = times.first else { return }
+        try withReader(demuxer, options: options) { reader in
+            var shown = try reader.frame(at: first)
+            try body(shown, 0)
+            for (index, time) in times.enumerated().dropFirst() {
+                let target = reader.timestamp(at: time)
+                while let next = try reader.nextFrame() {
+                    // Without timestamps, a frame a time.
+                    if let target, let when = next.timestamp, when > target {
+                        reader.lookahead = next
+                        break
+                    }
+                    shown = next
+                    if target == nil { break }
+                }
+                try body(shown, index)
+            }
+        }
+    }
+
+    /// A reader of `demuxer`'s video stream, with its decoder and packet, for `body`.
+    private static func withReader<T>(
+        _ demuxer: VideoDemuxer, options: ImageDecodingOptions, _ body: (inout VideoFrameReader) throws -> T
+    ) throws -> T {
         let codec = try openDecoder(for: demuxer, options: options)
         defer {
             var context: UnsafeMutablePointer<AVCodecContext>? = codec
@@ -33,14 +69,19 @@ struct VideoFrameReader {
             av_packet_free(&pointer)
         }
         var reader = VideoFrameReader(demuxer: demuxer, options: options, codec: codec, packet: packet)
-        guard time.isFinite, time > 0, let target = reader.seek(to: time) else {
-            return try reader.decodeUntil(nil)
+        return try body(&reader)
+    }
+
+    /// The frame shown at `time`, from the key frame at or before it.
+    private mutating func frame(at time: TimeInterval) throws -> VideoFrame {
+        guard time.isFinite, time > 0, let target = seek(to: time) else {
+            return try decodeUntil(nil)
         }
-        let frame = try reader.decodeUntil(target)
-        if let shown = frame.timestamp, shown > target, reader.startTime < target {
+        let frame = try decodeUntil(target)
+        if let shown = frame.timestamp, shown > target, startTime < target {
             // The seek overshot: the frame shown at the time is before the key frame it found.
-            try reader.restartFromBeginning()
-            return try reader.decodeUntil(target)
+            try restartFromBeginning()
+            return try decodeUntil(target)
         }
         return frame
     }
@@ -81,16 +122,22 @@ struct VideoFrameReader {
         return start == wi_nopts_value ? 0 : start
     }
 
-    /// Seeks to the key frame at or before `time`; the time in the stream's time base, or
-    /// `nil` when the stream has no usable time base (the frames are then decoded from the start).
-    private func seek(to time: TimeInterval) -> Int64? {
+    /// `time` in the stream's time base, from its start; `nil` when the stream has no usable
+    /// time base.
+    private func timestamp(at time: TimeInterval) -> Int64? {
         let base = demuxer.stream.pointee.time_base
         guard base.num > 0, base.den > 0 else { return nil }
         // Microseconds first, as ffmpeg's `-ss` reads a time: 1.48 s is 1,480,000 µs exactly,
         // so a frame shown at exactly the time asked is the one found.
         let microseconds = Int64((min(time, 1e9) * 1e6).rounded())
         let offset = av_rescale_q_rnd(microseconds, AVRational(num: 1, den: 1_000_000), base, AV_ROUND_DOWN)
-        let target = startTime.addingReportingOverflow(offset).partialValue
+        return startTime.addingReportingOverflow(offset).partialValue
+    }
+
+    /// Seeks to the key frame at or before `time`; the time in the stream's time base, or
+    /// `nil` when the stream has no usable time base (the frames are then decoded from the start).
+    private func seek(to time: TimeInterval) -> Int64? {
+        guard let target = timestamp(at: time) else { return nil }
         // A failed seek leaves the demuxer at the start, which only costs decoding.
         _ = av_seek_frame(demuxer.context, demuxer.streamIndex, target, AVSEEK_FLAG_BACKWARD)
         return target
@@ -99,6 +146,7 @@ struct VideoFrameReader {
     /// Seeks back to the start and empties the decoder.
     private mutating func restartFromBeginning() throws {
         avcodec_flush_buffers(codec)
+        lookahead = nil
         draining = false
         var status = av_seek_frame(demuxer.context, demuxer.streamIndex, startTime, AVSEEK_FLAG_BACKWARD)
         if status < 0 {
@@ -109,10 +157,29 @@ struct VideoFrameReader {
     }
 
     /// Decodes until a frame after `target` (or the first frame, for `nil`): the last frame at
-    /// or before it, else the first one decoded.
+    /// or before it, else the first one decoded. The frame after it is kept as ``lookahead``.
     private mutating func decodeUntil(_ target: Int64?) throws -> VideoFrame {
         var kept: VideoFrame?
-        var current = try VideoFrame()
+        while let current = try nextFrame() {
+            guard let target else { return current }
+            if let time = current.timestamp, time > target {
+                guard let kept else { return current }
+                lookahead = current
+                return kept
+            }
+            kept = current
+        }
+        guard let kept else { throw demuxer.source.failure ?? ImageError.corruptData("video: no frame decodes") }
+        return kept
+    }
+
+    /// The next frame: ``lookahead``, else the next one decoded; `nil` at the end of the stream.
+    private mutating func nextFrame() throws -> VideoFrame? {
+        if let frame = lookahead {
+            lookahead = nil
+            return frame
+        }
+        let current = try VideoFrame()
         while true {
             let status = avcodec_receive_frame(codec, current.pointer)
             if status == 0 {
@@ -121,15 +188,9 @@ struct VideoFrameReader {
                     throw ImageError.tooLarge("video: more than \(options.maximumFrameCount) frames decoded to reach \(options.videoTime) s")
                 }
                 try WorkDeadline.check("decoding the video")
-                guard let target else { return current }
-                if let time = current.timestamp, time > target {
-                    return kept ?? current
-                }
-                kept = current
-                current = try VideoFrame()
+                return current
             } else if status == wi_averror_eof {
-                guard let kept else { throw demuxer.source.failure ?? ImageError.corruptData("video: no frame decodes") }
-                return kept
+                return nil
             } else if status == wi_averror_eagain {
                 try sendNextPacket()
             } else {

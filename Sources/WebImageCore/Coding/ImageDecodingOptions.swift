@@ -59,6 +59,9 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// let poster = try CoderRegistry.system().decode(bytes, options: options)
     /// ```
     public var videoTime: TimeInterval = 0
+    /// For a video, an animated preview from ``videoTime`` instead of one frame (see
+    /// ``VideoClip``); `nil` (the default) decodes the poster. Ignored with ``firstFrameOnly``.
+    public var videoClip: VideoClip?
     /// For a PDF, the page to draw, counting from 1 (the default).
     public var page = 1
     /// For a PDF, whether the page is drawn on white, as viewers show it (the default); `false`

@@ -96,12 +96,13 @@ extension ImageManager {
         }
     }
 
-    /// The decode options a request implies: its thumbnail, first frame only, video time, page,
+    /// The decode options a request implies: its thumbnail, first frame only, video time and clip, page,
     /// and the scale-down limit (which needs the header's dimensions).
     func decodingOptions(for request: ImageRequest, data: Data) -> ImageDecodingOptions {
         var options = configuration.decodingOptions
         options.thumbnail = request.thumbnail
         if let videoTime = request.videoTime { options.videoTime = videoTime }
+        if let videoClip = request.videoClip { options.videoClip = videoClip }
         if let page = request.page { options.page = page }
         if request.options.contains(.decodeFirstFrameOnly) { options.firstFrameOnly = true }
         if request.options.contains(.scaleDownLargeImages), options.thumbnail == nil,

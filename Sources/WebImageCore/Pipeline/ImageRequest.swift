@@ -30,6 +30,17 @@ public struct ImageRequest: Sendable {
     /// let poster = try await manager.image(for: request)
     /// ```
     public var videoTime: TimeInterval?
+    /// For a video source, an animated preview from ``videoTime`` instead of the poster
+    /// (``ImageDecodingOptions/videoClip``); `nil` (the default) keeps the manager's, the poster.
+    /// Enters the cache key.
+    ///
+    /// ```swift
+    /// var request = ImageRequest(url: URL(string: "https://example.com/talk.mp4")!, thumbnail: .maxPixelSize(300))
+    /// request.videoClip = VideoClip(duration: 2, framesPerSecond: 8)
+    /// let clip = try await manager.image(for: request)
+    /// print(clip.container.animation?.frames.count ?? 1)   // 16
+    /// ```
+    public var videoClip: VideoClip?
     /// For a PDF source, the page to draw, counting from 1 (``ImageDecodingOptions/page``); `nil`
     /// (the default) keeps the manager's, the first page. Enters the cache key.
     public var page: Int?
@@ -87,6 +98,7 @@ public struct ImageRequest: Sendable {
         self.thumbnail = thumbnail
         self.placeholder = placeholder
         self.videoTime = nil
+        self.videoClip = nil
         self.page = nil
         self.scale = nil
         self.headers = [:]
@@ -141,6 +153,7 @@ public struct ImageRequest: Sendable {
         if options.contains(.decodeFirstFrameOnly) { parts.append("first-frame") }
         if options.contains(.scaleDownLargeImages) { parts.append("scale-down") }
         if let videoTime { parts.append("t=\(videoTime)") }
+        if let videoClip { parts.append(videoClip.cacheIdentifier) }
         if let page { parts.append("page=\(page)") }
         return parts
     }
