@@ -7,7 +7,7 @@ import WebImageTestSupport
 
 /// A video and a PDF through the proxy from each kind of origin (`--origin-dir`, an HTTP origin
 /// on loopback, S3): a poster or a page at the size asked, cached, revalidated with a `304`,
-/// another time or page another variant, and refused past the source limits.
+/// another time or page another variant, and refused past the source limits; a video's clip.
 @Suite(.enabled(if: Requirement.met(VideoClips.ffmpeg != nil), "ffmpeg is not installed (make deps)"))
 struct ProxyMediaSourceTests {
     /// A source of one kind: its bytes, its name, what `w=80` makes of it and the variant
@@ -103,6 +103,57 @@ struct ProxyMediaSourceTests {
         let other = try await harness.request(path("w=80&" + source.otherStill))
         #expect(other.status == 200 && other.header("ETag") != etag && other.body != first.body)
         if origin == .http { #expect(harness.origin.requestCount(path: "/\(source.name)") == 1) }
+    }
+
+    /// `clip` (with `fps`, 10 unless given) makes an animated preview from `t`: another variant,
+    /// animated WebP or GIF (`format=auto` for a client that names no format: an animation is a
+    /// GIF), each frame the library's; refused when malformed (`400`) or past the animation
+    /// limits (`413`).
+    @Test func aClipIsAnAnimatedVariant() async throws {
+        let (harness, path, cleanup) = try await proxy(for: .video, from: .http) { $0.limits.maximumAnimationPixels = 19_200 * 10 }
+        defer { Task { await cleanup() } }
+        var options = ImageDecodingOptions()
+        options.videoTime = 0.4
+        options.videoClip = VideoClip(duration: 1, framesPerSecond: 5)
+        options.thumbnail = .size(width: 80, height: 80, contentMode: .fit)
+        let library = try #require(try CoderRegistry.system().decode(try Source.video.bytes(), options: options).animation)
+
+        let poster = try await harness.request(path("w=80&h=80&t=0.4&format=webp"))
+        for (parameters, format) in [("format=webp", ImageFormat.webp), ("format=auto", .gif)] {
+            let reply = try await harness.request(path("w=80&h=80&t=0.4&clip=1&fps=5&" + parameters))
+            #expect(reply.status == 200 && reply.format == format, "\(parameters): \(reply.status) \(reply.text)")
+            let animation = try #require(try reply.decoded().animation, "\(parameters)")
+            #expect(animation.frames.count == 5 && animation.loopCount == 0)
+            #expect(animation.frames.allSatisfy { $0.bitmap.width == 80 && $0.bitmap.height == 60 })
+            // Lossy WebP and GIF's palette keep each frame close to the library's, and far from the others.
+            for (index, frame) in animation.frames.enumerated() {
+                let distances = library.frames.map { Self.meanDifference(frame.bitmap, $0.bitmap) }
+                #expect(distances.firstIndex(of: distances.min()!) == index, "\(parameters): frame \(index): \(distances)")
+            }
+            #expect(reply.body != poster.body)
+        }
+        let again = try await harness.request(path("w=80&h=80&t=0.4&clip=1&fps=5&format=webp"))
+        #expect(again.header("X-Cache") == "memory")
+
+        for bad in ["clip=0", "fps=5", "clip=61", "clip=1&fps=0"] {
+            let reply = try await harness.request(path("w=80&" + bad))
+            #expect(reply.status == 400, "\(bad): \(reply.status) \(reply.text)")
+        }
+        // 20 frames of 160 × 120 compose twice the 10 frames' pixels allowed.
+        let over = try await harness.request(path("w=80&clip=1&fps=20&format=webp"))
+        #expect(over.status == 413, "\(over.status) \(over.text)")
+    }
+
+    /// The mean absolute difference of two bitmaps' colour channels, same size.
+    static func meanDifference(_ a: Bitmap, _ b: Bitmap) -> Double {
+        var total = 0
+        for y in 0..<a.height {
+            for x in 0..<a.width {
+                let i = y * a.bytesPerRow + x * 4, j = y * b.bytesPerRow + x * 4
+                for channel in 0..<3 { total += abs(Int(a.pixels[i + channel]) - Int(b.pixels[j + channel])) }
+            }
+        }
+        return Double(total) / Double(a.width * a.height * 3)
     }
 
     /// `/info` gives a video's size, frames and duration, a PDF's page count and first page's size.

@@ -465,6 +465,7 @@ public final class ImageProxy: Sendable {
         imageRequest.thumbnail = thumbnail
         imageRequest.processors = processors
         imageRequest.videoTime = recipe.chosenVideoTime
+        imageRequest.videoClip = recipe.videoClip
         imageRequest.page = recipe.chosenPage
         if let frame = recipe.frame {
             let ninePatch = try await firstFrame(of: try await checkedSourceURL(frame))

@@ -177,6 +177,8 @@ struct RenderRecipe: Sendable, Hashable {
     var stripsICC = false
     /// A video source's poster time in seconds; `nil` for the first frame.
     var videoTime: Double?
+    /// A video source's animated preview from ``videoTime``; `nil` for the poster.
+    var videoClip: VideoClip?
     /// A PDF source's page, from 1; `nil` for the first.
     var page: Int?
     /// Which URL dialect asked (labels metrics and logs; not part of the key).
@@ -270,6 +272,7 @@ struct RenderRecipe: Sendable, Hashable {
                 + roundCorner.colour.map(String.init).joined(separator: ",") + (roundCorner.transparent ? ",t" : ""))
         }
         if let videoTime = chosenVideoTime { fields.append("t=\(ProxyRequest.text(videoTime))") }
+        if let videoClip { fields.append("clip=\(ProxyRequest.text(videoClip.duration))@\(ProxyRequest.text(videoClip.framesPerSecond))") }
         if let page = chosenPage { fields.append("page=\(page)") }
         if let maxBytes { fields.append("mb=\(maxBytes)") }
         if stripsICC { fields.append("noicc") }
@@ -307,6 +310,7 @@ extension ProxyRequest {
         recipe.negotiatesFormat = outputFormat == .auto
         recipe.quality = quality
         recipe.videoTime = videoTime
+        recipe.videoClip = videoClip
         recipe.page = page
         return recipe
     }

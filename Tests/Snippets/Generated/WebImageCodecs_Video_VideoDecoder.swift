@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageCodecs_Video_VideoDecoder_1() async throws {
-#sourceLocation(file: "Sources/WebImageCodecs/Video/VideoDecoder.swift", line: 42)
+#sourceLocation(file: "Sources/WebImageCodecs/Video/VideoDecoder.swift", line: 46)
     var options = ImageDecodingOptions()
     options.videoTime = 12.5                  // the frame shown at 12.5 s
     options.thumbnail = .maxPixelSize(320)

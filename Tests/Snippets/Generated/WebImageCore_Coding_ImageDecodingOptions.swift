@@ -24,7 +24,7 @@ func snippet_WebImageCore_Coding_ImageDecodingOptions_2() async throws {
 }
 
 func snippet_WebImageCore_Coding_ImageDecodingOptions_3() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Coding/ImageDecodingOptions.swift", line: 82)
+#sourceLocation(file: "Sources/WebImageCore/Coding/ImageDecodingOptions.swift", line: 85)
     var options = ImageDecodingOptions()
     options.colorSpace = .preserve   // the stored values, and the profile to embed again
 #sourceLocation()

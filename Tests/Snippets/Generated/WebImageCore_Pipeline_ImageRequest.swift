@@ -25,7 +25,17 @@ func snippet_WebImageCore_Pipeline_ImageRequest_2() async throws {
 }
 
 func snippet_WebImageCore_Pipeline_ImageRequest_3() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageRequest.swift", line: 49)
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageRequest.swift", line: 38)
+    var request = ImageRequest(url: URL(string: "https://example.com/talk.mp4")!, thumbnail: .maxPixelSize(300))
+    request.videoClip = VideoClip(duration: 2, framesPerSecond: 8)
+    let clip = try await manager.image(for: request)
+    print(clip.container.animation?.frames.count ?? 1)   // 16
+#sourceLocation()
+    _ = (request, clip)
+}
+
+func snippet_WebImageCore_Pipeline_ImageRequest_4() async throws {
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageRequest.swift", line: 60)
     var request = ImageRequest(url: url)
     request.retryPolicy = RetryPolicy(maximumAttempts: 5)
     let response = try await manager.image(for: request)
@@ -33,8 +43,8 @@ func snippet_WebImageCore_Pipeline_ImageRequest_3() async throws {
     _ = (request, response)
 }
 
-func snippet_WebImageCore_Pipeline_ImageRequest_4() async throws {
-#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageRequest.swift", line: 70)
+func snippet_WebImageCore_Pipeline_ImageRequest_5() async throws {
+#sourceLocation(file: "Sources/WebImageCore/Pipeline/ImageRequest.swift", line: 81)
     let request = ImageRequest(url: post.imageURL, placeholder: .thumbHash(post.imageThumbHash))
     view.setImage(with: request, using: binder)   // the hash's picture at once, then the image
 #sourceLocation()

@@ -5,7 +5,7 @@ import WebImage
 import WebImageServer
 
 func snippet_WebImageServer_WebImageServer_VideoSources_1() async throws {
-#sourceLocation(file: "Sources/WebImageServer/WebImageServer.docc/VideoSources.md", line: 39)
+#sourceLocation(file: "Sources/WebImageServer/WebImageServer.docc/VideoSources.md", line: 52)
     var configuration = ImageProxy.Configuration(cacheDirectory: nil)
     configuration.allowsVideo = true
 #sourceLocation()

@@ -76,6 +76,9 @@ public struct ProxyRequest: Sendable, Hashable {
     public var dpr = 1.0
     /// For a video source, the time of the poster frame in seconds (`t`); `nil`: the first frame.
     public var videoTime: Double?
+    /// For a video source, an animated preview from ``videoTime`` instead of the poster (`clip`
+    /// seconds at `fps` frames a second, 10 unless given); `nil`: the poster.
+    public var videoClip: VideoClip?
     /// For a PDF source, the page (`page`, from 1); `nil`: the first page.
     public var page: Int?
 
@@ -131,9 +134,23 @@ public struct ProxyRequest: Sendable, Hashable {
         if let page = values["page"] {
             self.page = try Self.integer(page, "page", in: 1...Self.maximumPage)
         }
+        if let clip = values["clip"] {
+            let duration = try Self.number(clip, "clip", in: 0...Self.maximumClip)
+            var fps = 10.0
+            if let rate = values["fps"] { fps = try Self.number(rate, "fps", in: 0...Self.maximumFramesPerSecond) }
+            guard duration > 0, fps > 0 else { throw .badRequest("clip and fps must be above 0") }
+            videoClip = VideoClip(duration: duration, framesPerSecond: fps)
+        } else if values["fps"] != nil {
+            throw .badRequest("fps is the frame rate of clip, which is missing")
+        }
     }
 
-    static let parameters: Set<String> = ["url", "w", "h", "fit", "format", "q", "blur", "dpr", "t", "page", URLSigner.parameter]
+    static let parameters: Set<String> = ["url", "w", "h", "fit", "format", "q", "blur", "dpr", "t", "clip", "fps", "page", URLSigner.parameter]
+    /// The longest `clip` a URL may give, in seconds (its frames are bounded besides by the
+    /// animation limits of ``ImageProxy/Limits``).
+    static let maximumClip = 60.0
+    /// The most frames a second a `clip` may have.
+    static let maximumFramesPerSecond = 60.0
     /// The largest `t` a URL may give: a day (the decoder's duration limit refuses longer sources).
     static let maximumVideoTime = 86_400.0
     /// The largest `page` a URL may give (the decoder's page-count limit refuses larger documents).
