@@ -18,10 +18,11 @@ import Foundation
 /// let webp = try CoderRegistry.system().encode(clip, as: .webp)
 /// ```
 public struct VideoClip: Sendable, Hashable {
-    /// How long the clip lasts, in seconds of the video; above 0.
-    public var duration: TimeInterval
-    /// Frames a second; above 0.
-    public var framesPerSecond: Double
+    /// How long the clip lasts, in seconds of the video; above 0. Constant, as the initializer
+    /// checks it.
+    public let duration: TimeInterval
+    /// Frames a second; above 0. Constant, as the initializer checks it.
+    public let framesPerSecond: Double
 
     /// - Precondition: both are finite and above 0.
     public init(duration: TimeInterval = 3, framesPerSecond: Double = 10) {
@@ -32,7 +33,7 @@ public struct VideoClip: Sendable, Hashable {
     }
 
     /// How many frames the clip has: one every 1 / ``framesPerSecond`` s over ``duration``, at
-    /// least one (ten 3 s at 10 frames a second: 30).
+    /// least one (3 s at 10 frames a second: 30).
     public var frameCount: Int {
         max(1, Int(min(duration * framesPerSecond, Double(Int32.max)).rounded(.down)))
     }
