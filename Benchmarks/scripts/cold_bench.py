@@ -27,7 +27,7 @@ import tempfile
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proxy_bench import QUALITY, EXTENSIONS, Servers, fetch, row, wrk  # noqa: E402
+from proxy_bench import photo_arguments, QUALITY, Servers, fetch, row, wrk  # noqa: E402
 
 ROUNDS = int(os.environ.get("COLD_BENCH_ROUNDS", "4"))
 SECONDS = int(os.environ.get("COLD_BENCH_SECONDS", "5"))
@@ -42,11 +42,10 @@ TARGETS = {"all": 3.0, "JPEG": None, "PNG": 2.0, "WebP": 3.0}
 
 
 def main():
-    binary, photos = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    if not os.path.isdir(photos):
-        print(f"  cold: {sys.argv[2]} is absent; skipped", file=sys.stderr)
+    arguments = photo_arguments("cold")
+    if arguments is None:
         return
-    names = sorted(n for n in os.listdir(photos) if n.lower().endswith(EXTENSIONS))
+    binary, photos, names = arguments
     kinds = {
         "all": names,
         "JPEG": [n for n in names if n.lower().endswith((".jpg", ".jpeg"))],

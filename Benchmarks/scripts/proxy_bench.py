@@ -330,12 +330,21 @@ def nginx_workdir(prefix):
     return workdir, static_dir
 
 
-def main():
+def photo_arguments(group):
+    """The webimage binary and the photo folder of the command line, with the folder's photos by
+    name; `None` (the group skipped, said on standard error) when the folder is absent."""
     binary, photos = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     if not os.path.isdir(photos):
-        print(f"  proxy: {sys.argv[2]} is absent; skipped", file=sys.stderr)
+        print(f"  {group}: {sys.argv[2]} is absent; skipped", file=sys.stderr)
+        return None
+    return binary, photos, sorted(n for n in os.listdir(photos) if n.lower().endswith(EXTENSIONS))
+
+
+def main():
+    arguments = photo_arguments("proxy")
+    if arguments is None:
         return
-    names = sorted(n for n in os.listdir(photos) if n.lower().endswith(EXTENSIONS))
+    binary, photos, names = arguments
     seconds = int(os.environ.get("PROXY_BENCH_SECONDS", "15"))
     workdir, static_dir = nginx_workdir("webimage-proxy-bench-")
     servers = Servers(binary, photos, workdir)

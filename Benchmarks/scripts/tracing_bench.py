@@ -28,7 +28,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proxy_bench import QUALITY, WIDTH, EXTENSIONS, Servers, fetch, row, wrk  # noqa: E402
+from proxy_bench import photo_arguments, QUALITY, WIDTH, Servers, fetch, row, wrk  # noqa: E402
 
 ROUNDS = int(os.environ.get("TRACING_BENCH_ROUNDS", "6"))
 SECONDS = int(os.environ.get("TRACING_BENCH_SECONDS", "5"))
@@ -67,12 +67,11 @@ def measure(servers, label, base, paths, warm, results):
 
 
 def main():
-    binary, photos = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    if not os.path.isdir(photos):
-        print(f"  tracing: {sys.argv[2]} is absent; skipped", file=sys.stderr)
+    arguments = photo_arguments("tracing")
+    if arguments is None:
         return
+    binary, photos, names = arguments
     baseline = os.environ.get("TRACING_BASELINE")
-    names = sorted(n for n in os.listdir(photos) if n.lower().endswith(EXTENSIONS))
     paths = [f"/image?url={urllib.parse.quote('local:///' + n, safe='')}&w={WIDTH}&q={QUALITY}" for n in names]
     workdir = tempfile.mkdtemp(prefix="webimage-tracing-bench-")
     servers = Servers(binary, photos, workdir)

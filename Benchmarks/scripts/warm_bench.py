@@ -23,7 +23,7 @@ import sys
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proxy_bench import QUALITY, WIDTH, EXTENSIONS, Servers, fetch, nginx_workdir, row, wrk  # noqa: E402
+from proxy_bench import photo_arguments, QUALITY, WIDTH, Servers, fetch, nginx_workdir, row, wrk  # noqa: E402
 
 ROUNDS = int(os.environ.get("WARM_BENCH_ROUNDS", "6"))
 SECONDS = int(os.environ.get("WARM_BENCH_SECONDS", "5"))
@@ -31,12 +31,11 @@ REFERENCE = {"nginx": "nginx, the same bytes as static files", "baseline": "the 
 
 
 def main():
-    binary, photos = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    if not os.path.isdir(photos):
-        print(f"  warm: {sys.argv[2]} is absent; skipped", file=sys.stderr)
+    arguments = photo_arguments("warm")
+    if arguments is None:
         return
+    binary, photos, names = arguments
     baseline = os.environ.get("WARM_BASELINE")
-    names = sorted(n for n in os.listdir(photos) if n.lower().endswith(EXTENSIONS))
     ours_paths = [f"/image?url={urllib.parse.quote('local:///' + n, safe='')}&w={WIDTH}&q={QUALITY}" for n in names]
     workdir, static_dir = nginx_workdir("webimage-warm-bench-")
     servers = Servers(binary, photos, workdir)
